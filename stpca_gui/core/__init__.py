@@ -1,0 +1,33 @@
+"""Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
+
+from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
+from .progress import FitCancelled
+from .radius import wasserstein_radius
+from .series import lagged_embedding
+from .smds import SphericalMDS, classical_mds
+from .torus import (
+    circular_difference,
+    degrees_to_radians,
+    torus_cdist,
+    torus_distance,
+    torus_pdist,
+    wrap_angles,
+)
+
+__all__ = [
+    "DEMO_NAMES",
+    "DemoDataset",
+    "FitCancelled",
+    "SphericalMDS",
+    "circular_difference",
+    "classical_mds",
+    "degrees_to_radians",
+    "lagged_embedding",
+    "list_demos",
+    "make_demo",
+    "torus_cdist",
+    "torus_distance",
+    "torus_pdist",
+    "wasserstein_radius",
+    "wrap_angles",
+]

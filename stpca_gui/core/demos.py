@@ -1,0 +1,380 @@
+"""Seeded generators for the simulated data sets of the paper (section 4).
+
+Three named demos are available through :func:`make_demo`:
+
+``clusters-t2``
+    Three isotropic wrapped-normal clusters on T² (section 4.1).
+``clusters-t3``
+    Three isotropic wrapped-normal clusters on T³ (section 4.2).
+``wrapped-normal-t2``
+    One anisotropic wrapped normal on T² (section 4.3).
+
+A wrapped normal is obtained by drawing from the normal distribution on R^d and wrapping
+every coordinate to [-π, π).  The paper does not state the cluster standard deviation;
+0.3 is the value used here and can be changed through the individual generators.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from stpca_gui.core._random import RandomStateLike, check_random_state
+from stpca_gui.core.torus import wrap_angles
+
+__all__ = [
+    "CLUSTERS_T2_MEANS",
+    "CLUSTERS_T3_MEANS",
+    "DEMO_NAMES",
+    "WRAPPED_NORMAL_T2_COV",
+    "WRAPPED_NORMAL_T2_MEAN",
+    "DemoDataset",
+    "list_demos",
+    "make_clusters",
+    "make_clusters_t2",
+    "make_clusters_t3",
+    "make_demo",
+    "make_wrapped_normal",
+    "make_wrapped_normal_t2",
+]
+
+#: Cluster centres of section 4.1 (T²).
+CLUSTERS_T2_MEANS: tuple[tuple[float, ...], ...] = ((-1.0, -2.0), (3.0, 0.5), (-0.8, 2.5))
+#: Cluster centres of section 4.2 (T³).
+CLUSTERS_T3_MEANS: tuple[tuple[float, ...], ...] = (
+    (-1.0, -2.0, 0.0),
+    (1.0, 1.0, -1.0),
+    (0.0, -1.0, 3.0),
+)
+#: Mean and covariance of the anisotropic wrapped normal of section 4.3 (T²).
+WRAPPED_NORMAL_T2_MEAN: tuple[float, float] = (-1.0, 0.0)
+WRAPPED_NORMAL_T2_COV: tuple[tuple[float, float], tuple[float, float]] = ((2.0, 2.0), (2.0, 3.0))
+
+#: Names accepted by :func:`make_demo`, in display order.
+DEMO_NAMES: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
+
+
+def _readonly(a: NDArray) -> NDArray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class DemoDataset:
+    """A simulated data set on the torus.
+
+    Attributes
+    ----------
+    name : str
+        Demo name (one of :data:`DEMO_NAMES` for the named demos).
+    angles : ndarray, shape (n, d)
+        Angles in radians, wrapped to [-π, π). Stored read-only.
+    labels : ndarray, shape (n,)
+        Integer group labels (cluster index, all 0 for a single distribution). Read-only.
+    description : str
+        Human-readable description with the generating parameters.
+    column_names : tuple of str
+        One name per angle column.
+    """
+
+    name: str
+    angles: NDArray[np.float64]
+    labels: NDArray[np.int64]
+    description: str
+    column_names: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        angles = np.asarray(self.angles, dtype=np.float64)
+        labels = np.asarray(self.labels)
+        if angles.ndim != 2:
+            raise ValueError(f"angles must be a 2-D array (n, d), got shape {angles.shape}")
+        if labels.shape != (angles.shape[0],):
+            raise ValueError(f"labels must have shape ({angles.shape[0]},), got {labels.shape}")
+        if not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"labels must be integers, got dtype {labels.dtype}")
+        names = tuple(self.column_names) or _column_names(angles.shape[1])
+        if len(names) != angles.shape[1]:
+            raise ValueError(f"{len(names)} column names given for {angles.shape[1]} angle columns")
+        object.__setattr__(self, "angles", _readonly(wrap_angles(angles)))
+        object.__setattr__(self, "labels", _readonly(labels.astype(np.int64)))
+        object.__setattr__(self, "column_names", names)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of points ``n``."""
+        return int(self.angles.shape[0])
+
+    @property
+    def dim(self) -> int:
+        """Torus dimension ``d``."""
+        return int(self.angles.shape[1])
+
+
+def _column_names(d: int) -> tuple[str, ...]:
+    return tuple(f"theta{k + 1}" for k in range(d))
+
+
+def _check_positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {int(value)}")
+    return int(value)
+
+
+def _fmt_vec(v: ArrayLike) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in np.asarray(v, dtype=float).ravel()) + ")"
+
+
+def make_clusters(
+    means: ArrayLike,
+    n_per_cluster: int | Sequence[int] = 100,
+    sd: float = 0.3,
+    random_state: RandomStateLike = 0,
+    *,
+    name: str = "clusters",
+) -> DemoDataset:
+    """Mixture of isotropic wrapped-normal clusters on T^d.
+
+    Parameters
+    ----------
+    means : array_like, shape (k, d)
+        Cluster centres in radians (any real values; they are used before wrapping).
+    n_per_cluster : int or sequence of k ints, default 100
+        Points per cluster.
+    sd : float, default 0.3
+        Standard deviation of every coordinate of the (unwrapped) normal clusters.
+    random_state : None, int or numpy.random.Generator, default 0
+        Seed or generator.
+    name : str, keyword-only
+        Name stored in the result.
+
+    Returns
+    -------
+    DemoDataset
+        Points of cluster ``j`` (labels ``j``) in consecutive blocks, in the order of
+        ``means``.
+
+    Raises
+    ------
+    ValueError
+        On a malformed ``means``, non-positive sizes or a non-positive / non-finite ``sd``.
+    """
+    mu = np.asarray(means, dtype=np.float64)
+    if mu.ndim != 2 or mu.shape[0] < 1 or mu.shape[1] < 1:
+        raise ValueError(f"means must be a (k, d) array with k, d >= 1, got shape {mu.shape}")
+    if not np.all(np.isfinite(mu)):
+        raise ValueError("means must be finite")
+    k, d = mu.shape
+    if isinstance(n_per_cluster, numbers.Integral) and not isinstance(n_per_cluster, bool):
+        sizes = [_check_positive_int(n_per_cluster, "n_per_cluster")] * k
+    else:
+        sizes = [_check_positive_int(m, "n_per_cluster") for m in n_per_cluster]
+        if len(sizes) != k:
+            raise ValueError(f"n_per_cluster has {len(sizes)} entries for {k} clusters")
+    sd_f = float(sd)
+    if not np.isfinite(sd_f) or sd_f <= 0:
+        raise ValueError(f"sd must be a positive finite number, got {sd!r}")
+    rng = check_random_state(random_state)
+    blocks = [mu[j] + sd_f * rng.standard_normal(size=(sizes[j], d)) for j in range(k)]
+    labels = np.repeat(np.arange(k, dtype=np.int64), sizes)
+    centres = ", ".join(_fmt_vec(m) for m in mu)
+    size_txt = str(sizes[0]) if len(set(sizes)) == 1 else "/".join(map(str, sizes))
+    description = (
+        f"{k} isotropic wrapped-normal clusters on T^{d}: means {centres}, "
+        f"{size_txt} points each, sd {sd_f:g}"
+    )
+    return DemoDataset(
+        name=name,
+        angles=wrap_angles(np.vstack(blocks)),
+        labels=labels,
+        description=description,
+        column_names=_column_names(d),
+    )
+
+
+def make_clusters_t2(
+    n_per_cluster: int | Sequence[int] = 100,
+    sd: float = 0.3,
+    means: ArrayLike = CLUSTERS_T2_MEANS,
+    random_state: RandomStateLike = 0,
+) -> DemoDataset:
+    """Demo ``clusters-t2``: three wrapped-normal clusters on T² (paper, section 4.1).
+
+    Parameters
+    ----------
+    n_per_cluster : int or sequence of int, default 100
+    sd : float, default 0.3
+    means : array_like, shape (k, 2), default ``(-1, -2), (3, 0.5), (-0.8, 2.5)``
+    random_state : None, int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    DemoDataset
+    """
+    mu = np.asarray(means, dtype=np.float64)
+    if mu.ndim != 2 or mu.shape[1] != 2:
+        raise ValueError(f"means must have shape (k, 2) on T², got {mu.shape}")
+    ds = make_clusters(mu, n_per_cluster, sd, random_state, name="clusters-t2")
+    return _with_description(ds, "Clusters on T² (paper §4.1). " + ds.description)
+
+
+def make_clusters_t3(
+    n_per_cluster: int | Sequence[int] = 100,
+    sd: float = 0.3,
+    means: ArrayLike = CLUSTERS_T3_MEANS,
+    random_state: RandomStateLike = 0,
+) -> DemoDataset:
+    """Demo ``clusters-t3``: three wrapped-normal clusters on T³ (paper, section 4.2).
+
+    Parameters
+    ----------
+    n_per_cluster : int or sequence of int, default 100
+    sd : float, default 0.3
+    means : array_like, shape (k, 3), default ``(-1, -2, 0), (1, 1, -1), (0, -1, 3)``
+    random_state : None, int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    DemoDataset
+    """
+    mu = np.asarray(means, dtype=np.float64)
+    if mu.ndim != 2 or mu.shape[1] != 3:
+        raise ValueError(f"means must have shape (k, 3) on T³, got {mu.shape}")
+    ds = make_clusters(mu, n_per_cluster, sd, random_state, name="clusters-t3")
+    return _with_description(ds, "Clusters on T³ (paper §4.2). " + ds.description)
+
+
+def make_wrapped_normal(
+    mean: ArrayLike,
+    cov: ArrayLike,
+    n: int = 500,
+    random_state: RandomStateLike = 0,
+    *,
+    name: str = "wrapped-normal",
+) -> DemoDataset:
+    """Sample of a wrapped normal distribution on T^d (labels all 0).
+
+    Parameters
+    ----------
+    mean : array_like, shape (d,)
+        Mean of the unwrapped normal, radians.
+    cov : array_like, shape (d, d)
+        Symmetric positive semi-definite covariance of the unwrapped normal.
+    n : int, default 500
+        Sample size.
+    random_state : None, int or numpy.random.Generator, default 0
+    name : str, keyword-only
+
+    Returns
+    -------
+    DemoDataset
+
+    Raises
+    ------
+    ValueError
+        On shape mismatch, a non-symmetric or non-PSD covariance, or ``n < 1``.
+    """
+    mu = np.asarray(mean, dtype=np.float64)
+    sigma = np.asarray(cov, dtype=np.float64)
+    if mu.ndim != 1 or mu.size < 1:
+        raise ValueError(f"mean must be a non-empty 1-D array, got shape {mu.shape}")
+    d = mu.size
+    if sigma.shape != (d, d):
+        raise ValueError(f"cov must have shape ({d}, {d}), got {sigma.shape}")
+    if not (np.all(np.isfinite(mu)) and np.all(np.isfinite(sigma))):
+        raise ValueError("mean and cov must be finite")
+    scale = max(1.0, float(np.max(np.abs(sigma))))
+    if not np.allclose(sigma, sigma.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError("cov must be symmetric")
+    if np.min(np.linalg.eigvalsh(sigma)) < -1e-10 * scale:
+        raise ValueError("cov must be positive semi-definite")
+    n = _check_positive_int(n, "n")
+    rng = check_random_state(random_state)
+    # Symmetric square root handles singular (PSD) covariances too.
+    w, v = np.linalg.eigh(sigma)
+    root = v * np.sqrt(np.clip(w, 0.0, None))
+    x = mu + rng.standard_normal(size=(n, d)) @ root.T
+    rows = "; ".join(", ".join(f"{c:g}" for c in row) for row in sigma)
+    description = f"Wrapped normal on T^{d}: n = {n}, mean {_fmt_vec(mu)}, covariance [{rows}]"
+    return DemoDataset(
+        name=name,
+        angles=wrap_angles(x),
+        labels=np.zeros(n, dtype=np.int64),
+        description=description,
+        column_names=_column_names(d),
+    )
+
+
+def make_wrapped_normal_t2(
+    n: int = 500,
+    mean: ArrayLike = WRAPPED_NORMAL_T2_MEAN,
+    cov: ArrayLike = WRAPPED_NORMAL_T2_COV,
+    random_state: RandomStateLike = 0,
+) -> DemoDataset:
+    """Demo ``wrapped-normal-t2``: anisotropic wrapped normal on T² (paper, section 4.3).
+
+    Parameters
+    ----------
+    n : int, default 500
+    mean : array_like, shape (2,), default ``(-1, 0)``
+    cov : array_like, shape (2, 2), default ``[[2, 2], [2, 3]]``
+    random_state : None, int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    DemoDataset
+    """
+    if np.asarray(mean).shape != (2,):
+        raise ValueError(f"mean must have shape (2,) on T², got {np.asarray(mean).shape}")
+    ds = make_wrapped_normal(mean, cov, n, random_state, name="wrapped-normal-t2")
+    return _with_description(ds, "Anisotropic wrapped normal (paper §4.3). " + ds.description)
+
+
+def _with_description(ds: DemoDataset, description: str) -> DemoDataset:
+    return DemoDataset(ds.name, ds.angles, ds.labels, description, ds.column_names)
+
+
+_DEMO_SUMMARIES: dict[str, str] = {
+    "clusters-t2": "Three wrapped-normal clusters on T² (100 points each, sd 0.3; paper §4.1)",
+    "clusters-t3": "Three wrapped-normal clusters on T³ (100 points each, sd 0.3; paper §4.2)",
+    "wrapped-normal-t2": "Anisotropic wrapped normal on T², n = 500 (paper §4.3)",
+}
+
+
+def list_demos() -> list[tuple[str, str]]:
+    """Named demos as ``(name, description)`` pairs, in :data:`DEMO_NAMES` order."""
+    return [(name, _DEMO_SUMMARIES[name]) for name in DEMO_NAMES]
+
+
+def make_demo(name: str, random_state: RandomStateLike = 0) -> DemoDataset:
+    """Generate a named demo data set with the paper's parameters.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DEMO_NAMES`.
+    random_state : None, int or numpy.random.Generator, default 0
+        Seed or generator; the same integer seed always gives the same data.
+
+    Returns
+    -------
+    DemoDataset
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a known demo (the message lists the valid names).
+    """
+    if name == "clusters-t2":
+        return make_clusters_t2(random_state=random_state)
+    if name == "clusters-t3":
+        return make_clusters_t3(random_state=random_state)
+    if name == "wrapped-normal-t2":
+        return make_wrapped_normal_t2(random_state=random_state)
+    raise ValueError(f"unknown demo {name!r}; valid names are: {', '.join(DEMO_NAMES)}")

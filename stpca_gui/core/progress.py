@@ -1,0 +1,17 @@
+"""Progress reporting and cancellation shared by the long-running estimators.
+
+The core never knows about Qt: a caller passes a plain callable, which may return ``True``
+(or raise :class:`FitCancelled`) to ask the estimator to stop. The estimator then keeps the
+best state reached so far and records that it was stopped early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+#: ``callback(iteration, stress)``; a truthy return value asks the optimiser to stop.
+IterationCallback = Callable[[int, float], bool | None]
+
+
+class FitCancelled(Exception):
+    """Raised by a progress callback to cancel a fit; the estimator keeps its best state."""
