@@ -69,6 +69,8 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .progress import FitCancelled
+
 __all__ = [
     "ACCTOL",
     "DEFAULT_ABSTOL",
@@ -105,12 +107,11 @@ MESSAGE_CANCELLED: Final[str] = "cancelled"
 MESSAGE_NO_ITERATIONS: Final[str] = "maxit <= 0: no iterations performed"
 
 
-class OptimizationCancelled(Exception):
-    """Raise from a callback (or from the objective/gradient) to cancel :func:`vmmin`.
-
-    :func:`vmmin` catches it itself and returns the best accepted point so far with
-    ``converged=False`` and ``message="cancelled"``; callers need not catch anything.
-    """
+#: Raise from a callback (or from the objective/gradient) to cancel :func:`vmmin`; it is
+#: the project-wide :class:`~stpca_gui.core.progress.FitCancelled`. :func:`vmmin` catches it
+#: and returns the best accepted point so far with ``converged=False`` and
+#: ``message="cancelled"``; callers need not catch anything.
+OptimizationCancelled = FitCancelled
 
 
 @dataclass(frozen=True)
