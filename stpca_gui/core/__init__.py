@@ -1,10 +1,14 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
+from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
+from .pns import PrincipalNestedSpheres
+from .prediction import SMDSMatch
 from .progress import FitCancelled
 from .radius import wasserstein_radius
 from .series import lagged_embedding
 from .smds import SphericalMDS, classical_mds
+from .stpca import PrincipalCurve, ProgressEvent, ScaledTorusPCA
 from .torus import (
     circular_difference,
     degrees_to_radians,
@@ -18,8 +22,14 @@ __all__ = [
     "DEMO_NAMES",
     "DemoDataset",
     "FitCancelled",
+    "PrincipalCurve",
+    "PrincipalNestedSpheres",
+    "ProgressEvent",
+    "SMDSMatch",
+    "ScaledTorusPCA",
     "SphericalMDS",
     "circular_difference",
+    "circular_frechet_mean",
     "classical_mds",
     "degrees_to_radians",
     "lagged_embedding",

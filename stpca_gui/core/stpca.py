@@ -1,0 +1,369 @@
+"""Scaled Torus PCA: spherical MDS, principal nested spheres and prediction, composed.
+
+``ScaledTorusPCA`` runs the three steps of the paper (section 3):
+
+1. :class:`~stpca_gui.core.smds.SphericalMDS` maps the torus sample to S^d_r;
+2. :class:`~stpca_gui.core.pns.PrincipalNestedSpheres` fits nested subspheres and scores;
+3. prediction T̃ (eq. invmds2) maps the principal circle back to a principal curve on the
+   torus, and the data's projections back to the torus for the torus explained variance
+   (section 3.5).
+
+New torus points are scored through the interpolation map T̂ (eq. interp) and scores are
+mapped back to the torus through T̃.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._random import check_random_state
+from .pns import PrincipalNestedSpheres
+from .prediction import SMDSMatch
+from .progress import FitCancelled
+from .smds import SphericalMDS
+from .torus import torus_distance
+from .validation import as_float_matrix, check_angles
+
+Stage = Literal["smds", "pns", "curve", "torus-variance", "done"]
+
+#: A curve segment is a break when its torus length exceeds this multiple of the typical
+#: (median) segment length and of the length expected from the sphere arc.
+CURVE_BREAK_FACTOR = 4.0
+#: Queries solved between two progress reports (and chances to cancel) in batch prediction.
+_PREDICTION_BATCH = 512
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One progress report of :meth:`ScaledTorusPCA.fit`.
+
+    Attributes
+    ----------
+    stage : str
+        "smds", "pns", "curve", "torus-variance" or "done".
+    fraction : float
+        Progress of the current stage in [0, 1] (SMDS has no known end: its fraction stays
+        at 0 until it finishes; ``iteration`` and ``stress`` tell how it goes).
+    iteration : int
+        Optimiser iteration (SMDS only; 0 otherwise).
+    stress : float
+        Current SMDS stress (NaN outside the SMDS stage).
+    message : str
+        Human-readable status line.
+    """
+
+    stage: Stage
+    fraction: float
+    iteration: int = 0
+    stress: float = float("nan")
+    message: str = ""
+
+
+ProgressCallback = Callable[[ProgressEvent], bool | None]
+
+
+@dataclass(frozen=True)
+class PrincipalCurve:
+    """A sampled closed curve on the torus.
+
+    Attributes
+    ----------
+    angles : ndarray, shape (m, d)
+        Points in [-π, π), in order; the curve closes from the last point to the first.
+    breaks : ndarray of bool, shape (m,)
+        ``breaks[j]`` marks the segment from point j to point j + 1 (mod m) as a
+        discontinuity of the prediction: it must not be drawn.
+    parameter : ndarray, shape (m,)
+        PNS1 score of each point (position along the principal circle).
+    stress : ndarray, shape (m,)
+        Eq. (invmds2) objective attained at each point.
+    """
+
+    angles: NDArray[np.float64]
+    breaks: NDArray[np.bool_]
+    parameter: NDArray[np.float64]
+    stress: NDArray[np.float64]
+
+
+@dataclass
+class _Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def record(self, stage: str, start: float) -> None:
+        self.timings[stage] = time.perf_counter() - start
+
+
+class ScaledTorusPCA:
+    """Scaled Torus PCA (ST-PCA) of angular data.
+
+    Parameters
+    ----------
+    radius : "auto" or float, default "auto"
+        Sphere radius: estimated jointly with the SMDS configuration, or fixed.
+    pns_mode : {"seq.test", "small", "great", "bic"}, default "seq.test"
+        How PNS chooses small or great subspheres.
+    n_curve_points : int, default 100
+        Points of the principal curve (an equispaced grid of the principal circle).
+    random_state : None, int or numpy.random.Generator
+        Seeds SMDS restarts and the PNS bootstrap.
+    smds_init : str or array, default "auto"
+        ``init`` of :class:`SphericalMDS`.
+    n_init : int, default 1
+        SMDS starts (random restarts after the first).
+    optimizer : {"lbfgs", "paper"}, default "lbfgs"
+        SMDS optimiser.
+    tol : float, default 1e-5
+        SMDS relative tolerance.
+    max_iter : int, default 2000
+        SMDS iteration limit.
+    alpha : float, default 0.1
+        Significance level of the PNS tests.
+    n_bootstrap : int, default 100
+        PNS vMF bootstrap samples.
+    torus_variance : bool, default True
+        Compute the torus explained variance (section 3.5), which predicts every
+        projection of every sample (n·d extra predictions).
+
+    Attributes
+    ----------
+    smds_ : SphericalMDS
+    pns_ : PrincipalNestedSpheres
+    embedding_ : ndarray, shape (n, d + 1)
+        Unit vectors of the SMDS configuration.
+    radius_, stress_ : float
+    scores_ : ndarray, shape (n, d)
+        PNS scores (column 0 = PNS1).
+    explained_variance_ratio_ : ndarray, shape (d,)
+        Sphere (PNS) explained variance ratio per component.
+    torus_explained_variance_ : ndarray, shape (d,)
+        var_T^(k) of section 3.5 (NaN when ``torus_variance=False``).
+    torus_explained_variance_ratio_ : ndarray, shape (d,)
+    principal_curve_ : PrincipalCurve
+        The predicted principal curve S̃¹ on the torus with break flags.
+    projections_ : ndarray, shape (d + 1, n, d)
+        x̂_i^(k) = T̃(ŷ_i^(k)), k = 0..d (absent when ``torus_variance=False``).
+    timings_ : dict
+        Wall time per stage in seconds.
+    """
+
+    def __init__(
+        self,
+        radius: Literal["auto"] | float = "auto",
+        pns_mode: str = "seq.test",
+        n_curve_points: int = 100,
+        random_state: int | np.random.Generator | None = None,
+        smds_init: str | ArrayLike = "auto",
+        n_init: int = 1,
+        optimizer: Literal["lbfgs", "paper"] = "lbfgs",
+        tol: float = 1e-5,
+        max_iter: int = 2000,
+        alpha: float = 0.1,
+        n_bootstrap: int = 100,
+        torus_variance: bool = True,
+    ) -> None:
+        self.radius = radius
+        self.pns_mode = pns_mode
+        self.n_curve_points = n_curve_points
+        self.random_state = random_state
+        self.smds_init = smds_init
+        self.n_init = n_init
+        self.optimizer = optimizer
+        self.tol = tol
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.n_bootstrap = n_bootstrap
+        self.torus_variance = torus_variance
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: ArrayLike, y: None = None, callback: ProgressCallback | None = None):
+        """Run ST-PCA on angles ``X`` (n, d) in radians.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d)
+        y : ignored
+        callback : callable, optional
+            Receives a :class:`ProgressEvent` at every SMDS iteration and at each stage
+            boundary. Returning True (or raising :class:`FitCancelled`) cancels the fit,
+            which then raises :class:`FitCancelled`; the estimator keeps no partial state.
+
+        Returns
+        -------
+        self
+        """
+        if int(self.n_curve_points) != self.n_curve_points or self.n_curve_points < 3:
+            raise ValueError(f"n_curve_points must be an integer >= 3, got {self.n_curve_points}")
+        angles = check_angles(X)
+        report = _Reporter(callback)
+        timer = _Timer()
+        rng = check_random_state(self.random_state)
+        smds_seed, pns_seed = rng.integers(0, 2**63 - 1, size=2)
+
+        start = time.perf_counter()
+        report(ProgressEvent("smds", 0.0, message="spherical MDS"))
+        smds = SphericalMDS(
+            radius=self.radius, init=self.smds_init, n_init=self.n_init,
+            optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
+            random_state=int(smds_seed),
+        ).fit(angles, callback=report.smds_iteration)
+        if smds.cancelled_:
+            raise FitCancelled("cancelled during spherical MDS")
+        timer.record("smds", start)
+
+        start = time.perf_counter()
+        report(ProgressEvent("pns", 0.0, message="principal nested spheres"))
+        pns = PrincipalNestedSpheres(mode=self.pns_mode, alpha=self.alpha,
+                                     n_bootstrap=self.n_bootstrap,
+                                     random_state=int(pns_seed)).fit(smds.embedding_)
+        timer.record("pns", start)
+
+        match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
+        start = time.perf_counter()
+        report(ProgressEvent("curve", 0.0, message="principal curve"))
+        curve = _trace_principal_curve(pns, match, int(self.n_curve_points))
+        timer.record("curve", start)
+
+        d = angles.shape[1]
+        if self.torus_variance:
+            start = time.perf_counter()
+            projections = _predict_projections(pns, match, report)
+            torus_var = np.array([
+                np.sum(torus_distance(projections[k - 1], projections[k]) ** 2)
+                for k in range(1, d + 1)
+            ])
+            timer.record("torus-variance", start)
+            self.projections_ = projections
+        else:
+            torus_var = np.full(d, np.nan)
+        report(ProgressEvent("done", 1.0, message="done"))
+
+        self.n_features_in_ = d
+        self.smds_ = smds
+        self.pns_ = pns
+        self.match_ = match
+        self.angles_ = angles
+        self.embedding_ = smds.embedding_
+        self.radius_ = smds.radius_
+        self.stress_ = smds.stress_
+        self.scores_ = pns.scores_
+        self.explained_variance_ = pns.explained_variance_
+        self.explained_variance_ratio_ = pns.explained_variance_ratio_
+        self.torus_explained_variance_ = torus_var
+        total = np.sum(torus_var)
+        self.torus_explained_variance_ratio_ = (torus_var / total if total > 0
+                                                else np.full(d, np.nan))
+        self.principal_curve_ = curve
+        self.timings_ = timer.timings
+        return self
+
+    def fit_transform(self, X: ArrayLike, y: None = None, callback=None) -> NDArray[np.float64]:
+        """Fit and return ``scores_``."""
+        return self.fit(X, callback=callback).scores_
+
+    # -------------------------------------------------------------- new data
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "pns_"):
+            raise RuntimeError("this ScaledTorusPCA is not fitted yet; call fit first")
+
+    def transform(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scores of new torus points: interpolation T̂ to the sphere, then PNS scores."""
+        self._check_fitted()
+        units, _ = self.match_.interpolate(X)
+        return self.pns_.transform(units)
+
+    def inverse_transform(self, scores: ArrayLike) -> NDArray[np.float64]:
+        """Torus points for scores: PNS inverse map to the sphere, then prediction T̃."""
+        self._check_fitted()
+        values = as_float_matrix(np.atleast_2d(scores), what="scores")
+        units = self.pns_.inverse_transform(values)
+        angles, _ = self.match_.predict(units)
+        return angles
+
+
+class _Reporter:
+    """Forwards progress to the user callback and turns stop requests into FitCancelled."""
+
+    def __init__(self, callback: ProgressCallback | None) -> None:
+        self.callback = callback
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if self.callback is not None and self.callback(event):
+            raise FitCancelled(f"cancelled during {event.stage}")
+
+    def smds_iteration(self, iteration: int, stress: float) -> bool:
+        if self.callback is None:
+            return False
+        try:
+            return bool(self.callback(ProgressEvent(
+                "smds", 0.0, iteration, stress, f"spherical MDS: iteration {iteration}, "
+                f"stress {stress:.5f}")))
+        except FitCancelled:
+            return True
+
+
+def _trace_principal_curve(
+    pns: PrincipalNestedSpheres, match: SMDSMatch, n_points: int
+) -> PrincipalCurve:
+    """Predict an equispaced grid of the principal circle, warm-starting along the circle."""
+    scale = pns.circle_radius_
+    # Start the chain at the data's Fréchet mean on the circle (PNS1 = 0), where the data
+    # are densest and the first prediction is best determined, and run once around.
+    parameter = scale * np.linspace(-np.pi, np.pi, n_points, endpoint=False)
+    order = np.roll(np.arange(n_points), -n_points // 2)
+    circle = pns.principal_circle(grid=parameter[order])
+    angles_ordered, stress_ordered = match.predict(circle, chain=True)
+    angles = np.empty_like(angles_ordered)
+    stress = np.empty_like(stress_ordered)
+    angles[order] = angles_ordered
+    stress[order] = stress_ordered
+    expected = match.radius * 2.0 * np.pi * scale / n_points  # sphere arc per grid step
+    breaks = closed_curve_breaks(angles, expected)
+    return PrincipalCurve(angles=angles, breaks=breaks, parameter=parameter, stress=stress)
+
+
+def closed_curve_breaks(angles: NDArray[np.float64], expected_step: float) -> NDArray[np.bool_]:
+    """Flag the segments of a closed torus polyline that jump instead of continuing.
+
+    Segment j joins point j to point j + 1 (mod m). It is a break when its torus length is
+    more than ``CURVE_BREAK_FACTOR`` times the typical step, taken as the larger of the
+    median segment length and ``expected_step`` (the step the sphere curve would map to
+    under an isometry).
+    """
+    steps = torus_distance(angles, np.roll(angles, -1, axis=0))
+    typical = max(float(np.median(steps)), float(expected_step))
+    return steps > CURVE_BREAK_FACTOR * typical
+
+
+def _predict_projections(
+    pns: PrincipalNestedSpheres, match: SMDSMatch, report: _Reporter
+) -> NDArray[np.float64]:
+    """x̂_i^(k) = T̃(ŷ_i^(k)) for k = d, d-1, …, 0; each level starts from the one above."""
+    scores = pns.scores_
+    n, d = scores.shape
+    projections = np.empty((d + 1, n, d))
+    previous = match.angles
+    total_batches = d * int(np.ceil(n / _PREDICTION_BATCH)) + 1
+    done = 0
+    for k in range(d, 0, -1):
+        kept = scores.copy()
+        kept[:, k:] = 0.0
+        units = pns.inverse_transform(kept)
+        level = np.empty((n, d))
+        for begin in range(0, n, _PREDICTION_BATCH):
+            rows = slice(begin, min(n, begin + _PREDICTION_BATCH))
+            level[rows], _ = match.predict(units[rows], start=previous[rows])
+            done += 1
+            report(ProgressEvent("torus-variance", done / total_batches,
+                                 message=f"torus variance: projections onto S^{k}"))
+        projections[k] = level
+        previous = level
+    mean_angles, _ = match.predict(pns.mean_[None, :])
+    projections[0] = mean_angles[0]
+    report(ProgressEvent("torus-variance", 1.0, message="torus variance: backwards mean"))
+    return projections
