@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 
+import numpy as np
 import pytest
 
 from stpca_gui.cli import main
@@ -35,3 +37,97 @@ def test_unknown_demo_exits_with_usage_error():
     with pytest.raises(SystemExit) as exc:
         main(["demo", "no-such-demo"])
     assert exc.value.code == 2
+
+
+def _write_clusters(path, *, degrees=False, delimiter=",", header=True, bad_line=None):
+    from stpca_gui.core import make_demo
+
+    data = make_demo("clusters-t2", random_state=0)
+    values = np.rad2deg(data.angles) if degrees else data.angles
+    lines = [delimiter.join(["phi", "psi", "group"])] if header else []
+    for row, label in zip(values, data.labels, strict=True):
+        lines.append(delimiter.join([f"{row[0]:.10f}", f"{row[1]:.10f}", f"c{label}"]))
+    if bad_line is not None:
+        lines[bad_line] = delimiter.join(["1.0", "oops", "c0"])
+    path.write_text("\n".join(lines) + "\n")
+    return data
+
+
+def test_fit_writes_all_outputs(tmp_path, capsys):
+    source = tmp_path / "angles.csv"
+    data = _write_clusters(source, degrees=True)
+    out = tmp_path / "result"
+    code = main(["fit", str(source), "--columns", "phi,psi", "--label", "group", "--degrees",
+                 "--out", str(out), "--pns-mode", "small", "--curve-points", "60"])
+    assert code == 0, capsys.readouterr().err
+    scores = np.genfromtxt(out / "scores.csv", delimiter=",", names=True)
+    assert scores.shape == (300,)
+    assert list(scores.dtype.names) == ["row", "PNS1", "PNS2"]
+    np.testing.assert_array_equal(scores["row"], np.arange(2, 302))  # file lines
+    # PNS1 separates the three clusters of the file.
+    pc1 = scores["PNS1"]
+    intervals = sorted((pc1[data.labels == k].min(), pc1[data.labels == k].max())
+                       for k in range(3))
+    assert intervals[0][1] < intervals[1][0] and intervals[1][1] < intervals[2][0]
+    embedding = np.genfromtxt(out / "embedding.csv", delimiter=",", skip_header=1)
+    np.testing.assert_allclose(np.linalg.norm(embedding[:, 1:], axis=1), 1.0, atol=1e-12)
+    curve = np.genfromtxt(out / "principal_curve.csv", delimiter=",", names=True)
+    assert curve.shape == (60,)
+    assert set(curve.dtype.names) == {"pns1", "phi", "psi", "break_after", "stress"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_samples"] == 300 and summary["n_angles"] == 2
+    assert summary["columns"] == ["phi", "psi"] and summary["degrees"] is True
+    assert summary["sphere_types"] == ["small"]
+    assert sum(summary["explained_variance_ratio"]) == pytest.approx(1.0)
+    assert summary["explained_variance_ratio"][0] > 0.9
+    assert {"numpy", "scipy", "numba", "stpca-gui"} <= set(summary["versions"])
+    assert set(summary["timings_seconds"]) >= {"smds", "pns", "curve"}
+
+
+def test_fit_reads_headerless_whitespace_tables(tmp_path, capsys):
+    source = tmp_path / "angles.txt"
+    _write_clusters(source, delimiter=" ", header=False)
+    assert main(["fit", str(source), "--columns", "1,2", "--no-torus-variance"]) == 0
+    assert "n = 300 points on T^2" in capsys.readouterr().out
+
+
+def test_fit_names_file_line_and_column_of_bad_values(tmp_path, capsys):
+    source = tmp_path / "bad.csv"
+    _write_clusters(source, bad_line=5)
+    assert main(["fit", str(source), "--columns", "phi,psi"]) == 1
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and "line 6" in err and "'psi'" in err and "oops" in err
+    assert "Traceback" not in err
+
+
+def test_fit_can_drop_invalid_rows(tmp_path, capsys):
+    source = tmp_path / "bad.csv"
+    _write_clusters(source, bad_line=5)
+    assert main(["fit", str(source), "--columns", "phi,psi", "--drop-invalid",
+                 "--no-torus-variance"]) == 0
+    captured = capsys.readouterr()
+    assert "skipped" in captured.err and "line 6" in captured.err
+    assert "n = 299 points" in captured.out
+
+
+def test_fit_warns_about_probable_degrees(tmp_path, capsys):
+    source = tmp_path / "deg.csv"
+    _write_clusters(source, degrees=True)
+    assert main(["fit", str(source), "--columns", "phi,psi", "--no-torus-variance"]) == 0
+    assert "--degrees" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["fit", "/no/such/file.csv"], "no such file"),
+    (["fit", "{source}", "--columns", "phi,omega"], "no column named 'omega'"),
+    (["fit", "{source}", "--columns", "phi,psi", "--out", "/proc/forbidden"], "cannot"),
+])
+def test_fit_errors_are_messages(tmp_path, capsys, args, message):
+    source = tmp_path / "angles.csv"
+    _write_clusters(source)
+    argv = [a.format(source=source) for a in args]
+    if "--out" in argv:
+        argv.append("--no-torus-variance")
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -1,0 +1,202 @@
+"""Reading tables of angles from CSV, TSV or whitespace-separated text.
+
+The delimiter and the presence of a header row are detected; every problem is reported
+with the file name, the 1-based line number and the column, because a user has to find it
+in a spreadsheet.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.torus import wrap_angles
+
+_SNIFF_BYTES = 64 * 1024
+_CANDIDATE_DELIMITERS = ",;\t| "
+#: Values beyond this magnitude cannot be radians of a sensible table: suggest degrees.
+DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
+
+
+class TableError(ValueError):
+    """A table cannot be read; the message names the file, line and column."""
+
+
+@dataclass(frozen=True)
+class AngleTable:
+    """Angles read from a file.
+
+    Attributes
+    ----------
+    path : Path
+    column_names : tuple of str
+        Names of the angle columns used.
+    angles : ndarray, shape (n, d)
+        Radians wrapped to [-π, π).
+    labels : ndarray or None
+        Values of the label column (strings), when one was chosen.
+    line_numbers : ndarray of int, shape (n,)
+        1-based line in the file of each kept row.
+    dropped : list of (int, str)
+        Lines skipped with ``drop_invalid=True`` and why.
+    degrees_suspected : bool
+        True when the values were read as radians but some exceed 2π in magnitude.
+    """
+
+    path: Path
+    column_names: tuple[str, ...]
+    angles: NDArray[np.float64]
+    labels: NDArray[np.str_] | None
+    line_numbers: NDArray[np.int64]
+    dropped: list[tuple[int, str]] = field(default_factory=list)
+    degrees_suspected: bool = False
+
+
+def _sniff(sample: str) -> tuple[str | None, bool]:
+    """Return (delimiter or None for whitespace, has_header)."""
+    lines = [ln for ln in sample.splitlines() if ln.strip()][:50]
+    if not lines:
+        return ",", False
+    delimiter: str | None
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_DELIMITERS)
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = None
+    if delimiter == " " or (delimiter is None and len(lines[0].split()) > 1):
+        delimiter = None
+    first = _split(lines[0], delimiter or "")
+    body = [_split(line, delimiter or "") for line in lines[1:21]]
+    # A header row has text where the body has numbers; a text column that is text in
+    # every row (labels) says nothing.
+    has_header = False
+    for k, cell in enumerate(first):
+        column = [row[k] for row in body if k < len(row)]
+        numeric_body = bool(column) and sum(map(_is_number, column)) > len(column) / 2
+        if numeric_body and not _is_number(cell):
+            has_header = True
+    if not body:
+        has_header = not all(map(_is_number, first))
+    return delimiter, has_header
+
+
+def _split(line: str, delimiter: str) -> list[str]:
+    if not delimiter:
+        return line.split()
+    return [cell.strip() for cell in next(csv.reader([line], delimiter=delimiter))]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_angle_table(
+    path: str | Path,
+    columns: list[str] | None = None,
+    *,
+    degrees: bool = False,
+    label_column: str | None = None,
+    drop_invalid: bool = False,
+) -> AngleTable:
+    """Read angle columns from a delimited text file.
+
+    Parameters
+    ----------
+    path : str or Path
+    columns : list of str, optional
+        Angle columns by header name (or 1-based number as text when there is no header).
+        Default: every column except ``label_column``.
+    degrees : bool
+        Values are degrees (converted to radians).
+    label_column : str, optional
+        A column of labels (any text) kept alongside the angles.
+    drop_invalid : bool
+        Skip rows with missing or non-numeric angles (listed in ``dropped``) instead of
+        raising.
+
+    Raises
+    ------
+    TableError
+        Missing/unreadable file, unknown column, non-numeric or missing value (naming the
+        file, line and column), too few rows.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise TableError(f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TableError(f"{file}: cannot be read as text ({exc})") from None
+    delimiter, has_header = _sniff(text[:_SNIFF_BYTES])
+    numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
+    if not numbered:
+        raise TableError(f"{file}: the file is empty")
+    if has_header:
+        header = _split(numbered[0][1], delimiter or "")
+        body = numbered[1:]
+    else:
+        width = len(_split(numbered[0][1], delimiter or ""))
+        header = [str(k + 1) for k in range(width)]
+        body = numbered
+    index = {name: k for k, name in enumerate(header)}
+
+    def column_index(name: str) -> int:
+        if name not in index:
+            raise TableError(f"{file}: no column named {name!r}; columns are {', '.join(header)}")
+        return index[name]
+
+    label_idx = column_index(label_column) if label_column else None
+    wanted = columns if columns else [h for h in header if h != label_column]
+    angle_idx = [column_index(name) for name in wanted]
+
+    rows: list[list[float]] = []
+    labels: list[str] = []
+    lines: list[int] = []
+    dropped: list[tuple[int, str]] = []
+    for line_no, line in body:
+        cells = _split(line, delimiter or "")
+        problem = None
+        values: list[float] = []
+        for name, k in zip(wanted, angle_idx, strict=True):
+            cell = cells[k] if k < len(cells) else ""
+            try:
+                value = float(cell)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                what = "missing value" if cell == "" else f"non-numeric value {cell!r}"
+                problem = f"{file}: line {line_no}, column {name!r}: {what}"
+                break
+            values.append(value)
+        if problem is not None:
+            if not drop_invalid:
+                raise TableError(problem)
+            dropped.append((line_no, problem))
+            continue
+        rows.append(values)
+        lines.append(line_no)
+        if label_idx is not None:
+            labels.append(cells[label_idx] if label_idx < len(cells) else "")
+    if len(rows) < 3:
+        raise TableError(f"{file}: {len(rows)} usable row(s); at least 3 are needed")
+    raw = np.asarray(rows, dtype=np.float64)
+    suspected = not degrees and bool(np.any(np.abs(raw) > DEGREE_HINT_THRESHOLD))
+    angles = wrap_angles(np.deg2rad(raw) if degrees else raw)
+    return AngleTable(
+        path=file,
+        column_names=tuple(wanted),
+        angles=angles,
+        labels=np.asarray(labels) if label_idx is not None else None,
+        line_numbers=np.asarray(lines, dtype=np.int64),
+        dropped=dropped,
+        degrees_suspected=suspected,
+    )
