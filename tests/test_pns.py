@@ -556,3 +556,27 @@ def test_fit_subsphere_recovers_exact_small_circle():
     center2, radius2, _ = fit_subsphere(-x, "small")
     np.testing.assert_allclose(center2, -v, atol=1e-9)
     assert radius2 == pytest.approx(r, abs=1e-9)
+
+
+def test_nested_sphere_views_are_consistent():
+    rng = np.random.default_rng(11)
+    centres = rng.standard_normal((3, 4))
+    x = np.vstack([c + 0.2 * rng.standard_normal((60, 4)) for c in centres])
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    pns = PrincipalNestedSpheres(mode="small").fit(x)
+    # Projection onto the nested S² and mapping the first two scores into it agree.
+    projected = pns.nested_sphere_coordinates(x, dim=2)
+    assert projected.shape == (180, 3)
+    np.testing.assert_allclose(np.linalg.norm(projected, axis=1), 1.0, atol=1e-12)
+    from_scores = pns.nested_sphere_inverse(pns.scores_[:, :2], dim=2)
+    np.testing.assert_allclose(from_scores, projected, atol=1e-10)
+    # At full dimension both are the identity and inverse_transform.
+    np.testing.assert_allclose(pns.nested_sphere_coordinates(x, dim=3), x, atol=1e-12)
+    np.testing.assert_allclose(pns.nested_sphere_inverse(pns.scores_, dim=3), x, atol=1e-10)
+    # The principal circle inside the nested S² is a circle of angular radius r_last.
+    circle = pns.nested_sphere_inverse(np.column_stack([np.linspace(-2, 2, 50),
+                                                        np.zeros(50)]), dim=2)
+    axis = pns.centers_local_[-1]
+    np.testing.assert_allclose(np.arccos(circle @ axis), pns.radii_[-1], atol=1e-12)
+    with pytest.raises(ValueError, match="dim"):
+        pns.nested_sphere_coordinates(x, dim=0)

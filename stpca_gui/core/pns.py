@@ -854,6 +854,77 @@ class PrincipalNestedSpheres:
 
     # ------------------------------------------------------------------ plotting helpers
 
+    def _check_level(self, dim: int) -> int:
+        d = self.n_components_
+        k = int(dim)
+        if not 1 <= k <= d:
+            raise ValueError(f"dim must be in 1..{d}, got {dim}")
+        return k
+
+    def nested_sphere_coordinates(self, Y: ArrayLike, dim: int = 2) -> NDArray[np.float64]:
+        """Project points onto the nested subsphere S^dim, in its own coordinates.
+
+        The first ``d - dim`` levels of the fit project the points onto the nested
+        subsphere, which is a unit sphere S^dim in the coordinates of that level; those
+        (dim + 1)-vectors are returned. With dim = 2 this is the "spherical view" of the
+        paper's Figure T³ (b); for data on S² it is the data themselves.
+
+        Parameters
+        ----------
+        Y : array_like, shape (m, d + 1)
+        dim : int
+            Dimension of the nested subsphere (1 ≤ dim ≤ d).
+
+        Returns
+        -------
+        ndarray, shape (m, dim + 1)
+            Unit vectors.
+        """
+        self._check_fitted()
+        k = self._check_level(dim)
+        cur = _check_sphere_data(Y)
+        if cur.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"Y has {cur.shape[1]} columns, the model was fitted on {self.n_features_in_}"
+            )
+        for rot in self.rotations_[: self.n_components_ - k]:
+            head = (cur @ rot.T)[:, :-1]
+            h = np.linalg.norm(head, axis=1, keepdims=True)
+            cur = head / np.where(h > 0, h, 1.0)
+        return cur
+
+    def nested_sphere_inverse(self, scores: ArrayLike, dim: int = 2) -> NDArray[np.float64]:
+        """Map the leading ``dim`` scores into the coordinates of the nested S^dim.
+
+        The counterpart of :meth:`nested_sphere_coordinates` for curves: e.g. a grid of PNS1
+        values (zero PNS2) gives the principal circle drawn inside the nested 2-sphere.
+
+        Parameters
+        ----------
+        scores : array_like, shape (m, dim)
+            PNS1 … PNS_dim in the units of :meth:`transform`.
+        dim : int
+
+        Returns
+        -------
+        ndarray, shape (m, dim + 1)
+        """
+        self._check_fitted()
+        k = self._check_level(dim)
+        d = self.n_components_
+        s = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+        if s.shape[1] != k:
+            raise ValueError(f"scores must have shape (m, {k}), got {np.shape(scores)}")
+        std = s / self.score_scales_[None, :k]
+        phi = self.circle_mean_angle_ + std[:, 0]
+        cur = np.column_stack([np.cos(phi), np.sin(phi)])
+        for lev in range(len(self.rotations_) - 1, d - k - 1, -1):
+            ang = self.radii_[lev] + std[:, d - 1 - lev]
+            z = np.column_stack([np.sin(ang)[:, None] * cur, np.cos(ang)])
+            cur = z @ self.rotations_[lev]
+        return cur
+
+
     def subsphere_points(self, level: int, grid: ArrayLike) -> NDArray[np.float64]:
         """Points of a nested subsphere, mapped to the original sphere (for plotting).
 

@@ -1,0 +1,85 @@
+"""Colour-blind-safe colours for points, labels, scores and selections.
+
+Labels use the Okabe–Ito palette (distinguishable with the common colour-vision
+deficiencies); PNS1 is an angle, so it uses a cyclic, perceptually uniform colormap whose
+ends meet; selection groups reuse the palette and unselected points are grey.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import to_rgba_array
+from numpy.typing import ArrayLike, NDArray
+
+#: Okabe & Ito (2008), without black: orange, sky blue, bluish green, yellow, blue,
+#: vermillion, reddish purple, grey.
+PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+           "#999999")
+#: Colour of selection group k (1-based) is SELECTION_PALETTE[(k - 1) % len].
+SELECTION_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+NEUTRAL = "#7f7f7f"
+CURVE_COLOR = "#000000"
+MEAN_COLOR = "#D55E00"
+CYCLIC_COLORMAP = "twilight_shifted"
+#: Alpha of points outside the selection while a selection exists.
+DIMMED_ALPHA = 0.18
+
+ColorMode = Literal["label", "pns1", "selection"]
+
+
+def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
+    """RGBA per sample from categorical labels (any hashable values), in order of appearance."""
+    values = np.asarray(labels)
+    _, codes = np.unique(values, return_inverse=True)
+    palette = to_rgba_array(PALETTE)
+    return palette[codes % len(palette)]
+
+
+def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.float64]:
+    """RGBA per sample of a periodic quantity (e.g. PNS1, whose period is 2π·scale)."""
+    phase = np.mod(np.asarray(angles, dtype=np.float64) / period + 0.5, 1.0)
+    return colormaps[CYCLIC_COLORMAP](phase)
+
+
+def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
+    """RGBA per sample: grey outside every group, the group colour inside."""
+    g = np.asarray(groups, dtype=np.int64)
+    out = np.tile(to_rgba_array(NEUTRAL), (g.size, 1))
+    palette = to_rgba_array(SELECTION_PALETTE)
+    inside = g > 0
+    out[inside] = palette[(g[inside] - 1) % len(palette)]
+    return out
+
+
+def point_colors(
+    mode: ColorMode,
+    *,
+    n: int,
+    labels: ArrayLike | None = None,
+    pns1: ArrayLike | None = None,
+    pns1_period: float = 2.0 * np.pi,
+    groups: ArrayLike | None = None,
+) -> NDArray[np.float64]:
+    """RGBA (n, 4) for a colouring mode, with non-selected points dimmed when a selection
+    exists (so the selection stands out in every mode).
+
+    Falls back to a neutral colour when the data for the mode is missing (no labels, no
+    fit yet).
+    """
+    if mode == "label" and labels is not None:
+        rgba = label_colors(labels)
+    elif mode == "pns1" and pns1 is not None:
+        rgba = cyclic_colors(pns1, pns1_period)
+    elif mode == "selection" and groups is not None:
+        rgba = selection_colors(groups)
+    else:
+        rgba = np.tile(to_rgba_array(NEUTRAL if mode != "label" else PALETTE[4]), (n, 1))
+    rgba = np.array(rgba, dtype=np.float64)
+    if groups is not None:
+        selected = np.asarray(groups) > 0
+        if selected.any():
+            rgba[~selected, 3] = DIMMED_ALPHA
+    return rgba
