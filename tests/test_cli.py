@@ -131,3 +131,22 @@ def test_fit_errors_are_messages(tmp_path, capsys, args, message):
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_tables_with_ragged_rows_and_duplicate_headers(tmp_path):
+    from stpca_gui.io import TableError, read_angle_table
+
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b,c\n1,2,3\n4,5\n7,8,9,10\n0.5,0.25,1\n")
+    with pytest.raises(TableError, match=r"line 3, column 'c': missing value"):
+        read_angle_table(ragged)
+    table = read_angle_table(ragged, drop_invalid=True)
+    assert table.angles.shape == (3, 3)
+    assert [line for line, _ in table.dropped] == [3]
+    duplicated = tmp_path / "dup.csv"
+    duplicated.write_text("phi,phi,psi\n1,2,3\n4,5,6\n7,8,9\n")
+    with pytest.raises(TableError, match="more than one column named 'phi'"):
+        read_angle_table(duplicated, ["phi", "psi"])
+    nan_header = tmp_path / "nan.csv"
+    nan_header.write_text("nan,psi\n1,2\n3,4\n5,6\n")
+    assert read_angle_table(nan_header).column_names == ("nan", "psi")

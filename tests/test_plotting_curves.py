@@ -62,3 +62,11 @@ def test_colors_are_rgba_and_dim_the_unselected():
         assert colors[1, 3] == 1.0
     selection = point_colors("selection", n=4, groups=groups)
     assert not np.array_equal(selection[1], selection[3])
+
+
+def test_points_exactly_on_the_seam_do_not_cross_the_cube():
+    points = np.array([[0.0, 0.0], [np.pi / 2, 0.0], [np.pi, 0.0], [-np.pi / 2, 0.0]])
+    pieces = periodic_pieces(points, closed=False)
+    for piece in pieces:
+        assert np.max(np.linalg.norm(np.diff(piece, axis=0), axis=1)) < np.pi / 2 + 1e-9
+    assert len(pieces) == 2

@@ -263,3 +263,16 @@ def test_high_dimensional_torus():
     assert smds.stress_ < smds.initial_stress_
     assert smds.stress_ == pytest.approx(
         reference_stress(wrap_angles(angles), smds.embedding_, smds.radius_), rel=1e-9)
+
+
+def test_leading_eigenpairs_match_a_dense_solver():
+    from stpca_gui.core.smds import leading_eigenpairs
+
+    rng = np.random.default_rng(4)
+    angles = wrap_angles(rng.uniform(-np.pi, np.pi, (400, 3)))
+    gram = np.cos(np.minimum(torus_pdist(angles) / 1.9, np.pi))
+    values, vectors = leading_eigenpairs(gram, 4, np.random.default_rng(0), n_iter=30)
+    exact = np.linalg.eigvalsh(gram)[::-1][:4]
+    np.testing.assert_allclose(values, exact, rtol=1e-6)
+    residual = gram @ vectors - vectors * values
+    assert np.max(np.abs(residual)) < 1e-3 * values[0]

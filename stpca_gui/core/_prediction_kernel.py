@@ -41,77 +41,93 @@ def _wrap(value: float) -> float:
     return wrapped - _TWO_PI if wrapped >= math.pi else wrapped
 
 
-@numba.njit(cache=True, nogil=True)
-def _torus_stress(x: NDArray, angles: NDArray, targets: NDArray) -> float:
-    n, d = angles.shape
+@numba.njit(cache=True, nogil=True, fastmath={"contract", "arcp", "reassoc"})
+def _torus_model(
+    x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
+    grad: NDArray, hess: NDArray,
+) -> float:
+    """Mean stress at x with its Gauss–Newton model, in one pass over the samples.
+
+    ``angles_t`` is (d, n) so that every loop runs over the samples contiguously and
+    vectorises; ``scratch`` is (d + 2, n). On return ``grad`` = Σ res_i u_i and
+    ``hess`` = Σ u_i u_iᵀ, with u_i the unit direction from x_i to x (the residual's
+    gradient; 0 where x = x_i, a valid subgradient). x must lie in [-π, π), so one ±2π
+    correction wraps each difference.
+    """
+    d, n = angles_t.shape
+    residual = scratch[d]
+    inverse = scratch[d + 1]
+    for i in range(n):
+        inverse[i] = 0.0
+    for k in range(d):
+        xk = x[k]
+        row = angles_t[k]
+        out = scratch[k]
+        for i in range(n):
+            w = xk - row[i]
+            w = w - _TWO_PI if w >= math.pi else (w + _TWO_PI if w < -math.pi else w)
+            out[i] = w
+            inverse[i] += w * w
     total = 0.0
     for i in range(n):
-        acc = 0.0
-        for k in range(d):
-            a = abs(x[k] - angles[i, k])
-            a = min(a, _TWO_PI - a)
-            acc += a * a
-        res = math.sqrt(acc) - targets[i]
+        r = math.sqrt(inverse[i])
+        res = r - targets[i]
         total += res * res
-    return total / n
-
-
-@numba.njit(cache=True, nogil=True)
-def _torus_normal_equations(
-    x: NDArray, angles: NDArray, targets: NDArray, grad: NDArray, hess: NDArray
-) -> None:
-    n, d = angles.shape
-    diff = np.empty(d)
-    grad[:] = 0.0
-    hess[:, :] = 0.0
-    for i in range(n):
+        residual[i] = res
+        inverse[i] = 1.0 / r if r > 0.0 else 0.0
+    for k in range(d):
+        row = scratch[k]
         acc = 0.0
-        for k in range(d):
-            w = _wrap(x[k] - angles[i, k])
-            diff[k] = w
-            acc += w * w
-        dist = math.sqrt(acc)
-        if dist == 0.0:
-            continue  # the residual is not differentiable here; 0 is a subgradient
-        res = dist - targets[i]
-        for k in range(d):
-            jk = diff[k] / dist
-            grad[k] += res * jk
-            for m in range(k + 1):
-                hess[k, m] += jk * diff[m] / dist
+        for i in range(n):
+            row[i] *= inverse[i]
+            acc += residual[i] * row[i]
+        grad[k] = acc
+    for k in range(d):
+        row = scratch[k]
+        for m in range(k + 1):
+            other = scratch[m]
+            acc = 0.0
+            for i in range(n):
+                acc += row[i] * other[i]
+            hess[k, m] = acc
+            hess[m, k] = acc
+    return total / n
 
 
 @numba.njit(cache=True, nogil=True)
 def _solve_damped(hess: NDArray, grad: NDArray, lam: float) -> NDArray:
     d = grad.shape[0]
-    system = np.empty((d, d))
+    system = hess.copy()
     for k in range(d):
-        for m in range(k + 1):
-            system[k, m] = hess[k, m]
-            system[m, k] = hess[k, m]
         system[k, k] += lam * (hess[k, k] + 1e-12)
     return -np.linalg.solve(system, grad)
 
 
 @numba.njit(cache=True, nogil=True)
 def _predict_one(
-    angles: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float
+    angles_t: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float,
+    scratch: NDArray,
 ) -> tuple[NDArray, float]:
-    d = angles.shape[1]
-    x = start.copy()
-    value = _torus_stress(x, angles, targets)
+    d = angles_t.shape[0]
+    x = np.empty(d)
+    for k in range(d):
+        x[k] = _wrap(start[k])
     grad = np.empty(d)
     hess = np.empty((d, d))
+    value = _torus_model(x, angles_t, targets, scratch, grad, hess)
+    trial = np.empty(d)
+    trial_grad = np.empty(d)
+    trial_hess = np.empty((d, d))
     lam = _LAMBDA_START
     for _ in range(max_iter):
-        _torus_normal_equations(x, angles, targets, grad, hess)
         improved = False
-        trial = x
         trial_value = value
         while lam < _LAMBDA_MAX:
             step = _solve_damped(hess, grad, lam)
-            trial = x + step
-            trial_value = _torus_stress(trial, angles, targets)
+            for k in range(d):
+                trial[k] = _wrap(x[k] + step[k])
+            trial_value = _torus_model(trial, angles_t, targets, scratch, trial_grad,
+                                       trial_hess)
             if trial_value < value:
                 improved = True
                 break
@@ -119,14 +135,20 @@ def _predict_one(
         if not improved:
             break
         decrease = value - trial_value
-        x = trial
+        x[:] = trial
+        grad[:] = trial_grad
+        hess[:, :] = trial_hess
         value = trial_value
         lam = max(lam * 0.1, 1e-9)
         if decrease <= tol * max(value, 1e-300):
             break
-    for k in range(d):
-        x[k] = _wrap(x[k])
     return x, value
+
+
+@numba.njit(cache=True, nogil=True)
+def _targets_for(query: NDArray, embedding: NDArray, radius: float, out: NDArray) -> None:
+    for i in range(embedding.shape[0]):
+        out[i] = radius * _sphere_angle(query, embedding[i])
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -138,22 +160,27 @@ def predict_torus(
     starts: NDArray,
     max_iter: int,
     tol: float,
+    n_chunks: int,
 ) -> tuple[NDArray, NDArray]:
     """T̃ (eq. invmds2) for every unit vector in ``queries`` (m, p), from given starts (m, d).
 
-    Returns the predicted angles (m, d), wrapped, and the attained stress per query.
+    Queries are dealt round-robin to ``n_chunks`` parallel work chunks. Returns the
+    predicted angles (m, d), wrapped, and the attained stress per query.
     """
     m = queries.shape[0]
     n, d = angles.shape
+    angles_t = np.ascontiguousarray(angles.T)
     out = np.empty((m, d))
     stress = np.empty(m)
-    for q in numba.prange(m):
+    n_chunks = max(1, min(m, n_chunks))
+    for c in numba.prange(n_chunks):
         targets = np.empty(n)
-        for i in range(n):
-            targets[i] = radius * _sphere_angle(queries[q], embedding[i])
-        x, value = _predict_one(angles, targets, starts[q], max_iter, tol)
-        out[q] = x
-        stress[q] = value
+        scratch = np.empty((d + 2, n))
+        for q in range(c, m, n_chunks):
+            _targets_for(queries[q], embedding, radius, targets)
+            x, value = _predict_one(angles_t, targets, starts[q], max_iter, tol, scratch)
+            out[q] = x
+            stress[q] = value
     return out, stress
 
 
@@ -174,14 +201,15 @@ def predict_torus_chain(
     """
     m = queries.shape[0]
     n, d = angles.shape
+    angles_t = np.ascontiguousarray(angles.T)
     out = np.empty((m, d))
     stress = np.empty(m)
     start = first_start.copy()
     targets = np.empty(n)
+    scratch = np.empty((d + 2, n))
     for q in range(m):
-        for i in range(n):
-            targets[i] = radius * _sphere_angle(queries[q], embedding[i])
-        x, value = _predict_one(angles, targets, start, max_iter, tol)
+        _targets_for(queries[q], embedding, radius, targets)
+        x, value = _predict_one(angles_t, targets, start, max_iter, tol, scratch)
         out[q] = x
         stress[q] = value
         start = x

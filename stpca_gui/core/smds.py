@@ -33,11 +33,11 @@ from typing import Literal
 import numpy as np
 import scipy.linalg
 import scipy.optimize
-import scipy.sparse.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from . import _smds_kernel as kernel
 from ._random import check_random_state
+from ._threads import single_threaded_blas
 from .progress import FitCancelled, IterationCallback
 from .radius import wasserstein_radius
 from .torus import torus_pdist
@@ -56,8 +56,8 @@ _PARALLEL_MIN_PAIRS = 400_000
 _DENSE_EIGH_MAX_N = 1500
 #: Stress below this fraction of the mean squared torus distance is rounding noise.
 _EXACT_STRESS_REL = 1e-12
-#: Relative accuracy of the sparse eigensolver for the classical-MDS start.
-_START_EIGEN_TOL = 1e-6
+#: Block subspace iterations of the classical-MDS start for large n.
+_START_SUBSPACE_ITERATIONS = 8
 #: Iterations over which the relative stress decrease is measured by the stopping rule.
 _STOP_WINDOW = 5
 
@@ -190,17 +190,39 @@ def classical_mds(
     if n <= _DENSE_EIGH_MAX_N:
         values, vectors = scipy.linalg.eigh(gram, subset_by_index=(n - k, n - 1))
     else:
-        start = random_state.standard_normal(n)
-        # A start configuration needs no more than a few digits; each Lanczos step reads
-        # the whole n×n matrix, so the loose tolerance halves the cost.
-        values, vectors = scipy.sparse.linalg.eigsh(gram, k=k, which="LA", v0=start,
-                                                    tol=_START_EIGEN_TOL)
+        values, vectors = leading_eigenpairs(gram, k, random_state)
     del gram
     order = np.argsort(values)[::-1]
     coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0.0, None))
     config = np.zeros((n, n_components))
     config[:, :k] = coords
     return normalize_rows(config, random_state)
+
+
+def leading_eigenpairs(
+    matrix: NDArray[np.float64],
+    k: int,
+    random_state: np.random.Generator,
+    *,
+    oversample: int = 10,
+    n_iter: int = _START_SUBSPACE_ITERATIONS,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Approximate largest eigenpairs of a symmetric matrix by block subspace iteration.
+
+    A start configuration needs a few correct digits, not many; block products with the
+    n×n matrix run in BLAS (which releases the GIL, so a GUI thread stays responsive, unlike
+    ARPACK's Fortran driver) and ``oversample`` extra vectors make the convergence depend
+    on the gap to the (k + oversample)-th eigenvalue rather than to the (k + 1)-th.
+    """
+    n = matrix.shape[0]
+    width = min(n, k + oversample)
+    basis, _ = np.linalg.qr(matrix @ random_state.standard_normal((n, width)))
+    for _ in range(n_iter):
+        basis, _ = np.linalg.qr(matrix @ basis)
+    small = basis.T @ (matrix @ basis)
+    values, rotation = np.linalg.eigh((small + small.T) / 2.0)
+    order = np.argsort(values)[::-1][:k]
+    return values[order], basis @ rotation[:, order]
 
 
 def normalize_rows(
@@ -320,6 +342,7 @@ class SphericalMDS:
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
+    @single_threaded_blas
     def fit(self, X: ArrayLike, y: None = None, callback: IterationCallback | None = None):
         """Map the torus sample ``X`` (n, d), radians, to the sphere.
 

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._random import check_random_state
+from ._threads import single_threaded_blas
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import FitCancelled
@@ -181,6 +182,7 @@ class ScaledTorusPCA:
         self.torus_variance = torus_variance
 
     # ------------------------------------------------------------------ fitting
+    @single_threaded_blas
     def fit(self, X: ArrayLike, y: None = None, callback: ProgressCallback | None = None):
         """Run ST-PCA on angles ``X`` (n, d) in radians.
 
@@ -241,8 +243,6 @@ class ScaledTorusPCA:
             self.projections_ = projections
         else:
             torus_var = np.full(d, np.nan)
-        report(ProgressEvent("done", 1.0, message="done"))
-
         self.n_features_in_ = d
         self.smds_ = smds
         self.pns_ = pns
@@ -260,6 +260,7 @@ class ScaledTorusPCA:
                                                 else np.full(d, np.nan))
         self.principal_curve_ = curve
         self.timings_ = timer.timings
+        report(ProgressEvent("done", 1.0, message="done"))
         return self
 
     def fit_transform(self, X: ArrayLike, y: None = None, callback=None) -> NDArray[np.float64]:

@@ -67,8 +67,8 @@ def _sniff(sample: str) -> tuple[str | None, bool]:
         dialect = csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_DELIMITERS)
         delimiter = dialect.delimiter
     except csv.Error:
-        delimiter = None
-    if delimiter == " " or (delimiter is None and len(lines[0].split()) > 1):
+        delimiter = _most_common_delimiter(lines)
+    if delimiter == " ":
         delimiter = None
     first = _split(lines[0], delimiter or "")
     body = [_split(line, delimiter or "") for line in lines[1:21]]
@@ -91,12 +91,25 @@ def _split(line: str, delimiter: str) -> list[str]:
     return [cell.strip() for cell in next(csv.reader([line], delimiter=delimiter))]
 
 
+def _most_common_delimiter(lines: list[str]) -> str | None:
+    """The explicit delimiter found on most lines (the sniffer gives up on ragged rows);
+    None (whitespace) when no line has one."""
+    best, best_lines = None, 0
+    for candidate in _CANDIDATE_DELIMITERS.strip():
+        present = sum(candidate in line for line in lines)
+        if present > best_lines:
+            best, best_lines = candidate, present
+    return best
+
+
 def _is_number(text: str) -> bool:
+    """A finite decimal number (not "nan", "inf" or "1_000", which float() accepts)."""
+    if "_" in text:
+        return False
     try:
-        float(text)
+        return math.isfinite(float(text))
     except ValueError:
         return False
-    return True
 
 
 def read_angle_table(
@@ -147,11 +160,18 @@ def read_angle_table(
         width = len(_split(numbered[0][1], delimiter or ""))
         header = [str(k + 1) for k in range(width)]
         body = numbered
-    index = {name: k for k, name in enumerate(header)}
+    index: dict[str, int] = {}
+    duplicated: set[str] = set()
+    for k, name in enumerate(header):
+        if name in index:
+            duplicated.add(name)
+        index.setdefault(name, k)
 
     def column_index(name: str) -> int:
         if name not in index:
             raise TableError(f"{file}: no column named {name!r}; columns are {', '.join(header)}")
+        if name in duplicated:
+            raise TableError(f"{file}: the header has more than one column named {name!r}")
         return index[name]
 
     label_idx = column_index(label_column) if label_column else None

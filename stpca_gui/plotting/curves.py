@@ -60,6 +60,10 @@ def periodic_pieces(
             flush()
             continue
         step = _wrap(pts[(j + 1) % m] - start)
+        if current and np.any(np.abs(current[-1] - start) > _PI):
+            # The previous step ended exactly on a face (value π) and this one starts from
+            # the glued face (−π after wrapping): a new piece, not a line across the cube.
+            flush()
         if not current:
             current.append(start.copy())
         # Parameters t in (0, 1] where the straight step meets a face of the cube.

@@ -1,0 +1,472 @@
+"""The main window: data in, fit in the background, linked views out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QPoint, QRect, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPdfWriter
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .. import __version__
+from ..core import DEMO_NAMES, ProgressEvent, list_demos
+from ..io import TableError, atomic_write_text, write_results
+from ..model import AnalysisResult, AppState, Dataset, RecentFiles
+from .import_dialog import ImportDialog
+from .panels import ParametersPanel, SummaryPanel
+from .views.base import ViewFrame
+from .views.mpl_views import HistogramView, ScoresView, VarianceView
+from .views.vtk_views import SphereView, TorusView
+from .worker import FitController
+
+COLOR_MODES = (("label", "label"), ("pns1", "PNS1 score"), ("selection", "selection"))
+STAGE_NAMES = {"smds": "Spherical MDS", "pns": "Principal nested spheres",
+               "curve": "Principal curve", "torus-variance": "Torus variance", "done": "Done"}
+FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
+WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
+
+
+def default_recent_path() -> Path:
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
+    return Path(base or Path.home() / ".config" / "stpca-gui") / "recent.json"
+
+
+class MainWindow(QMainWindow):
+    """stpca-gui's main window."""
+
+    #: Emitted after a result has been drawn in every view (tests, screenshots).
+    result_shown = Signal()
+    #: Emitted when a fit ends without a result ("failed" or "cancelled").
+    fit_ended = Signal(str)
+
+    def __init__(self, recent_path: Path | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("stpca-gui — Scaled Torus PCA")
+        self.setAcceptDrops(True)
+        self.state = AppState()
+        self.controller = FitController(self)
+        self.recent = RecentFiles(recent_path or default_recent_path())
+        self.last_message_box: QMessageBox | None = None
+
+        self.torus_view = TorusView(self.state)
+        self.sphere_view = SphereView(self.state)
+        self.scores_view = ScoresView(self.state)
+        self.histogram_view = HistogramView(self.state)
+        self.variance_view = VarianceView(self.state)
+        self.views: dict[str, ViewFrame] = {
+            "torus": self.torus_view, "sphere": self.sphere_view, "scores": self.scores_view,
+            "histogram": self.histogram_view, "variance": self.variance_view,
+        }
+        self.parameters = ParametersPanel()
+        self.summary = SummaryPanel()
+        self._build_layout()
+        self._build_menus()
+        self._build_status_bar()
+
+        self.parameters.fit_requested.connect(self.fit)
+        self.controller.progress.connect(self._on_progress)
+        self.controller.succeeded.connect(self._on_result)
+        self.controller.failed.connect(self._on_failure)
+        self.controller.cancelled.connect(self._on_cancelled)
+        self.controller.busy_changed.connect(self._on_busy)
+        self.state.selection.changed.connect(self._on_selection)
+        self.state.dataset_changed.connect(self._on_dataset)
+
+    # ------------------------------------------------------------------ layout
+    def _build_layout(self) -> None:
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(4, 4, 4, 4)
+        self.dataset_label = QLabel("No data loaded")
+        self.dataset_label.setWordWrap(True)
+        side_layout.addWidget(self.dataset_label)
+        side_layout.addWidget(self.parameters)
+        side_layout.addWidget(self.summary, 1)
+        side_layout.addWidget(self.variance_view, 1)
+        side.setMinimumWidth(300)
+        side.setMaximumWidth(420)
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.torus_view)
+        top.addWidget(self.sphere_view)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.scores_view)
+        bottom.addWidget(self.histogram_view)
+        views = QSplitter(Qt.Orientation.Vertical)
+        views.addWidget(top)
+        views.addWidget(bottom)
+        views.setSizes([520, 380])
+        outer = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(side)
+        outer.addWidget(views)
+        outer.setStretchFactor(1, 1)
+        self.setCentralWidget(outer)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
+                                   triggered=self.open_file_dialog)
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._refresh_recent_menu()
+        file_menu.addSeparator()
+        export_menu = file_menu.addMenu("Export &Figure")
+        for key, view in self.views.items():
+            export_menu.addAction(QAction(
+                f"{view.title_text}…", self,
+                triggered=lambda _=False, k=key: self.export_view_dialog(k)))
+        export_menu.addSeparator()
+        export_menu.addAction(QAction("Whole window…", self, triggered=self.export_window_dialog))
+        file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
+                                    triggered=self.export_results_dialog))
+        file_menu.addSeparator()
+        file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
+                                    triggered=self.close))
+
+        demo_menu = bar.addMenu("&Demos")
+        for name, description in list_demos():
+            demo_menu.addAction(QAction(f"{name} — {description}", self,
+                                        triggered=lambda _=False, n=name: self.load_demo(n)))
+
+        analysis = bar.addMenu("&Analysis")
+        self.fit_action = QAction("&Fit", self, shortcut="Ctrl+R", triggered=self.fit)
+        self.cancel_action = QAction("&Cancel fit", self, shortcut="Esc", triggered=self.cancel_fit,
+                                     enabled=False)
+        analysis.addAction(self.fit_action)
+        analysis.addAction(self.cancel_action)
+
+        selection = bar.addMenu("&Selection")
+        selection.addAction(QAction("&Undo", self, shortcut=QKeySequence.StandardKey.Undo,
+                                    triggered=lambda: self.state.selection.undo()))
+        selection.addAction(QAction("&Redo", self, shortcut=QKeySequence.StandardKey.Redo,
+                                    triggered=lambda: self.state.selection.redo()))
+        selection.addAction(QAction("&Clear", self, shortcut="Ctrl+Shift+A",
+                                    triggered=lambda: self.state.selection.clear()))
+        group_menu = selection.addMenu("Active &group")
+        for k in range(1, 5):
+            group_menu.addAction(QAction(f"Group {k}", self, shortcut=f"Ctrl+{k}",
+                                         triggered=lambda _=False, g=k: self._set_group(g)))
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(QAction("&About", self, triggered=self._about))
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        toolbar.addAction(self.open_action)
+        toolbar.addAction(self.fit_action)
+        toolbar.addSeparator()
+        toolbar.addWidget(QLabel(" Colour by "))
+        self.color_combo = QComboBox()
+        for key, text in COLOR_MODES:
+            self.color_combo.addItem(text, key)
+        self.color_combo.currentIndexChanged.connect(
+            lambda: self.state.set_color_mode(self.color_combo.currentData()))
+        toolbar.addWidget(self.color_combo)
+        self.selection_label = QLabel("")
+        toolbar.addSeparator()
+        toolbar.addWidget(self.selection_label)
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        self.stage_label = QLabel("Ready")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_fit)
+        status.addWidget(self.stage_label, 1)
+        status.addPermanentWidget(self.progress)
+        status.addPermanentWidget(self.cancel_button)
+
+    # ------------------------------------------------------------------ data
+    def set_dataset(self, dataset: Dataset, *, fit: bool = True) -> None:
+        """Show a dataset (clearing the old result) and start fitting it."""
+        self.state.set_dataset(dataset)
+        if fit:
+            self.fit()
+
+    def load_demo(self, name: str) -> None:
+        if name not in DEMO_NAMES:
+            self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
+            return
+        self.set_dataset(Dataset.from_demo(name, random_state=0))
+
+    def open_file_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open angle table", str(Path.home()),
+            "Tables (*.csv *.tsv *.txt *.dat);;All files (*)")
+        if path:
+            self.open_path(Path(path))
+
+    def open_path(self, path: Path, *, interactive: bool = True) -> bool:
+        """Open a table: through the import dialog, or with its suggestions when not
+        interactive (command line). Returns whether a dataset was loaded."""
+        try:
+            dialog = ImportDialog(path, self)
+        except (TableError, OSError, ValueError) as exc:
+            self._error("Cannot open the file", str(exc))
+            return False
+        if interactive:
+            if dialog.exec() != ImportDialog.DialogCode.Accepted:
+                return False
+        else:
+            dialog._try_accept()
+            if dialog.dataset() is None:
+                self._error("Cannot read the file", dialog.error.text())
+                return False
+        dataset = dialog.dataset()
+        assert dataset is not None
+        self.recent.add(path)
+        self._refresh_recent_menu()
+        if dataset.dropped:
+            lines = ", ".join(str(line) for line, _ in dataset.dropped[:20])
+            more = "" if len(dataset.dropped) <= 20 else f" and {len(dataset.dropped) - 20} more"
+            self._info(f"{len(dataset.dropped)} row(s) were skipped",
+                       f"Rows with missing or non-numeric angles were skipped: lines "
+                       f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
+        self.set_dataset(dataset)
+        return True
+
+    def _refresh_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent.paths()
+        for path in paths:
+            self.recent_menu.addAction(QAction(str(path), self,
+                                               triggered=lambda _=False, p=path: self.open_path(p)))
+        self.recent_menu.setEnabled(bool(paths))
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            # Open after the drop returns, so the drag source is not blocked by the dialog.
+            QTimer.singleShot(0, lambda: self.open_path(Path(urls[0].toLocalFile())))
+
+    def _on_dataset(self, *_: object) -> None:
+        dataset = self.state.dataset
+        if dataset is None:
+            self.dataset_label.setText("No data loaded")
+            return
+        labels = f", labels: {len(np.unique(dataset.labels))} groups" if dataset.has_labels else ""
+        self.dataset_label.setText(
+            f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
+            f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
+        self.summary.show_result(None)
+        has_labels = dataset.has_labels
+        self.color_combo.setCurrentIndex(0 if has_labels else 1)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self) -> None:
+        dataset = self.state.dataset
+        if dataset is None:
+            self._info("Nothing to fit", "Open a table of angles or choose a demo first.")
+            return
+        try:
+            params = self.parameters.parameters()
+        except ValueError as exc:
+            self._error("Invalid parameters", str(exc))
+            return
+        self.stage_label.setText("Starting…")
+        self.controller.start(dataset, params)
+
+    def cancel_fit(self) -> None:
+        self.controller.cancel()
+
+    def _on_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        self.cancel_action.setEnabled(busy)
+        if busy:
+            self.progress.setRange(0, 0)
+
+    def _on_progress(self, event: ProgressEvent) -> None:
+        name = STAGE_NAMES.get(event.stage, event.stage)
+        if event.stage == "smds":
+            self.progress.setRange(0, 0)  # no known end: busy indicator
+            text = (f"{name}: iteration {event.iteration}, stress {event.stress:.5f}"
+                    if event.iteration else f"{name}…")
+        else:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(round(100 * event.fraction))
+            text = event.message or name
+        self.stage_label.setText(text)
+
+    def _on_result(self, result: AnalysisResult) -> None:
+        if result.dataset is not self.state.dataset:
+            return  # a result for data that is no longer shown
+        self.state.set_result(result)
+        self.summary.show_result(result)
+        timings = sum(result.model.timings_.values())
+        self.stage_label.setText(
+            f"Fitted in {timings:.2f} s: r = {result.model.radius_:.3f}, stress "
+            f"{result.model.stress_:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+        self.result_shown.emit()
+
+    def _on_failure(self, message: str, details: str) -> None:
+        self.stage_label.setText("Fit failed")
+        self._error("The fit failed", message, details)
+        self.fit_ended.emit("failed")
+
+    def _on_cancelled(self) -> None:
+        self.stage_label.setText("Fit cancelled")
+        self.fit_ended.emit("cancelled")
+
+    # ------------------------------------------------------------------ selection
+    def _set_group(self, group: int) -> None:
+        self.state.selection.active_group = group
+        self._on_selection()
+
+    def _on_selection(self, *_: object) -> None:
+        selected = self.state.selection.n_selected
+        group = self.state.selection.active_group
+        self.selection_label.setText(f" {selected} selected · active group {group} ")
+
+    # ------------------------------------------------------------------ export
+    def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
+        """Write one view to PNG, SVG or PDF (by extension)."""
+        self.views[key].export(Path(path), dpi)
+
+    def window_image(self) -> QImage:
+        """The whole window as an image, with the 3-D views' renderings painted in."""
+        image = self.grab().toImage()
+        painter = QPainter(image)
+        for view in self.views.values():
+            picture = view.render_image()
+            if picture is None or not view.isVisible():
+                continue
+            # VTK draws outside Qt's backing store: paint its own rendering over the grab.
+            content = view.plotter.interactor
+            origin = content.mapTo(self, QPoint(0, 0))
+            painter.drawImage(QRect(origin, content.size()), picture)
+        painter.end()
+        return image
+
+    def export_window(self, path: Path) -> None:
+        """Write the whole window to PNG or PDF."""
+        path = Path(path)
+        image = self.window_image()
+        suffix = path.suffix.lower()
+        tmp = path.with_name(f".{path.name}.tmp{suffix}")
+        if suffix == ".png":
+            if not image.save(str(tmp), "PNG"):
+                raise OSError(f"cannot write {path}")
+        elif suffix == ".pdf":
+            writer = QPdfWriter(str(tmp))
+            writer.setResolution(150)
+            painter = QPainter(writer)
+            target = painter.viewport()
+            scaled = image.scaled(target.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                                  Qt.TransformationMode.SmoothTransformation)
+            painter.drawImage(0, 0, scaled)
+            painter.end()
+        else:
+            raise ValueError(f"the whole window can be saved as PNG or PDF, not {suffix!r}")
+        tmp.replace(path)
+
+    def export_results(self, folder: Path) -> list[Path]:
+        """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
+        result = self.state.result
+        if result is None:
+            raise ValueError("there is no result to export yet")
+        dataset = result.dataset
+        written = write_results(result.model, folder, dataset.column_names, dataset.row_ids,
+                                source=str(dataset.source))
+        groups = self.state.selection.groups
+        lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
+        atomic_write_text(Path(folder) / "selection.csv", "\n".join(lines) + "\n")
+        return [*written, Path(folder) / "selection.csv"]
+
+    def export_view_dialog(self, key: str) -> None:
+        view = self.views[key]
+        if not view.has_content():
+            self._info("Nothing to export", "This view has nothing drawn yet.")
+            return
+        path, chosen = QFileDialog.getSaveFileName(self, f"Export {view.title_text}",
+                                                   f"{view.export_stem}.png", FIGURE_FILTERS)
+        if not path:
+            return
+        path = self._with_suffix(path, chosen)
+        dpi = 150
+        if path.suffix.lower() == ".png":
+            dpi, ok = QInputDialog.getInt(self, "Resolution", "Dots per inch:", 150, 50, 1200)
+            if not ok:
+                return
+        self._guarded(lambda: self.export_view(key, path, dpi), f"Exported {path}")
+
+    def export_window_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export window", "stpca-window.png",
+                                                   WINDOW_FILTERS)
+        if path:
+            path = self._with_suffix(path, chosen)
+            self._guarded(lambda: self.export_window(path), f"Exported {path}")
+
+    def export_results_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export results to folder")
+        if folder:
+            self._guarded(lambda: self.export_results(Path(folder)),
+                          f"Results written to {folder}")
+
+    @staticmethod
+    def _with_suffix(path: str, chosen_filter: str) -> Path:
+        out = Path(path)
+        if not out.suffix:
+            ext = chosen_filter.split("*")[-1].rstrip(")") if "*" in chosen_filter else ".png"
+            out = out.with_suffix(ext)
+        return out
+
+    def _guarded(self, action, success: str) -> None:
+        try:
+            action()
+        except (OSError, ValueError) as exc:
+            self._error("Export failed", str(exc))
+        else:
+            self.statusBar().showMessage(success, 5000)
+
+    # ------------------------------------------------------------------ messages
+    def _message(self, icon: QMessageBox.Icon, title: str, text: str, details: str = "") -> None:
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
+        if details:
+            box.setInformativeText(details if len(details) < 400 else "")
+            if len(details) >= 400:
+                box.setDetailedText(details)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        self.last_message_box = box
+        box.open()
+
+    def _error(self, title: str, text: str, details: str = "") -> None:
+        self._message(QMessageBox.Icon.Critical, title, text, details)
+
+    def _info(self, title: str, text: str) -> None:
+        self._message(QMessageBox.Icon.Information, title, text)
+
+    def _about(self) -> None:
+        self._info("About stpca-gui",
+                   f"stpca-gui {__version__}\nScaled Torus PCA (Zoubouloglou, García-Portugués "
+                   "& Marron) for angular data.")
+
+    # ------------------------------------------------------------------ lifecycle
+    def closeEvent(self, event) -> None:
+        self.controller.cancel()
+        self.controller.wait(10_000)
+        for view in (self.torus_view, self.sphere_view):
+            view.close_plotter()
+        super().closeEvent(event)

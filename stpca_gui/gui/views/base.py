@@ -1,0 +1,74 @@
+"""Shared pieces of the views: a titled frame, colours from the shared state, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ...model import AppState
+from ...plotting.colors import point_colors
+
+
+def current_colors(
+    state: AppState, *, dim_unselected: bool = True
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """RGBA per sample for the state's colour mode, and the selection mask.
+
+    With ``dim_unselected`` the points outside a non-empty selection are made faint.
+    """
+    dataset = state.dataset
+    n = 0 if dataset is None else dataset.n_samples
+    result = state.result
+    groups = state.selection.groups
+    colors = point_colors(
+        state.effective_color_mode,
+        n=n,
+        labels=None if dataset is None else dataset.labels,
+        pns1=None if result is None else result.pns1,
+        pns1_period=2 * np.pi if result is None else result.pns1_period,
+        groups=groups if dim_unselected or state.effective_color_mode == "selection" else None,
+    )
+    return colors, state.selection.mask()
+
+
+class ViewFrame(QWidget):
+    """A view with a title row (title, optional controls) above its content."""
+
+    title_text: str = "View"
+    #: File name stem used when exporting the view.
+    export_stem: str = "view"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(2, 2, 2, 2)
+        self._layout.setSpacing(2)
+        header = QHBoxLayout()
+        self.title = QLabel(f"<b>{self.title_text}</b>")
+        header.addWidget(self.title)
+        header.addStretch(1)
+        self.controls = header
+        self._layout.addLayout(header)
+        self.placeholder = QLabel("Load data or a demo to see this view.")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setStyleSheet("color: gray;")
+
+    def set_content(self, widget: QWidget) -> None:
+        self._layout.addWidget(widget, 1)
+
+    # The views implement these.
+    def export(self, path: Path, dpi: int = 150) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def render_image(self) -> QImage | None:
+        """An image of the view for whole-window screenshots (None: grab the widget)."""
+        return None
+
+    def has_content(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,235 @@
+"""Matplotlib views: PNS score scatter, PNS1 histogram with KDE, variance explained."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
+
+from ...model import AppState
+from ...plotting.histogram import ScoreHistogram
+from ...plotting.scores import ScoresScatter
+from ...plotting.variance import draw_variance
+from .base import ViewFrame, current_colors
+
+#: Selection modes by keyboard modifier held when the gesture ends.
+_MODIFIER_MODES = (
+    (Qt.KeyboardModifier.ShiftModifier, "add"),
+    (Qt.KeyboardModifier.ControlModifier, "subtract"),
+    (Qt.KeyboardModifier.AltModifier, "intersect"),
+)
+
+
+def selection_mode_from_keyboard() -> str:
+    """replace, or add (Shift), subtract (Ctrl), intersect (Alt) as held right now."""
+    modifiers = QApplication.keyboardModifiers()
+    for modifier, mode in _MODIFIER_MODES:
+        if modifiers & modifier:
+            return mode
+    return "replace"
+
+
+def save_figure_atomically(figure: Figure, path: Path, dpi: int) -> None:
+    """Write a figure via a temporary file in the target folder, then rename it."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        figure.savefig(tmp, dpi=dpi, format=path.suffix.lstrip(".").lower() or "png")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class MplView(ViewFrame):
+    """A view drawing into one matplotlib Figure on a Qt canvas."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.figure = Figure(figsize=(5, 4), layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.setMinimumSize(200, 160)
+        self.set_content(self.canvas)
+        self._drawn = False
+
+    def export(self, path: Path, dpi: int = 150) -> None:
+        save_figure_atomically(self.figure, path, dpi)
+
+    def has_content(self) -> bool:
+        return self._drawn
+
+
+class ScoresView(MplView):
+    """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection."""
+
+    title_text = "Scores"
+    export_stem = "scores"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.scatter = ScoresScatter(self.figure)
+        self.x_combo = QComboBox()
+        self.y_combo = QComboBox()
+        self.x_combo.setToolTip("Horizontal axis")
+        self.y_combo.setToolTip("Vertical axis")
+        self.controls.addWidget(QLabel("x"))
+        self.controls.addWidget(self.x_combo)
+        self.controls.addWidget(QLabel("y"))
+        self.controls.addWidget(self.y_combo)
+        self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
+                        " Alt intersect")
+        self.x_combo.currentIndexChanged.connect(self._on_axes_chosen)
+        self.y_combo.currentIndexChanged.connect(self._on_axes_chosen)
+        self._lasso: LassoSelector | None = None
+        self._rect: RectangleSelector | None = None
+        state.result_changed.connect(self.redraw)
+        state.selection.changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self.update_colors)
+
+    def _fill_combos(self, d: int) -> None:
+        names = [f"PNS{k + 1}" for k in range(d)]
+        for combo, default in ((self.x_combo, 0), (self.y_combo, min(1, d - 1))):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(names)
+            combo.setCurrentIndex(default)
+            combo.blockSignals(False)
+        self.y_combo.setEnabled(d > 1)
+
+    def _on_axes_chosen(self) -> None:
+        self.state.set_scatter_components(self.x_combo.currentIndex(), self.y_combo.currentIndex())
+        self.redraw()
+
+    def redraw(self, *_: object) -> None:
+        result = self.state.result
+        if result is None:
+            self.figure.clear()
+            self.canvas.draw_idle()
+            self._drawn = False
+            return
+        d = result.scores.shape[1]
+        if self.x_combo.count() != d:
+            self._fill_combos(d)
+        i, j = self.x_combo.currentIndex(), self.y_combo.currentIndex()
+        colors, selected = current_colors(self.state)
+        self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
+        self._attach_selectors()
+        self.canvas.draw_idle()
+        self._drawn = True
+
+    def _attach_selectors(self) -> None:
+        ax = self.scatter.axes
+        self._lasso = LassoSelector(ax, self._on_lasso, button=[1], useblit=True)
+        self._rect = RectangleSelector(ax, self._on_rectangle, button=[3], useblit=True,
+                                       interactive=False)
+
+    def _on_lasso(self, vertices: list[tuple[float, float]]) -> None:
+        if len(vertices) < 3:
+            return
+        self.select_polygon(np.asarray(vertices), selection_mode_from_keyboard())
+
+    def _on_rectangle(self, press, release) -> None:
+        self.select_rectangle(press.xdata, press.ydata, release.xdata, release.ydata,
+                              selection_mode_from_keyboard())
+
+    def select_polygon(self, vertices: np.ndarray, mode: str = "replace") -> None:
+        """Select the samples inside a polygon in data coordinates."""
+        mask = self.scatter.points_in_polygon(vertices)
+        self.state.selection.apply(mask, mode, source="scores")
+
+    def select_rectangle(self, x0: float, y0: float, x1: float, y1: float,
+                         mode: str = "replace") -> None:
+        """Select the samples inside an axis-aligned rectangle in data coordinates."""
+        if None in (x0, y0, x1, y1):
+            return
+        mask = self.scatter.points_in_rectangle(x0, y0, x1, y1)
+        self.state.selection.apply(mask, mode, source="scores")
+
+    def update_colors(self, *_: object) -> None:
+        if not self._drawn:
+            return
+        colors, selected = current_colors(self.state)
+        self.scatter.update_colors(colors, selected)
+        self.canvas.draw_idle()
+
+
+class HistogramView(MplView):
+    """Histogram and periodic KDE of PNS1; drag a range to select."""
+
+    title_text = "PNS1 distribution"
+    export_stem = "pns1_histogram"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.histogram = ScoreHistogram(self.figure)
+        self._span: SpanSelector | None = None
+        self.setToolTip("Drag a range of PNS1 to select · Shift add, Ctrl subtract, Alt intersect")
+        state.result_changed.connect(self.redraw)
+        state.selection.changed.connect(self.update_selection)
+        state.color_mode_changed.connect(self.redraw)
+
+    def redraw(self, *_: object) -> None:
+        result = self.state.result
+        if result is None:
+            self.figure.clear()
+            self.canvas.draw_idle()
+            self._drawn = False
+            return
+        colors, selected = current_colors(self.state, dim_unselected=False)
+        self.histogram.draw(result.pns1, result.pns1_period, colors_by_group=colors,
+                            selected=selected, group_names=self._group_names())
+        self._span = SpanSelector(self.histogram.axes, self._on_span, "horizontal",
+                                  useblit=True, minspan=1e-6,
+                                  props={"alpha": 0.2, "facecolor": "#0072B2"})
+        self.canvas.draw_idle()
+        self._drawn = True
+
+    def _group_names(self) -> list[str] | None:
+        """Label names in order of first appearance, when colouring by label."""
+        dataset = self.state.dataset
+        if self.state.effective_color_mode != "label" or dataset is None or not dataset.has_labels:
+            return None
+        _, first = np.unique(dataset.labels, return_index=True)
+        return [str(dataset.labels[i]) for i in np.sort(first)]
+
+    def _on_span(self, lo: float, hi: float) -> None:
+        self.select_range(lo, hi, selection_mode_from_keyboard())
+
+    def select_range(self, lo: float, hi: float, mode: str = "replace") -> None:
+        """Select the samples whose PNS1 lies in [lo, hi] (wrapping when lo > hi)."""
+        mask = self.histogram.range_mask(lo, hi)
+        self.state.selection.apply(mask, mode, source="histogram")
+
+    def update_selection(self, *_: object) -> None:
+        if not self._drawn:
+            return
+        self.histogram.update_selection(self.state.selection.mask())
+        self.canvas.draw_idle()
+
+
+class VarianceView(MplView):
+    """Percentage of variance explained per component, on the sphere and on the torus."""
+
+    title_text = "Variance explained"
+    export_stem = "variance"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.canvas.setMinimumSize(200, 120)
+        state.result_changed.connect(self.redraw)
+
+    def redraw(self, *_: object) -> None:
+        self.figure.clear()
+        result = self.state.result
+        if result is not None:
+            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio)
+        self._drawn = result is not None
+        self.canvas.draw_idle()

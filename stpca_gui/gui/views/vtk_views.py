@@ -1,0 +1,171 @@
+"""3-D views embedding pyvistaqt's QtInteractor: the glued torus cube and the sphere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+from pyvistaqt import QtInteractor
+
+from ...model import AppState
+from ...plotting.export3d import save_plotter_image
+from ...plotting.sphere_scene import SphereScene, sphere_view_data
+from ...plotting.torus_scene import TorusScene
+from .base import ViewFrame, current_colors
+
+
+def numpy_to_qimage(rgb: np.ndarray) -> QImage:
+    """Copy an (h, w, 3|4) uint8 array into a QImage."""
+    array = np.ascontiguousarray(rgb)
+    h, w, channels = array.shape
+    fmt = QImage.Format.Format_RGB888 if channels == 3 else QImage.Format.Format_RGBA8888
+    return QImage(array.data, w, h, channels * w, fmt).copy()
+
+
+class VtkView(ViewFrame):
+    """A view owning one QtInteractor (by composition; never ``show()``-n by itself)."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.plotter = QtInteractor(self)
+        self.plotter.set_background("white")
+        self.set_content(self.plotter.interactor if hasattr(self.plotter, "interactor")
+                         else self.plotter)
+        self._drawn = False
+
+    def export(self, path: Path, dpi: int = 150) -> None:
+        scale = max(1, round(dpi / 96))
+        save_plotter_image(self.plotter, path, scale=scale)
+
+    def render_image(self) -> QImage | None:
+        if not self._drawn:
+            return None
+        self.plotter.render()
+        return numpy_to_qimage(self.plotter.screenshot(return_img=True))
+
+    def has_content(self) -> bool:
+        return self._drawn
+
+    def close_plotter(self) -> None:
+        self.plotter.close()
+
+
+class TorusView(VtkView):
+    """The data and the principal curve on the torus: glued cube, square or doughnut."""
+
+    title_text = "Torus"
+    export_stem = "torus"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.scene = TorusScene(self.plotter)
+        self.layout_combo = QComboBox()
+        self.layout_combo.setToolTip("How T² is drawn")
+        self.axis_combos = [QComboBox() for _ in range(3)]
+        self.axes_label = QLabel("angles")
+        self.controls.addWidget(self.layout_combo)
+        self.controls.addWidget(self.axes_label)
+        for combo in self.axis_combos:
+            combo.setToolTip("Angle shown on this axis of the cube")
+            self.controls.addWidget(combo)
+        self.layout_combo.currentIndexChanged.connect(self.redraw)
+        for combo in self.axis_combos:
+            combo.currentIndexChanged.connect(self._on_axes_chosen)
+        state.dataset_changed.connect(self._on_dataset)
+        state.result_changed.connect(self.redraw)
+        state.selection.changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self.update_colors)
+
+    def _on_dataset(self, *_: object) -> None:
+        dataset = self.state.dataset
+        d = 0 if dataset is None else dataset.n_angles
+        self.layout_combo.blockSignals(True)
+        self.layout_combo.clear()
+        if d == 2:
+            self.layout_combo.addItems(["square", "doughnut"])
+        self.layout_combo.setVisible(d == 2)
+        self.layout_combo.blockSignals(False)
+        many = d > 3
+        self.axes_label.setVisible(many)
+        for k, combo in enumerate(self.axis_combos):
+            combo.blockSignals(True)
+            combo.clear()
+            if many:
+                combo.addItems(list(dataset.column_names))
+                combo.setCurrentIndex(k)
+            combo.setVisible(many)
+            combo.blockSignals(False)
+        self.redraw()
+
+    def _on_axes_chosen(self) -> None:
+        axes = tuple(c.currentIndex() for c in self.axis_combos)
+        if len(set(axes)) == 3:
+            self.state.set_torus_axes(axes)
+            self.redraw()
+
+    def _layout_name(self, d: int) -> str:
+        if d == 2:
+            return self.layout_combo.currentText() or "square"
+        return "cube"
+
+    def redraw(self, *_: object) -> None:
+        dataset = self.state.dataset
+        if dataset is None:
+            self.plotter.clear()
+            self._drawn = False
+            return
+        result = self.state.result
+        d = dataset.n_angles
+        colors, selected = current_colors(self.state)
+        axes = tuple(self.state.torus_axes) if d > 3 else tuple(range(min(d, 3)))
+        self.scene.draw(
+            dataset.angles,
+            curve=None if result is None else result.model.principal_curve_,
+            colors=colors, selected=selected, axes=axes,
+            column_names=dataset.column_names, layout=self._layout_name(d),
+        )
+        self._drawn = True
+
+    def update_colors(self, *_: object) -> None:
+        if self._drawn:
+            colors, selected = current_colors(self.state)
+            self.scene.update_colors(colors, selected)
+
+
+class SphereView(VtkView):
+    """The SMDS configuration on S² (or its projection onto the nested S²), with S¹."""
+
+    title_text = "Sphere"
+    export_stem = "sphere"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.scene = SphereScene(self.plotter)
+        self.note = QLabel("")
+        self.note.setStyleSheet("color: gray;")
+        self.controls.addWidget(self.note)
+        state.result_changed.connect(self.redraw)
+        state.selection.changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self.update_colors)
+
+    def redraw(self, *_: object) -> None:
+        result = self.state.result
+        if result is None:
+            self.plotter.clear()
+            self.note.setText("")
+            self._drawn = False
+            return
+        d = result.scores.shape[1]
+        self.note.setText("S² (fitted)" if d == 2 else
+                          f"projection onto the nested S² of S^{d}" if d > 2 else "S¹")
+        points, circle, mean = sphere_view_data(result.model)
+        colors, selected = current_colors(self.state)
+        self.scene.draw(points, circle3=circle, mean3=mean, colors=colors, selected=selected)
+        self._drawn = True
+
+    def update_colors(self, *_: object) -> None:
+        if self._drawn:
+            colors, selected = current_colors(self.state)
+            self.scene.update_colors(colors, selected)

@@ -1,0 +1,193 @@
+"""The data set the application works on: angles plus everything needed to explain them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.demos import make_demo
+from ..core.torus import wrap_angles
+from ..io.tables import AngleTable
+
+__all__ = ["DEMO_SOURCE_PREFIX", "Dataset"]
+
+#: ``source`` of a demo data set is this prefix followed by the demo name.
+DEMO_SOURCE_PREFIX = "demo:"
+
+
+def _readonly(values: NDArray) -> NDArray:
+    values = np.array(values, copy=True)
+    values.setflags(write=False)
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Angles loaded into the application, with their provenance.
+
+    Arrays are copied and made read-only on construction, so a ``Dataset`` can be shared
+    by every view and by a worker thread without defensive copies.
+
+    Attributes
+    ----------
+    angles : ndarray, shape (n, d)
+        Radians wrapped to [-π, π).
+    column_names : tuple of str
+        One name per angle column (default ``theta1..thetad``).
+    labels : ndarray of str, shape (n,), or None
+        A label per sample (cluster, class, …), when the source has one.
+    source : str
+        The file path, or ``"demo:NAME"`` for a built-in demo.
+    description : str
+        Human-readable description.
+    row_ids : ndarray of int, shape (n,)
+        Identifier of each sample: its 1-based line in the source file, or 1..n.
+    dropped : tuple of (int, str)
+        Lines of the source that were skipped and why.
+    unit_note : str
+        How the values were interpreted, e.g. ``"converted from degrees"``.
+    """
+
+    angles: NDArray[np.float64]
+    column_names: tuple[str, ...] = ()
+    labels: NDArray[np.str_] | None = None
+    source: str = ""
+    description: str = ""
+    row_ids: NDArray[np.int64] | None = None
+    dropped: tuple[tuple[int, str], ...] = field(default=())
+    unit_note: str = ""
+
+    def __post_init__(self) -> None:
+        angles = np.asarray(self.angles, dtype=np.float64)
+        if angles.ndim != 2 or angles.shape[1] < 1:
+            raise ValueError(f"angles must be a 2-D array (n, d) with d >= 1, got shape "
+                             f"{angles.shape}")
+        if not np.all(np.isfinite(angles)):
+            raise ValueError("angles must be finite")
+        n, d = angles.shape
+        names = tuple(str(c) for c in self.column_names) or tuple(
+            f"theta{k + 1}" for k in range(d))
+        if len(names) != d:
+            raise ValueError(f"{len(names)} column names given for {d} angle columns")
+        if self.labels is not None:
+            labels = np.asarray(self.labels).astype(str)
+            if labels.shape != (n,):
+                raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
+            object.__setattr__(self, "labels", _readonly(labels))
+        if self.row_ids is None:
+            row_ids = np.arange(1, n + 1, dtype=np.int64)
+        else:
+            row_ids = np.asarray(self.row_ids, dtype=np.int64)
+            if row_ids.shape != (n,):
+                raise ValueError(f"row_ids must have shape ({n},), got {row_ids.shape}")
+        object.__setattr__(self, "angles", _readonly(wrap_angles(angles)))
+        object.__setattr__(self, "column_names", names)
+        object.__setattr__(self, "row_ids", _readonly(row_ids))
+        object.__setattr__(self, "dropped",
+                           tuple((int(line), str(why)) for line, why in self.dropped))
+
+    # ------------------------------------------------------------ constructors
+    @classmethod
+    def from_demo(cls, name: str, random_state: int = 0) -> Dataset:
+        """A built-in demo (see :func:`stpca_gui.core.demos.make_demo`).
+
+        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …).
+
+        Raises
+        ------
+        ValueError
+            For an unknown demo name (the message lists the valid ones).
+        """
+        demo = make_demo(name, random_state=random_state)
+        return cls(
+            angles=demo.angles,
+            column_names=demo.column_names,
+            labels=demo.labels.astype(str),
+            source=f"{DEMO_SOURCE_PREFIX}{demo.name}",
+            description=f"{demo.description} (data seed {random_state})",
+            unit_note="radians",
+        )
+
+    @classmethod
+    def from_table(cls, table: AngleTable, *, degrees: bool = False) -> Dataset:
+        """A table read by :func:`stpca_gui.io.tables.read_angle_table`.
+
+        Parameters
+        ----------
+        table : AngleTable
+        degrees : bool, keyword-only
+            Whether the table was read with ``degrees=True`` (only recorded in
+            ``unit_note``; the table's angles are already radians).
+        """
+        if degrees:
+            note = "converted from degrees"
+        elif table.degrees_suspected:
+            note = "read as radians, but some values exceed 2π in magnitude (degrees?)"
+        else:
+            note = "radians"
+        kept = len(table.line_numbers)
+        description = f"{kept} rows × {len(table.column_names)} angles from {table.path.name}"
+        if table.dropped:
+            description += f" ({len(table.dropped)} rows skipped)"
+        return cls(
+            angles=table.angles,
+            column_names=table.column_names,
+            labels=table.labels,
+            source=str(table.path),
+            description=description,
+            row_ids=table.line_numbers,
+            dropped=tuple(table.dropped),
+            unit_note=note,
+        )
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def n_samples(self) -> int:
+        """Number of samples ``n``."""
+        return int(self.angles.shape[0])
+
+    @property
+    def n_angles(self) -> int:
+        """Number of angles per sample ``d`` (the torus is T^d)."""
+        return int(self.angles.shape[1])
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether the samples carry labels."""
+        return self.labels is not None
+
+    @property
+    def is_demo(self) -> bool:
+        """Whether the data set is a built-in demo."""
+        return self.source.startswith(DEMO_SOURCE_PREFIX)
+
+    @property
+    def name(self) -> str:
+        """Short name for titles: the demo name or the file name."""
+        if self.is_demo:
+            return self.source[len(DEMO_SOURCE_PREFIX):]
+        return Path(self.source).name if self.source else "untitled"
+
+    def label_names(self) -> tuple[str, ...]:
+        """Distinct labels in order of first appearance (empty without labels)."""
+        if self.labels is None:
+            return ()
+        unique, first = np.unique(self.labels, return_index=True)
+        return tuple(str(u) for u in unique[np.argsort(first, kind="stable")])
+
+    def label_codes(self) -> NDArray[np.int64]:
+        """An integer per sample: the position of its label in :meth:`label_names`.
+
+        Codes follow the order in which labels first appear in the data, so they do not
+        change when rows are appended. All zeros when there are no labels.
+        """
+        if self.labels is None:
+            return np.zeros(self.n_samples, dtype=np.int64)
+        unique, first, inverse = np.unique(self.labels, return_index=True,
+                                           return_inverse=True)
+        rank = np.empty(len(unique), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(unique))
+        return rank[inverse.ravel()]

@@ -1,0 +1,368 @@
+"""Histogram of the periodic PNS1 score with its circular kernel density estimate.
+
+PNS1 is an angle times ``circle_radius_``, so it lives on a circle of circumference
+``P = 2π·circle_radius_``; the histogram covers one period [−P/2, P/2) and the density
+curve is the von Mises KDE of :mod:`stpca_gui.core.kde` (which wraps around the ends).
+Heights are densities (1/rad): the histogram and the curve both integrate to 1.
+
+The selected samples are drawn on top in the selection colour with the same scaling (their
+bars are the part of each bar that is selected, and their curve, ``n_sel/n`` times their KDE
+with the bandwidth of the whole sample, is the part of the curve they make up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import to_rgba, to_rgba_array
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.text import Text
+from numpy.typing import ArrayLike, NDArray
+
+from ..core.kde import BandwidthRule, circular_bandwidth, circular_kde
+from .colors import CURVE_COLOR, SELECTION_PALETTE
+from .mpl_common import as_mask, fresh_axes
+
+#: Points of the density curves over one period.
+KDE_POINTS = 512
+#: Colouring with more distinct colours than this (e.g. the cyclic PNS1 colouring) is not
+#: split into stacked groups: the histogram is drawn in one neutral colour instead.
+MAX_GROUPS = 10
+#: Colour of the histogram when it is not split by groups.
+HISTOGRAM_COLOR = "#bdbdbd"
+SELECTION_COLOR = SELECTION_PALETTE[0]
+#: Colour of the shaded range and the antimode lines.
+RANGE_COLOR = SELECTION_PALETTE[1]
+ANTIMODE_COLOR = "#444444"
+
+
+def wrap_period(values: ArrayLike, period: float) -> NDArray[np.float64]:
+    """Wrap values into [−period/2, period/2)."""
+    half = 0.5 * period
+    out = np.mod(np.asarray(values, dtype=np.float64) + half, period) - half
+    out[out >= half] -= period  # np.mod can round up to exactly the period
+    return out
+
+
+def periodic_range_mask(
+    values: ArrayLike, lo: float, hi: float, period: float
+) -> NDArray[np.bool_]:
+    """Samples in the closed arc from ``lo`` up to ``hi`` of a periodic quantity.
+
+    ``lo <= hi`` is the ordinary interval [lo, hi]; ``lo > hi`` is the range that wraps
+    around the period: [lo, period/2) ∪ [−period/2, hi]. A range as long as the period
+    holds every sample.
+    """
+    lo = float(lo)
+    hi = float(hi)
+    length = hi - lo if lo <= hi else hi - lo + period
+    if length >= period:
+        return np.ones(np.shape(values), dtype=bool)
+    return np.mod(np.asarray(values, dtype=np.float64) - lo, period) <= length
+
+
+class ScoreHistogram:
+    """Histogram + periodic KDE of PNS1 over one period, with a highlighted selection.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure to draw into (it is cleared; this object owns its content).
+
+    Notes
+    -----
+    Methods change artists only; the caller asks the canvas to repaint
+    (``figure.canvas.draw_idle()``).
+    """
+
+    def __init__(self, figure: Figure) -> None:
+        self.figure = figure
+        self._ax = fresh_axes(figure)
+        self._values = np.empty(0)
+        self._period = 2.0 * np.pi
+        self._edges = np.linspace(-np.pi, np.pi, 2)
+        self._grid = np.linspace(-np.pi, np.pi, KDE_POINTS + 1)
+        self._bandwidth = 1.0
+        self._selection_bars: BarContainer | None = None
+        self._selection_line: Line2D | None = None
+        self._kde_line: Line2D | None = None
+        self._selection_text: Text | None = None
+        self._range_artists: list = []
+        self._antimode_artists: list = []
+
+    # ------------------------------------------------------------------ access
+    @property
+    def axes(self) -> Axes:
+        return self._ax
+
+    @property
+    def values(self) -> NDArray[np.float64]:
+        """The drawn values, wrapped into [−P/2, P/2)."""
+        return self._values
+
+    @property
+    def period(self) -> float:
+        return self._period
+
+    @property
+    def bandwidth(self) -> float:
+        """Bandwidth (rad) of the density curves."""
+        return self._bandwidth
+
+    @property
+    def edges(self) -> NDArray[np.float64]:
+        """Bin edges, from −P/2 to P/2."""
+        return self._edges
+
+    @property
+    def kde_line(self) -> Line2D | None:
+        """Density curve of the whole sample."""
+        return self._kde_line
+
+    @property
+    def selection_bars(self) -> BarContainer | None:
+        """Bars of the selected samples (heights in the density units of the histogram)."""
+        return self._selection_bars
+
+    @property
+    def selection_line(self) -> Line2D | None:
+        """The selected samples' share of the density curve."""
+        return self._selection_line
+
+    # ----------------------------------------------------------------- drawing
+    def draw(
+        self,
+        values: ArrayLike,
+        period: float,
+        colors_by_group: ArrayLike | None = None,
+        selected: ArrayLike | None = None,
+        bins: int = 40,
+        bandwidth: float | BandwidthRule = "lcv",
+        title: str | None = None,
+        label: str = "PNS1 (rad)",
+        group_names: Sequence[str] | None = None,
+    ) -> None:
+        """Draw the histogram, the density curve and the selection.
+
+        Parameters
+        ----------
+        values : array_like, shape (n,)
+            PNS1 scores (wrapped into one period).
+        period : float
+            Period of the values, ``2π·circle_radius_`` for PNS1.
+        colors_by_group : array_like, shape (n, 4), optional
+            Per-sample colours (e.g. the scatter's label colours). Samples sharing a colour
+            (alpha ignored) form a group and the histogram is stacked by group in those
+            colours; with more than ``MAX_GROUPS`` colours it is drawn in one colour.
+        selected : array_like of bool (n,) or of group numbers, optional
+            Samples highlighted in the selection colour.
+        bins : int, default 40
+            Number of bins over one period.
+        bandwidth : float or {"lcv", "silverman", "taylor"}, default "lcv"
+            KDE bandwidth in the units of ``values``, or the rule of
+            :func:`~stpca_gui.core.kde.circular_bandwidth` that chooses it. The default,
+            likelihood cross-validation, follows separated clusters (modes of PNS1), which
+            the rules of thumb smooth away.
+        title : str, optional
+        label : str, default "PNS1 (rad)"
+            x-axis label.
+        group_names : sequence of str, optional
+            Legend names of the colour groups, in order of first appearance in
+            ``colors_by_group`` (default "group 1", "group 2", …).
+        """
+        period = float(period)
+        if not np.isfinite(period) or period <= 0:
+            raise ValueError(f"period must be positive, got {period}")
+        if int(bins) < 1:
+            raise ValueError(f"bins must be >= 1, got {bins}")
+        v = wrap_period(np.asarray(values, dtype=np.float64).ravel(), period)
+        if v.size == 0:
+            raise ValueError("no values to draw")
+        n = v.size
+        half = 0.5 * period
+        self._values = v
+        self._period = period
+        self._edges = np.linspace(-half, half, int(bins) + 1)
+        self._grid = np.linspace(-half, half, KDE_POINTS + 1)
+        self._bandwidth = (circular_bandwidth(v, period, rule=bandwidth)
+                           if isinstance(bandwidth, str) else float(bandwidth))
+        self._range_artists = []
+        self._antimode_artists = []
+        width = self._edges[1] - self._edges[0]
+        centres = 0.5 * (self._edges[:-1] + self._edges[1:])
+        scale = 1.0 / (n * width)
+
+        ax = fresh_axes(self.figure)
+        self._ax = ax
+        groups = self._groups(colors_by_group, n)
+        bottom = np.zeros(centres.size)
+        for colour, members in groups:
+            counts, _ = np.histogram(v[members], bins=self._edges)
+            heights = counts * scale
+            ax.bar(centres, heights, width=width, bottom=bottom, color=colour,
+                   edgecolor="white", linewidth=0.4, zorder=2)
+            bottom = bottom + heights
+        total_height = bottom
+
+        mask = as_mask(selected, n)
+        sel_counts, _ = np.histogram(v[mask], bins=self._edges)
+        self._selection_bars = ax.bar(
+            centres, sel_counts * scale, width=width, color=SELECTION_COLOR, alpha=0.85,
+            edgecolor="white", linewidth=0.4, zorder=3)
+
+        density = circular_kde(v, self._grid, self._bandwidth, period, method="auto")
+        (self._kde_line,) = ax.plot(self._grid, density, color=CURVE_COLOR, linewidth=1.6,
+                                    zorder=5)
+        (self._selection_line,) = ax.plot(self._grid, np.zeros_like(self._grid),
+                                          color=SELECTION_COLOR, linewidth=1.4, zorder=4)
+        self._set_selection_curve(mask)
+
+        ax.set_xlim(-half, half)
+        top = max(float(np.max(total_height)), float(np.max(density)))
+        ax.set_ylim(0.0, 1.3 * top if top > 0 else 1.0)
+        ax.set_xlabel(label)
+        ax.set_ylabel("density (1/rad)")
+        if title:
+            ax.set_title(title)
+
+        legend_handles = []
+        legend_labels = []
+        if len(groups) == 1:
+            legend_handles.append(Patch(facecolor=groups[0][0]))
+            legend_labels.append(f"histogram (n = {n})")
+        else:
+            legend_handles.extend(Patch(facecolor=colour) for colour, _ in groups)
+            names = list(group_names or [])
+            names += [f"group {k + 1}" for k in range(len(names), len(groups))]
+            legend_labels.extend(f"{names[k]} (n = {int(members.sum())})"
+                                 for k, (_, members) in enumerate(groups))
+        legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
+        legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
+        legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
+        legend_labels.append(self._selection_label(mask))
+        # "best" keeps the legend off the modes; the headroom above leaves it a place.
+        legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
+                           framealpha=0.85)
+        self._selection_text = legend.get_texts()[-1]
+
+    @staticmethod
+    def _groups(
+        colors: ArrayLike | None, n: int
+    ) -> list[tuple[tuple[float, float, float, float], NDArray[np.bool_]]]:
+        """(opaque colour, member mask) per colour group, in order of first appearance."""
+        everyone = [(to_rgba(HISTOGRAM_COLOR), np.ones(n, dtype=bool))]
+        if colors is None:
+            return everyone
+        rgba = to_rgba_array(colors)
+        if rgba.shape[0] != n:
+            raise ValueError(f"colors_by_group must have {n} rows, got {rgba.shape[0]}")
+        rgb = np.round(rgba[:, :3], 6)
+        unique, first, codes = np.unique(rgb, axis=0, return_index=True, return_inverse=True)
+        if unique.shape[0] > MAX_GROUPS or unique.shape[0] == 0:
+            return everyone
+        codes = codes.ravel()
+        order = np.argsort(first)
+        return [((*map(float, unique[k]), 1.0), codes == k) for k in order]
+
+    def _set_selection_curve(self, mask: NDArray[np.bool_]) -> None:
+        assert self._selection_line is not None
+        n_sel = int(mask.sum())
+        if n_sel == 0:
+            self._selection_line.set_ydata(np.zeros_like(self._grid))
+            self._selection_line.set_visible(False)
+            return
+        share = n_sel / self._values.size
+        part = share * circular_kde(self._values[mask], self._grid, self._bandwidth,
+                                    self._period, method="auto")
+        self._selection_line.set_ydata(part)
+        self._selection_line.set_visible(True)
+
+    def update_selection(self, selected: ArrayLike | None) -> None:
+        """Show a new selection: only the selection bars and curve change.
+
+        Parameters
+        ----------
+        selected : array_like of bool (n,) or of group numbers, or None
+        """
+        if self._selection_bars is None:
+            raise RuntimeError("draw the histogram before updating the selection")
+        n = self._values.size
+        mask = as_mask(selected, n)
+        counts, _ = np.histogram(self._values[mask], bins=self._edges)
+        width = self._edges[1] - self._edges[0]
+        heights = counts / (n * width)
+        for patch, height in zip(self._selection_bars.patches, heights, strict=True):
+            patch.set_height(height)
+        self._set_selection_curve(mask)
+        if self._selection_text is not None:
+            self._selection_text.set_text(self._selection_label(mask))
+
+    @staticmethod
+    def _selection_label(mask: NDArray[np.bool_]) -> str:
+        return f"selection (n = {int(mask.sum())})"
+
+    # ------------------------------------------------------------------ ranges
+    def range_mask(self, lo: float, hi: float) -> NDArray[np.bool_]:
+        """Samples whose value lies in [lo, hi]; ``lo > hi`` wraps around the period.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+        """
+        return periodic_range_mask(self._values, lo, hi, self._period)
+
+    def show_range(self, lo: float, hi: float) -> None:
+        """Shade the range [lo, hi] (two pieces when it wraps around), replacing the last one."""
+        self.clear_range()
+        period = self._period
+        half = 0.5 * period
+        lo = float(lo)
+        hi = float(hi)
+        length = hi - lo if lo <= hi else hi - lo + period  # as in range_mask
+        start = float(wrap_period(np.array([lo]), period)[0])
+        end = start + length
+        if length >= period:
+            pieces = [(-half, half)]
+        elif end <= half:
+            pieces = [(start, end)]
+        else:
+            pieces = [(start, half), (-half, end - period)]
+        for a, b in pieces:
+            self._range_artists.append(self._ax.axvspan(a, b, color=RANGE_COLOR, alpha=0.18,
+                                                        linewidth=0, zorder=1))
+
+    def clear_range(self) -> None:
+        """Remove the shaded range."""
+        for artist in self._range_artists:
+            artist.remove()
+        self._range_artists = []
+
+    @property
+    def range_spans(self) -> list:
+        """The shaded patches of the current range (empty, one, or two when wrapping)."""
+        return list(self._range_artists)
+
+    def set_antimodes(self, positions: ArrayLike | None) -> None:
+        """Draw dashed vertical lines at ``positions`` (e.g. antimodes between modes).
+
+        Replaces the previous lines; None or an empty list removes them.
+        """
+        for artist in self._antimode_artists:
+            artist.remove()
+        self._antimode_artists = []
+        if positions is None:
+            return
+        for x in wrap_period(np.atleast_1d(np.asarray(positions, dtype=np.float64)),
+                             self._period):
+            self._antimode_artists.append(self._ax.axvline(
+                float(x), color=ANTIMODE_COLOR, linestyle="--", linewidth=1.0, zorder=6))
+
+    @property
+    def antimode_lines(self) -> list:
+        return list(self._antimode_artists)
+

@@ -1,0 +1,252 @@
+"""Scatter plot of two PNS scores (the paper's scores plot), drawn into a given Figure.
+
+Every sample is one point of a single ``PathCollection``; the selected samples are repeated
+in a second, small collection drawn on top with larger markers, so a new colouring or a new
+selection only replaces two colour arrays and one offsets array (no axes are rebuilt).
+
+The principal circle is the set PNS2 = … = PNSd = 0, so in the PNS1–PNS2 plot it is the
+horizontal line PNS2 = 0 (the black curve of the paper's scores plots).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.path import Path
+from matplotlib.transforms import blended_transform_factory
+from numpy.typing import ArrayLike, NDArray
+
+from .colors import CURVE_COLOR, PALETTE
+from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label
+
+#: Samples above which the points are rasterised in vector exports (SVG/PDF).
+RASTERIZE_ABOVE = 5000
+#: Colour of the outline of selected points.
+SELECTED_EDGE = "#000000"
+#: Selected points are outlined only up to this many (more outlines merge into a blot).
+OUTLINE_UP_TO = 2000
+
+
+def marker_size(n: int) -> float:
+    """Marker area (points²) for n samples: big for small samples, ≥ 1 for huge ones."""
+    return float(np.clip(300.0 / np.sqrt(max(n, 1)), 1.0, 25.0))
+
+
+def selected_marker_size(n_selected: int, base: float) -> float:
+    """Marker area of selected points: larger than ``base``, larger still for few points."""
+    return float(max(2.5 * marker_size(n_selected), 2.0 * base, 4.0))
+
+
+class ScoresScatter:
+    """PNS_i versus PNS_j scatter plot with a fast colour/selection update.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure to draw into (it is cleared; this object owns its content).
+
+    Notes
+    -----
+    Methods change artists only; the caller asks the canvas to repaint
+    (``figure.canvas.draw_idle()``) when it wants the change on screen.
+    """
+
+    def __init__(self, figure: Figure) -> None:
+        self.figure = figure
+        self._ax = fresh_axes(figure)
+        self._points: PathCollection | None = None
+        self._overlay: PathCollection | None = None
+        self._circle_line: Line2D | None = None
+        self._xy = np.empty((0, 2))
+        self._one_d = False
+        self._size = marker_size(0)
+
+    # ------------------------------------------------------------------ access
+    @property
+    def axes(self) -> Axes:
+        """The axes the scores are drawn in."""
+        return self._ax
+
+    @property
+    def points(self) -> PathCollection | None:
+        """The collection of all n points (None before :meth:`draw`)."""
+        return self._points
+
+    @property
+    def overlay(self) -> PathCollection | None:
+        """The collection of the selected points, drawn on top (None before :meth:`draw`)."""
+        return self._overlay
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """Data coordinates (n, 2) of the points (y = 0 for a single score)."""
+        return self._xy
+
+    @property
+    def one_dimensional(self) -> bool:
+        """Whether the last :meth:`draw` showed a single score as a 1-D strip."""
+        return self._one_d
+
+    # ----------------------------------------------------------------- drawing
+    def draw(
+        self,
+        scores: ArrayLike,
+        i: int = 0,
+        j: int = 1,
+        colors: ArrayLike | None = None,
+        selected: ArrayLike | None = None,
+        title: str | None = None,
+        period: float | None = None,
+    ) -> None:
+        """Draw PNS_(i+1) against PNS_(j+1).
+
+        Parameters
+        ----------
+        scores : array_like, shape (n, d) or (n,)
+            PNS scores (column 0 = PNS1). With d = 1 the single score is drawn as a 1-D
+            strip (y = 0, y axis hidden) and ``j`` is ignored.
+        i, j : int
+            0-based component indices of the x and y axes (must differ).
+        colors : array_like, shape (n, 4), optional
+            RGBA per sample (e.g. :func:`~stpca_gui.plotting.colors.point_colors`).
+        selected : array_like of bool (n,) or of group numbers, optional
+            Samples drawn larger, outlined and on top.
+        title : str, optional
+        period : float, optional
+            Period of PNS1 (``2π·circle_radius_``): when the x axis is PNS1 it then spans
+            exactly one period, [−period/2, period/2].
+        """
+        values = np.asarray(scores, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        if values.ndim != 2 or values.shape[1] < 1:
+            raise ValueError(f"scores must have shape (n, d), got {values.shape}")
+        n, d = values.shape
+        i = int(i)
+        j = int(j)
+        if not 0 <= i < d:
+            raise ValueError(f"component index i={i} out of range for d={d}")
+        self._one_d = d == 1
+        if not self._one_d:
+            if not 0 <= j < d:
+                raise ValueError(f"component index j={j} out of range for d={d}")
+            if i == j:
+                raise ValueError("i and j must be different components")
+        x = values[:, i]
+        y = np.zeros(n) if self._one_d else values[:, j]
+        self._xy = np.ascontiguousarray(np.column_stack([x, y]))
+        rgba = as_rgba(colors, n, PALETTE[4])
+        mask = as_mask(selected, n)
+        self._size = marker_size(n)
+
+        ax = fresh_axes(self.figure)
+        self._ax = ax
+        self._circle_line = None
+        if self._one_d or (i, j) == (0, 1):
+            self.draw_principal_circle_axis()
+        self._points = ax.scatter(x, y, s=self._size, c=rgba, linewidths=0, zorder=2)
+        self._overlay = ax.scatter(
+            x[mask], y[mask], s=self._size, c=rgba[mask].reshape(-1, 4),
+            edgecolors=SELECTED_EDGE, linewidths=0.5, zorder=3,
+        )
+        self._style_overlay(int(mask.sum()))
+        if n > RASTERIZE_ABOVE:
+            self._points.set_rasterized(True)
+            self._overlay.set_rasterized(True)
+
+        ax.set_xlabel(pns_label(i))
+        if self._one_d:
+            ax.set_ylabel("")
+            ax.set_ylim(-1.0, 1.0)
+            ax.yaxis.set_visible(False)
+            ax.spines["left"].set_visible(False)
+            ax.grid(False, axis="y")
+        else:
+            ax.set_ylabel(pns_label(j))
+        if period is not None and i == 0:
+            half = 0.5 * float(period)
+            ax.set_xlim(-half, half)
+        if title:
+            ax.set_title(title)
+
+    def draw_principal_circle_axis(self) -> Line2D:
+        """Draw the principal circle, PNS2 = 0: a thin black horizontal line at y = 0.
+
+        Called by :meth:`draw` when the axes are PNS1–PNS2 (or for a single score).
+
+        Returns
+        -------
+        matplotlib.lines.Line2D
+        """
+        if self._circle_line is not None:
+            return self._circle_line
+        ax = self._ax
+        self._circle_line = ax.axhline(0.0, color=CURVE_COLOR, linewidth=0.9, zorder=1.5,
+                                       label="principal circle (PNS2 = 0)")
+        # Named just outside the right end of the line, where it cannot hide any point.
+        transform = blended_transform_factory(ax.transAxes, ax.transData)
+        ax.text(1.01, 0.0, "principal\ncircle", transform=transform, ha="left",
+                va="center", fontsize=7, color=CURVE_COLOR, clip_on=False,
+                linespacing=1.0)
+        return self._circle_line
+
+    def update_colors(self, colors: ArrayLike | None, selected: ArrayLike | None = None) -> None:
+        """Recolour the points and show a new selection without rebuilding the axes.
+
+        Parameters
+        ----------
+        colors : array_like, shape (n, 4), optional
+            RGBA per sample (None: the default colour).
+        selected : array_like of bool (n,) or of group numbers, optional
+            Samples drawn larger and on top (None: no selection).
+        """
+        if self._points is None or self._overlay is None:
+            raise RuntimeError("draw the scores before updating their colours")
+        n = self._xy.shape[0]
+        rgba = as_rgba(colors, n, PALETTE[4])
+        mask = as_mask(selected, n)
+        self._points.set_facecolor(rgba)
+        self._overlay.set_offsets(self._xy[mask])
+        self._overlay.set_facecolor(rgba[mask])
+        self._style_overlay(int(mask.sum()))
+
+    def _style_overlay(self, n_selected: int) -> None:
+        assert self._overlay is not None
+        self._overlay.set_sizes([selected_marker_size(n_selected, self._size)])
+        self._overlay.set_linewidths([0.5 if n_selected <= OUTLINE_UP_TO else 0.0])
+
+    # --------------------------------------------------------------- selection
+    def points_in_polygon(self, vertices: ArrayLike) -> NDArray[np.bool_]:
+        """Samples inside a polygon (e.g. a lasso) given in data coordinates.
+
+        Parameters
+        ----------
+        vertices : array_like, shape (k, 2)
+            Polygon corners; it is closed automatically.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+        """
+        corners = np.asarray(vertices, dtype=np.float64).reshape(-1, 2)
+        if corners.shape[0] < 3 or self._xy.shape[0] == 0:
+            return np.zeros(self._xy.shape[0], dtype=bool)
+        return Path(corners).contains_points(self._xy)
+
+    def points_in_rectangle(self, x0: float, y0: float, x1: float, y1: float) -> NDArray[np.bool_]:
+        """Samples inside the axis-aligned rectangle with corners (x0, y0), (x1, y1).
+
+        The corners may come in any order; the boundary counts as inside.
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+        """
+        xlo, xhi = sorted((float(x0), float(x1)))
+        ylo, yhi = sorted((float(y0), float(y1)))
+        x = self._xy[:, 0]
+        y = self._xy[:, 1]
+        return (x >= xlo) & (x <= xhi) & (y >= ylo) & (y <= yhi)

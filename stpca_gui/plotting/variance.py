@@ -1,0 +1,114 @@
+"""Explained variance per PNS component: sphere (PNS) and torus (section 3.5) side by side."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from numpy.typing import ArrayLike
+
+from .colors import PALETTE
+from .mpl_common import fresh_axes
+
+#: Okabe–Ito blue for the sphere, orange for the torus.
+SPHERE_COLOR = PALETTE[4]
+TORUS_COLOR = PALETTE[0]
+#: Above this many components the value labels are written vertically and smaller.
+_UPRIGHT_LABELS_UP_TO = 8
+#: Bars taller than this (percent) carry their label inside, in white.
+_INSIDE_ABOVE = 88.0
+
+
+def _percent(ratio: ArrayLike | None, name: str) -> np.ndarray | None:
+    if ratio is None:
+        return None
+    values = np.asarray(ratio, dtype=np.float64).ravel()
+    if values.size == 0:
+        raise ValueError(f"{name} is empty")
+    return 100.0 * values
+
+
+def draw_variance(
+    figure: Figure,
+    sphere_ratio: ArrayLike,
+    torus_ratio: ArrayLike | None = None,
+    title: str = "Explained variance",
+) -> Axes:
+    """Grouped bar chart of the explained variance ratio per component, in percent.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        Cleared and drawn into.
+    sphere_ratio : array_like, shape (d,)
+        ``explained_variance_ratio_`` (fractions; shown ×100).
+    torus_ratio : array_like, shape (d,), optional
+        ``torus_explained_variance_ratio_``. None or all-NaN (not computed): only the
+        sphere bars are drawn and the legend and title say so. Individual NaN entries
+        get no bar.
+    title : str
+        Title; " (torus not computed)" is appended when the torus values are missing.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes, whose ``containers`` hold the bar groups (sphere first).
+    """
+    sphere = _percent(sphere_ratio, "sphere_ratio")
+    assert sphere is not None
+    torus = _percent(torus_ratio, "torus_ratio")
+    d = sphere.size
+    if torus is not None and torus.size != d:
+        raise ValueError(f"torus_ratio has {torus.size} values, sphere_ratio has {d}")
+    has_torus = torus is not None and bool(np.any(np.isfinite(torus)))
+
+    ax = fresh_axes(figure)
+    positions = np.arange(d, dtype=np.float64)
+    width = 0.4 if has_torus else 0.6
+    offset = width / 2 if has_torus else 0.0
+    upright = d <= _UPRIGHT_LABELS_UP_TO
+    label_kw = {"fontsize": 8 if upright else 6.5, "rotation": 0 if upright else 90,
+                "padding": 2}
+
+    sphere_bars = ax.bar(positions - offset, sphere, width=width, color=SPHERE_COLOR,
+                         label="sphere (PNS)", zorder=2)
+    _label_bars(ax, sphere_bars, sphere, label_kw)
+    handles = [Patch(facecolor=SPHERE_COLOR)]
+    names = ["sphere (PNS)"]
+    if has_torus:
+        assert torus is not None
+        finite = np.isfinite(torus)
+        torus_bars = ax.bar(positions[finite] + offset, torus[finite], width=width,
+                            color=TORUS_COLOR, label="torus", zorder=2)
+        _label_bars(ax, torus_bars, torus[finite], label_kw)
+        handles.append(Patch(facecolor=TORUS_COLOR))
+        names.append("torus")
+    else:
+        handles.append(Patch(facecolor="none", edgecolor="none"))
+        names.append("torus: not computed")
+        title = f"{title} (torus not computed)"
+
+    ax.set_xticks(positions, [f"PNS{k + 1}" for k in range(d)],
+                  rotation=0 if d <= 12 else 90)
+    ax.set_ylim(0.0, 100.0)
+    # One component: room on the right for the legend beside the (100 %) bars.
+    ax.set_xlim(-0.6, d - 0.4 if d > 1 else 1.8)
+    ax.set_ylabel("explained variance (%)")
+    ax.set_xlabel("component")
+    ax.grid(False, axis="x")
+    # Upper right: the ratios decrease with the component, so the right end is low.
+    ax.legend(handles, names, loc="upper right", fontsize=8, framealpha=0.9)
+    ax.set_title(title, loc="left")
+    return ax
+
+
+def _label_bars(ax: Axes, bars, values: np.ndarray, label_kw: dict) -> None:
+    """Write each value on its bar: above it, or inside (centred, white) for tall bars."""
+    tall = values > _INSIDE_ABOVE
+    ax.bar_label(bars, labels=[f"{v:.1f}" if not t else "" for v, t in zip(values, tall,
+                                                                          strict=True)],
+                 **label_kw)
+    ax.bar_label(bars, labels=[f"{v:.1f}" if t else "" for v, t in zip(values, tall,
+                                                                      strict=True)],
+                 label_type="center", color="white", **{**label_kw, "padding": 0})
