@@ -229,7 +229,10 @@ def test_gui_thread_keeps_responding_during_a_fit(qtbot, window):
     gaps = np.diff(during)
     print(f"GUI ticks during the n=5100 fit: {len(during)}, longest gap {gaps.max() * 1e3:.0f} ms")
     assert len(during) > 20
-    assert gaps.max() < 0.25  # the benchmark reports the exact figure; this catches freezes
+    # benchmarks/bench_gui.py reports the exact figure against the 100 ms target; on a
+    # loaded two-core CI machine the OS scheduler alone can delay the GUI thread, so this
+    # bound only catches real freezes (a fit holding the GIL).
+    assert gaps.max() < 0.5
 
 
 def test_worker_exception_shows_an_error_dialog(qtbot, window, monkeypatch):

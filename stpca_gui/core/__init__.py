@@ -1,5 +1,6 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
+from .baselines import BASELINES, BaselineResult, run_baselines
 from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
 from .pns import PrincipalNestedSpheres
@@ -19,7 +20,9 @@ from .torus import (
 )
 
 __all__ = [
+    "BASELINES",
     "DEMO_NAMES",
+    "BaselineResult",
     "DemoDataset",
     "FitCancelled",
     "PrincipalCurve",
@@ -35,6 +38,7 @@ __all__ = [
     "lagged_embedding",
     "list_demos",
     "make_demo",
+    "run_baselines",
     "torus_cdist",
     "torus_distance",
     "torus_pdist",

@@ -477,11 +477,14 @@ class SphericalMDS:
         # initial value and the real stopping rule (relative decrease) lives in the callback.
         scale = initial
         evaluations = 0
+        last: dict[str, object] = {}
 
         def fun(flat: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
             nonlocal evaluations
             evaluations += 1
-            value, grad, _, _ = objective.value_and_gradient(flat.reshape(shape), fixed_radius)
+            value, grad, _, parts = objective.value_and_gradient(flat.reshape(shape),
+                                                                 fixed_radius)
+            last["x"], last["parts"] = flat.copy(), parts
             return value / scale, grad.ravel() / scale
 
         history: list[float] = []
@@ -508,7 +511,12 @@ class SphericalMDS:
                      "maxfun": 20 * int(self.max_iter)},
         )
         units = normalize_rows(result.x.reshape(shape), np.random.default_rng(0))
-        parts = objective.parts(units, gradient=False)
+        # L-BFGS-B's last evaluation is normally at the returned point: reuse it rather
+        # than paying one more pass over all pairs (which also delays a cancel).
+        if "x" in last and np.array_equal(last["x"], result.x):
+            parts = last["parts"]
+        else:
+            parts = objective.parts(units, gradient=False)
         radius = parts.optimal_radius() if fixed_radius is None else fixed_radius
         stress = objective.pair_scale * parts.pair_stress_sum(radius)
         exact = stress <= _EXACT_STRESS_REL * objective.pair_scale * parts.sum_dd
