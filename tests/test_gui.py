@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
 
@@ -350,3 +351,38 @@ def test_screenshot_command(tmp_path, gui_dir):
     width, height = Image.open(out).size
     assert (width, height) == (1400, 900)
     assert_has_content(out, min_fraction=0.3, min_colors=200)
+
+
+def test_import_dialog_filters_rows_and_builds_a_lagged_series(qtbot, tmp_path):
+    from stpca_gui.gui.import_dialog import ImportDialog
+
+    rng = np.random.default_rng(0)
+    lines = ["cycle,theta,phi"]
+    for cycle in (22, 23, 24):
+        for value in rng.uniform(0, 2 * np.pi, 40):
+            lines.append(f"{cycle},{value:.5f},0.1")
+    path = tmp_path / "births.csv"
+    path.write_text("\n".join(lines) + "\n")
+    dialog = ImportDialog(path)
+    qtbot.addWidget(dialog)
+    for k in range(dialog.columns.count()):
+        item = dialog.columns.item(k)
+        item.setCheckState(Qt.CheckState.Checked if item.text() == "theta"
+                           else Qt.CheckState.Unchecked)
+    dialog.filter_column.setCurrentText("cycle")
+    dialog.filter_value.setText("23")
+    dialog.lagged.setChecked(True)
+    dialog.lags.setValue(3)
+    dialog._try_accept()
+    dataset = dialog.dataset()
+    assert dataset is not None, dialog.error.text()
+    assert dataset.angles.shape == (38, 3)
+    assert dataset.row_ids[0] == 42  # the first cycle-23 line of the file
+
+
+def test_lagged_embedding_action_refits(qtbot, window):
+    fit_demo(qtbot, window, "clusters-t2")
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        window.apply_lagged_embedding(0, 3)
+    assert window.state.dataset.n_angles == 3
+    assert window.state.result.scores.shape == (298, 3)

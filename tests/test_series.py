@@ -39,3 +39,43 @@ def test_sunspots_cycle_23_lag_3():
     lagged = lagged_embedding(theta, 3)
     assert lagged.shape == (5371, 3)
     assert lagged.min() >= -np.pi and lagged.max() < np.pi
+
+
+def test_sunspots_through_the_table_reader_and_dataset():
+    if not SUNSPOTS.exists():
+        pytest.skip(f"sunspots data not found at {SUNSPOTS} (../shared is not next to the repo)")
+    from stpca_gui.io import read_angle_table
+    from stpca_gui.model import Dataset
+
+    table = read_angle_table(SUNSPOTS, ["theta"], row_filter=("cycle", "23"))
+    assert table.angles.shape == (5373, 1)
+    lagged = Dataset.from_table(table).lagged(0, 3)
+    assert lagged.angles.shape == (5371, 3)
+    assert lagged.column_names == ("theta[t]", "theta[t+1]", "theta[t+2]")
+    np.testing.assert_allclose(lagged.angles[1:, 0], lagged.angles[:-1, 1])
+    # Row ids point at the file line of each window's first birth.
+    assert lagged.row_ids[0] == table.line_numbers[0]
+
+
+def test_row_filter_compares_numbers_and_text(tmp_path):
+    from stpca_gui.io import TableError, read_angle_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("cycle,kind,theta\n22,a,0.1\n23,b,0.2\n23.0,a,0.3\n23,a,0.4\n24,a,0.5\n")
+    table = read_angle_table(path, ["theta"], row_filter=("cycle", "23"))
+    np.testing.assert_allclose(table.angles[:, 0], [0.2, 0.3, 0.4])
+    np.testing.assert_array_equal(table.line_numbers, [3, 4, 5])
+    assert read_angle_table(path, ["theta"], row_filter=("kind", "a")).angles.shape == (4, 1)
+    with pytest.raises(TableError, match="with cycle = 99"):
+        read_angle_table(path, ["theta"], row_filter=("cycle", "99"))
+
+
+def test_dataset_lagged_validation():
+    from stpca_gui.model import Dataset
+
+    dataset = Dataset.from_demo("clusters-t2")
+    with pytest.raises(ValueError, match="column"):
+        dataset.lagged(5, 3)
+    with pytest.raises(ValueError, match="lags"):
+        dataset.lagged(0, 0)
+    assert dataset.lagged(1, 4).angles.shape == (297, 4)

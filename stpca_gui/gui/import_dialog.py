@@ -8,15 +8,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QRadioButton,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -96,6 +99,27 @@ class ImportDialog(QDialog):
         form.addRow("", self.unit_note)
         form.addRow("Range", QLabel(
             f"{self.preview.range_reason}; every range is wrapped to [−π, π) for the analysis"))
+        filter_row = QHBoxLayout()
+        self.filter_column = QComboBox()
+        self.filter_column.addItem(_NO_LABEL)
+        self.filter_column.addItems(names)
+        self.filter_value = QLineEdit()
+        self.filter_value.setPlaceholderText("value, e.g. 23")
+        filter_row.addWidget(self.filter_column)
+        filter_row.addWidget(QLabel("="))
+        filter_row.addWidget(self.filter_value)
+        form.addRow("Keep rows where", filter_row)
+        lag_row = QHBoxLayout()
+        self.lagged = QCheckBox("lagged embedding of the single angle column, k =")
+        self.lags = QSpinBox()
+        self.lags.setRange(1, 50)
+        self.lags.setValue(3)
+        self.lagged.setToolTip("Θ_i = (θ_i, θ_{i+1}, …, θ_{i+k−1}) from one angle series in "
+                               "file order (time order), as the paper does with sunspots")
+        lag_row.addWidget(self.lagged)
+        lag_row.addWidget(self.lags)
+        lag_row.addStretch(1)
+        form.addRow("Series", lag_row)
         layout.addLayout(form)
         self.error = QLabel("")
         self.error.setStyleSheet("color: #D55E00;")
@@ -124,13 +148,27 @@ class ImportDialog(QDialog):
         if label in columns:
             self.error.setText(f"{label!r} cannot be both an angle and the label column.")
             return
+        row_filter = None
+        if self.filter_column.currentText() != _NO_LABEL:
+            if not self.filter_value.text().strip():
+                self.error.setText("Give the value to keep, or set the filter column to "
+                                   f"{_NO_LABEL}.")
+                return
+            row_filter = (self.filter_column.currentText(), self.filter_value.text())
+        if self.lagged.isChecked() and len(columns) != 1:
+            self.error.setText("A lagged embedding is built from exactly one angle column.")
+            return
         try:
             table = read_angle_table(self.path, columns, degrees=self.degrees.isChecked(),
-                                     label_column=label, drop_invalid=True)
+                                     label_column=label, drop_invalid=True,
+                                     row_filter=row_filter)
+            dataset = Dataset.from_table(table, degrees=self.degrees.isChecked())
+            if self.lagged.isChecked():
+                dataset = dataset.lagged(0, self.lags.value())
         except ValueError as exc:
             self.error.setText(str(exc))
             return
-        self._dataset = Dataset.from_table(table, degrees=self.degrees.isChecked())
+        self._dataset = dataset
         self.accept()
 
     def dataset(self) -> Dataset | None:

@@ -137,6 +137,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
                                     triggered=self.close))
 
+        data_menu = bar.addMenu("D&ata")
+        data_menu.addAction(QAction("&Lagged embedding…", self,
+                                    triggered=self.lagged_embedding_dialog))
         demo_menu = bar.addMenu("&Demos")
         for name, description in list_demos():
             demo_menu.addAction(QAction(f"{name} — {description}", self,
@@ -241,6 +244,31 @@ class MainWindow(QMainWindow):
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
         return True
+
+    def lagged_embedding_dialog(self) -> None:
+        dataset = self.state.dataset
+        if dataset is None:
+            self._info("No data", "Open a table of angles first.")
+            return
+        column = 0
+        if dataset.n_angles > 1:
+            name, ok = QInputDialog.getItem(self, "Lagged embedding", "Angle series:",
+                                            list(dataset.column_names), 0, False)
+            if not ok:
+                return
+            column = dataset.column_names.index(name)
+        lags, ok = QInputDialog.getInt(self, "Lagged embedding", "Lags k (torus T^k):", 3, 1, 50)
+        if ok:
+            self.apply_lagged_embedding(column, lags)
+
+    def apply_lagged_embedding(self, column: int, lags: int) -> None:
+        """Replace the data by the lag-k embedding of one of its columns, and fit it."""
+        try:
+            lagged = self.state.dataset.lagged(column, lags)
+        except ValueError as exc:
+            self._error("Cannot build the lagged embedding", str(exc))
+            return
+        self.set_dataset(lagged)
 
     def _refresh_recent_menu(self) -> None:
         self.recent_menu.clear()

@@ -102,6 +102,12 @@ def _most_common_delimiter(lines: list[str]) -> str | None:
     return best
 
 
+def _same_value(cell: str, wanted: str) -> bool:
+    if _is_number(cell) and _is_number(wanted):
+        return float(cell) == float(wanted)
+    return cell == wanted
+
+
 def _is_number(text: str) -> bool:
     """A finite decimal number (not "nan", "inf" or "1_000", which float() accepts)."""
     if "_" in text:
@@ -119,6 +125,7 @@ def read_angle_table(
     degrees: bool = False,
     label_column: str | None = None,
     drop_invalid: bool = False,
+    row_filter: tuple[str, str] | None = None,
 ) -> AngleTable:
     """Read angle columns from a delimited text file.
 
@@ -135,6 +142,9 @@ def read_angle_table(
     drop_invalid : bool
         Skip rows with missing or non-numeric angles (listed in ``dropped``) instead of
         raising.
+    row_filter : (column, value), optional
+        Keep only the rows whose ``column`` equals ``value`` (compared as numbers when both
+        are numeric, so "23" matches "23.0", else as text), e.g. ("cycle", "23").
 
     Raises
     ------
@@ -175,6 +185,8 @@ def read_angle_table(
         return index[name]
 
     label_idx = column_index(label_column) if label_column else None
+    filter_idx = column_index(row_filter[0]) if row_filter else None
+    wanted_value = row_filter[1].strip() if row_filter else ""
     wanted = columns if columns else [h for h in header if h != label_column]
     angle_idx = [column_index(name) for name in wanted]
 
@@ -184,6 +196,10 @@ def read_angle_table(
     dropped: list[tuple[int, str]] = []
     for line_no, line in body:
         cells = _split(line, delimiter or "")
+        if filter_idx is not None:
+            cell = cells[filter_idx] if filter_idx < len(cells) else ""
+            if not _same_value(cell, wanted_value):
+                continue
         problem = None
         values: list[float] = []
         for name, k in zip(wanted, angle_idx, strict=True):
@@ -207,7 +223,8 @@ def read_angle_table(
         if label_idx is not None:
             labels.append(cells[label_idx] if label_idx < len(cells) else "")
     if len(rows) < 3:
-        raise TableError(f"{file}: {len(rows)} usable row(s); at least 3 are needed")
+        where = (f" with {row_filter[0]} = {row_filter[1]}" if row_filter else "")
+        raise TableError(f"{file}: {len(rows)} usable row(s){where}; at least 3 are needed")
     raw = np.asarray(rows, dtype=np.float64)
     suspected = not degrees and bool(np.any(np.abs(raw) > DEGREE_HINT_THRESHOLD))
     angles = wrap_angles(np.deg2rad(raw) if degrees else raw)

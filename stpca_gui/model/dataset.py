@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.demos import make_demo
+from ..core.series import lagged_embedding
 from ..core.torus import wrap_angles
 from ..io.tables import AngleTable
 
@@ -141,6 +142,40 @@ class Dataset:
             row_ids=table.line_numbers,
             dropped=tuple(table.dropped),
             unit_note=note,
+        )
+
+    def lagged(self, column: int, n_lags: int) -> Dataset:
+        """The delay embedding Θ_i = (θ_i, …, θ_{i+k-1}) ∈ T^k of one angle column.
+
+        The rows are taken in their current order, which must be time order (e.g. the
+        sunspots births of one cycle, as in the paper). Row identifiers and labels follow
+        the first row of each window.
+
+        Raises
+        ------
+        ValueError
+            For a column index out of range, k < 1 or fewer than k + 2 rows.
+        """
+        if not 0 <= int(column) < self.n_angles:
+            raise ValueError(f"column must be in 0..{self.n_angles - 1}, got {column}")
+        k = int(n_lags)
+        if k < 1 or k != n_lags:
+            raise ValueError(f"the number of lags must be a positive integer, got {n_lags!r}")
+        if self.n_samples < k + 2:
+            raise ValueError(f"{self.n_samples} rows are too few for {k} lags")
+        name = self.column_names[column]
+        angles = lagged_embedding(self.angles[:, column], k)
+        m = angles.shape[0]
+        return Dataset(
+            angles=angles,
+            column_names=tuple(f"{name}[t+{j}]" if j else f"{name}[t]" for j in range(k)),
+            labels=None if self.labels is None else self.labels[:m],
+            source=self.source,
+            description=f"lag-{k} embedding of {name}: {m} points on T^{k} "
+                        f"({self.description})",
+            row_ids=None if self.row_ids is None else self.row_ids[:m],
+            dropped=self.dropped,
+            unit_note=self.unit_note,
         )
 
     # ---------------------------------------------------------------- queries
