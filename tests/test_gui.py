@@ -386,3 +386,31 @@ def test_lagged_embedding_action_refits(qtbot, window):
         window.apply_lagged_embedding(0, 3)
     assert window.state.dataset.n_angles == 3
     assert window.state.result.scores.shape == (298, 3)
+
+
+def test_compare_methods_table_and_linked_scatters(qtbot, window, gui_dir):
+    fit_demo(qtbot, window, "clusters-t2")
+    dialog = window.compare_methods()
+    qtbot.addWidget(dialog)
+    names = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
+    assert names == ["ST-PCA", "Euclidean PCA", "aPCA", "dPCA", "complex dPCA", "dPCA+"]
+    st_pca = float(dialog.table.item(0, 1).text())
+    assert st_pca == pytest.approx(100 * window.state.result.sphere_ratio[0], abs=0.01)
+    window.histogram_view.select_range(-0.5, 0.5)
+    count = int(window.state.selection.mask().sum())
+    for scatter in dialog.scatters:
+        assert len(scatter.overlay.get_offsets()) == count
+    dialog.export(gui_dir / "compare-methods-clusters-t2.png", dpi=80)
+    assert_has_content(gui_dir / "compare-methods-clusters-t2.png")
+    dialog.close()
+
+
+def test_compare_methods_rectangle_selects(qtbot, window):
+    fit_demo(qtbot, window, "clusters-t2")
+    dialog = window.compare_methods()
+    qtbot.addWidget(dialog)
+    euclidean = dialog.scatters[1]
+    points = euclidean.positions
+    dialog.select_rectangle(euclidean, 0.0, -10.0, 10.0, 10.0)
+    assert np.array_equal(window.state.selection.mask(), points[:, 0] >= 0.0)
+    dialog.close()

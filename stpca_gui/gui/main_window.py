@@ -25,6 +25,7 @@ from .. import __version__
 from ..core import DEMO_NAMES, ProgressEvent, list_demos
 from ..io import TableError, atomic_write_text, write_results
 from ..model import AnalysisResult, AppState, Dataset, RecentFiles
+from .compare_dialog import CompareMethodsDialog
 from .import_dialog import ImportDialog
 from .panels import ParametersPanel, SummaryPanel
 from .views.base import ViewFrame
@@ -151,6 +152,8 @@ class MainWindow(QMainWindow):
                                      enabled=False)
         analysis.addAction(self.fit_action)
         analysis.addAction(self.cancel_action)
+        analysis.addSeparator()
+        analysis.addAction(QAction("Compare &methods…", self, triggered=self.compare_methods))
 
         selection = bar.addMenu("&Selection")
         selection.addAction(QAction("&Undo", self, shortcut=QKeySequence.StandardKey.Undo,
@@ -357,6 +360,16 @@ class MainWindow(QMainWindow):
     def _on_cancelled(self) -> None:
         self.stage_label.setText("Fit cancelled")
         self.fit_ended.emit("cancelled")
+
+    def compare_methods(self) -> CompareMethodsDialog | None:
+        """Open the method comparison for the current result (non-modal)."""
+        if self.state.result is None:
+            self._info("Nothing to compare", "Fit the data first.")
+            return None
+        dialog = CompareMethodsDialog(self.state, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # ------------------------------------------------------------------ selection
     def _set_group(self, group: int) -> None:

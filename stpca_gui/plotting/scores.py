@@ -100,6 +100,7 @@ class ScoresScatter:
         selected: ArrayLike | None = None,
         title: str | None = None,
         period: float | None = None,
+        axis_names: tuple[str, str] | None = None,
     ) -> None:
         """Draw PNS_(i+1) against PNS_(j+1).
 
@@ -118,6 +119,9 @@ class ScoresScatter:
         period : float, optional
             Period of PNS1 (``2π·circle_radius_``): when the x axis is PNS1 it then spans
             exactly one period, [−period/2, period/2].
+        axis_names : (str, str), optional
+            Axis labels for scores of another method (e.g. ``("PC1", "PC2")``); the
+            principal-circle line, which only PNS scores have, is then not drawn.
         """
         values = np.asarray(scores, dtype=np.float64)
         if values.ndim == 1:
@@ -145,7 +149,7 @@ class ScoresScatter:
         ax = fresh_axes(self.figure)
         self._ax = ax
         self._circle_line = None
-        if self._one_d or (i, j) == (0, 1):
+        if axis_names is None and (self._one_d or (i, j) == (0, 1)):
             self.draw_principal_circle_axis()
         self._points = ax.scatter(x, y, s=self._size, c=rgba, linewidths=0, zorder=2)
         self._overlay = ax.scatter(
@@ -157,7 +161,7 @@ class ScoresScatter:
             self._points.set_rasterized(True)
             self._overlay.set_rasterized(True)
 
-        ax.set_xlabel(pns_label(i))
+        ax.set_xlabel(pns_label(i) if axis_names is None else axis_names[0])
         if self._one_d:
             ax.set_ylabel("")
             ax.set_ylim(-1.0, 1.0)
@@ -165,7 +169,7 @@ class ScoresScatter:
             ax.spines["left"].set_visible(False)
             ax.grid(False, axis="y")
         else:
-            ax.set_ylabel(pns_label(j))
+            ax.set_ylabel(pns_label(j) if axis_names is None else axis_names[1])
         if period is not None and i == 0:
             half = 0.5 * float(period)
             ax.set_xlim(-half, half)

@@ -1,0 +1,155 @@
+"""Analysis → Compare methods: ST-PCA next to the classical PCA variants for angles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core import BaselineResult, run_baselines
+from ..model import AppState
+from ..plotting.scores import ScoresScatter
+from .views.base import current_colors
+from .views.mpl_views import save_figure_atomically, selection_mode_from_keyboard
+
+#: Components shown in the table.
+TABLE_COMPONENTS = 3
+
+
+def method_rows(state: AppState) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """(name, scores, explained variance ratio) for ST-PCA and every baseline."""
+    result = state.result
+    rows = [("ST-PCA", result.scores, result.sphere_ratio)]
+    baselines: dict[str, BaselineResult] = run_baselines(state.dataset.angles)
+    rows.extend((name, b.scores, b.explained_variance_ratio) for name, b in baselines.items())
+    return rows
+
+
+class CompareMethodsDialog(QDialog):
+    """A table of % variance per component and each method's PC1–PC2 scatter.
+
+    The scatters share the app's selection: they show it, and a right-drag rectangle in any
+    of them selects (Shift add, Ctrl subtract, Alt intersect).
+    """
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.setWindowTitle("Compare methods")
+        self.resize(1100, 760)
+        self.rows = method_rows(state)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(
+            f"{state.dataset.description} — % of variance explained per component. ST-PCA: "
+            "PNS on the sphere; the others: PCA variants on the angles (dPCA on sin/cos, "
+            "complex dPCA on e^{iθ})."))
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.table = QTableWidget(len(self.rows), 1 + TABLE_COMPONENTS)
+        self.table.setHorizontalHeaderLabels(
+            ["method", *[f"PC{k + 1} %" for k in range(TABLE_COMPONENTS)]])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        for r, (name, _, ratio) in enumerate(self.rows):
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            for k in range(TABLE_COMPONENTS):
+                text = f"{100 * ratio[k]:.2f}" if k < len(ratio) else "—"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, 1 + k, item)
+        splitter.addWidget(self.table)
+        self.figure = Figure(figsize=(10, 6), layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        splitter.addWidget(self.canvas)
+        splitter.setSizes([200, 560])
+        layout.addWidget(splitter)
+        columns = 3
+        rows = int(np.ceil(len(self.rows) / columns))
+        panels = self.figure.subfigures(rows, columns).ravel()
+        self.scatters: list[ScoresScatter] = []
+        colors, selected = current_colors(state)
+        for panel, (name, scores, ratio) in zip(panels, self.rows, strict=False):
+            scatter = ScoresScatter(panel)
+            names = ("PNS1", "PNS2") if name == "ST-PCA" else ("PC1", "PC2")
+            scatter.draw(scores[:, :2], 0, 1, colors=colors, selected=selected,
+                         title=f"{name} ({100 * ratio[0]:.1f} % on PC1)",
+                         axis_names=names)
+            self.scatters.append(scatter)
+        # matplotlib's RectangleSelector does not work on sub-figures, so the right-drag
+        # rectangle is tracked from the raw mouse events.
+        self._press: tuple[ScoresScatter, float, float] | None = None
+        self._band: Rectangle | None = None
+        self.canvas.mpl_connect("button_press_event", self._on_press)
+        self.canvas.mpl_connect("motion_notify_event", self._on_motion)
+        self.canvas.mpl_connect("button_release_event", self._on_release)
+        self.canvas.draw_idle()
+        state.selection.changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self.update_colors)
+
+    def _scatter_at(self, event) -> ScoresScatter | None:
+        return next((s for s in self.scatters if s.axes is event.inaxes), None)
+
+    def _on_press(self, event) -> None:
+        scatter = self._scatter_at(event)
+        if event.button != 3 or scatter is None or event.xdata is None:
+            return
+        self._press = (scatter, event.xdata, event.ydata)
+        self._band = Rectangle((event.xdata, event.ydata), 0, 0, fill=False,
+                               edgecolor="#0072B2", linewidth=1.0, linestyle="--")
+        scatter.axes.add_patch(self._band)
+
+    def _on_motion(self, event) -> None:
+        if self._press is None or self._band is None or event.inaxes is not self._press[0].axes:
+            return
+        _, x0, y0 = self._press
+        self._band.set_bounds(min(x0, event.xdata), min(y0, event.ydata),
+                              abs(event.xdata - x0), abs(event.ydata - y0))
+        self.canvas.draw_idle()
+
+    def _on_release(self, event) -> None:
+        if self._press is None:
+            return
+        scatter, x0, y0 = self._press
+        self._press = None
+        if self._band is not None:
+            self._band.remove()
+            self._band = None
+        if event.inaxes is scatter.axes and event.xdata is not None:
+            self.select_rectangle(scatter, x0, y0, event.xdata, event.ydata,
+                                  selection_mode_from_keyboard())
+        self.canvas.draw_idle()
+
+    def select_rectangle(self, scatter: ScoresScatter, x0: float, y0: float, x1: float,
+                         y1: float, mode: str = "replace") -> None:
+        """Select the samples inside a rectangle of one method's PC1–PC2 plane."""
+        mask = scatter.points_in_rectangle(x0, y0, x1, y1)
+        self.state.selection.apply(mask, mode, source="compare")
+
+    def update_colors(self, *_: object) -> None:
+        colors, selected = current_colors(self.state)
+        for scatter in self.scatters:
+            scatter.update_colors(colors, selected)
+        self.canvas.draw_idle()
+
+    def export(self, path: Path, dpi: int = 150) -> None:
+        save_figure_atomically(self.figure, path, dpi)
+
+    def done(self, result: int) -> None:
+        self.state.selection.changed.disconnect(self.update_colors)
+        self.state.color_mode_changed.disconnect(self.update_colors)
+        super().done(result)
