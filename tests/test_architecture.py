@@ -58,3 +58,14 @@ def test_the_checker_catches_a_forbidden_import(tmp_path):
     sample.write_text("import numpy\nfrom PySide6.QtCore import QObject\n"
                       "import matplotlib.pyplot\n")
     assert imported_roots(sample) >= {"PySide6", "matplotlib"}
+
+
+def test_warm_up_runs_every_kernel():
+    from stpca_gui.core import _prediction_kernel, _smds_kernel, _torus_kernel
+    from stpca_gui.core.warmup import warm_up
+
+    warm_up()
+    kernels = [_smds_kernel.pair_sums, _smds_kernel.pair_sums_serial,
+               _torus_kernel.fill_torus_cdist, _prediction_kernel.predict_torus,
+               _prediction_kernel.predict_torus_chain, _prediction_kernel.interpolate_sphere]
+    assert all(kernel.signatures for kernel in kernels)

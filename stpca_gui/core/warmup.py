@@ -1,0 +1,34 @@
+"""Load (or, after an install, compile) every compiled kernel once, on tiny inputs.
+
+numba compiles a kernel the first time it is called with given argument types and caches
+the machine code on disk; later processes only load it. Both hold the GIL, so a program
+with a user interface may want to pay that cost at a moment of its choosing rather than in
+the middle of the first fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _prediction_kernel, _smds_kernel
+from ._torus_kernel import fill_torus_cdist
+
+
+def warm_up() -> None:
+    """Call each compiled kernel once with inputs of the types a fit uses."""
+    rng = np.random.default_rng(0)
+    angles = rng.uniform(-np.pi, np.pi, (8, 3))
+    units = rng.standard_normal((8, 4))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    xt = np.ascontiguousarray(angles.T)
+    yt = np.ascontiguousarray(units.T)
+    chunks = _smds_kernel.balanced_chunks(8, 2)
+    for gradient in (True, False):
+        _smds_kernel.pair_sums(xt, yt, chunks, gradient)
+        _smds_kernel.pair_sums_serial(xt, yt, gradient)
+    fill_torus_cdist(angles, angles, np.empty((8, 8)))
+    starts = np.ascontiguousarray(angles[:2])
+    _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12, 2)
+    _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
+    _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5,
+                                          np.ascontiguousarray(units[:2]), 5, 1e-12)
