@@ -420,3 +420,21 @@ def test_compare_methods_rectangle_selects(qtbot, window):
     dialog.select_rectangle(euclidean, 0.0, -10.0, 10.0, 10.0)
     assert np.array_equal(window.state.selection.mask(), points[:, 0] >= 0.0)
     dialog.close()
+
+
+def test_mode_clusters_colour_the_views_and_draw_antimodes(qtbot, window, gui_dir):
+    fit_demo(qtbot, window, "clusters-t3")
+    clusters = window.state.result.mode_clusters
+    assert len(clusters.modes) == 3
+    assert clusters.classification_rate == pytest.approx(1.0)
+    rows = dict(window.summary.rows())
+    assert rows["clusters vs labels"].startswith("100.0 %")
+    index = window.color_combo.findData("cluster")
+    window.color_combo.setCurrentIndex(index)
+    qtbot.wait(50)
+    hist_axes = window.histogram_view.histogram.axes
+    dashed = [line for line in hist_axes.get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 3
+    window.export_view("histogram", gui_dir / "histogram-mode-clusters.png", dpi=100)
+    window.export_window(gui_dir / "window-mode-clusters.png")
+    assert_has_content(gui_dir / "histogram-mode-clusters.png")

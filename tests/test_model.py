@@ -430,7 +430,7 @@ def test_app_state_colour_mode_and_view_options():
     state.set_color_mode("label")
     state.set_color_mode("pns1")
     assert modes.calls == [("pns1",)]
-    with pytest.raises(ValueError, match="label, pns1, selection"):
+    with pytest.raises(ValueError, match="label, pns1, cluster, selection"):
         state.set_color_mode("rainbow")
     assert state.effective_color_mode == "selection"  # no result yet
 

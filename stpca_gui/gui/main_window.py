@@ -33,7 +33,8 @@ from .views.mpl_views import HistogramView, ScoresView, VarianceView
 from .views.vtk_views import SphereView, TorusView
 from .worker import FitController
 
-COLOR_MODES = (("label", "label"), ("pns1", "PNS1 score"), ("selection", "selection"))
+COLOR_MODES = (("label", "label"), ("pns1", "PNS1 score"), ("cluster", "PNS1 mode cluster"),
+               ("selection", "selection"))
 STAGE_NAMES = {"smds": "Spherical MDS", "pns": "Principal nested spheres",
                "curve": "Principal curve", "torus-variance": "Torus variance", "done": "Done"}
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"

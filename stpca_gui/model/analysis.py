@@ -12,11 +12,13 @@ import math
 import numbers
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..core.modes import ModeClustering, periodic_mode_clusters
 from ..core.progress import FitCancelled
 from ..core.stpca import PrincipalCurve, ProgressCallback, ProgressEvent, ScaledTorusPCA
 from .dataset import Dataset
@@ -186,6 +188,13 @@ class AnalysisResult:
         """Final SMDS stress."""
         return float(self.model.stress_)
 
+    @cached_property
+    def mode_clusters(self) -> ModeClustering:
+        """Periodic mode clustering of PNS1 (paper section 5), checked against the labels
+        when the data have them."""
+        labels = self.dataset.labels if self.dataset.has_labels else None
+        return periodic_mode_clusters(self.pns1, period=self.pns1_period, labels=labels)
+
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
         model = self.model
@@ -212,6 +221,12 @@ class AnalysisResult:
         for stage, seconds in model.timings_.items():
             rows.append((f"time: {_STAGE_NAMES.get(stage, stage)}", f"{seconds:.2f} s"))
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
+        clusters = self.mode_clusters
+        rows.append(("PNS1 mode clusters", f"{len(clusters.modes)} (bandwidth "
+                                           f"{clusters.bandwidth:.3g})"))
+        if clusters.classification_rate is not None:
+            rows.append(("clusters vs labels", f"{100 * clusters.classification_rate:.1f} % "
+                                               "correctly classified"))
         return rows
 
 
@@ -248,5 +263,7 @@ def run_analysis(
     start = time.perf_counter()
     estimator.fit(dataset.angles, callback=callback)
     wall_time = time.perf_counter() - start
-    return AnalysisResult(model=estimator, parameters=params, dataset=dataset,
-                          wall_time=wall_time)
+    result = AnalysisResult(model=estimator, parameters=params, dataset=dataset,
+                            wall_time=wall_time)
+    _ = result.mode_clusters  # computed here, in the caller's (worker) thread
+    return result

@@ -12,9 +12,9 @@ from .selection import SelectionModel
 
 __all__ = ["COLOR_MODES", "AppState", "ColorMode"]
 
-ColorMode = Literal["label", "pns1", "selection"]
-#: Values of :attr:`AppState.color_mode`.
-COLOR_MODES: tuple[str, ...] = ("label", "pns1", "selection")
+ColorMode = Literal["label", "pns1", "cluster", "selection"]
+#: Values of :attr:`AppState.color_mode` ("cluster": PNS1 mode clusters).
+COLOR_MODES: tuple[str, ...] = ("label", "pns1", "cluster", "selection")
 
 
 class AppState:
@@ -130,12 +130,12 @@ class AppState:
     def effective_color_mode(self) -> ColorMode:
         """The colour mode the views can honour now.
 
-        "label" needs labels and "pns1" needs a result; otherwise "selection" is used.
+        "label" needs labels, "pns1" and "cluster" need a result; otherwise "selection".
         """
         mode = self._color_mode
         if mode == "label" and (self._dataset is None or not self._dataset.has_labels):
             return "selection"
-        if mode == "pns1" and self._result is None:
+        if mode in ("pns1", "cluster") and self._result is None:
             return "selection"
         return mode
 

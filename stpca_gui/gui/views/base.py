@@ -25,13 +25,17 @@ def current_colors(
     n = 0 if dataset is None else dataset.n_samples
     result = state.result
     groups = state.selection.groups
+    mode = state.effective_color_mode
+    labels = None if dataset is None else dataset.labels
+    if mode == "cluster":
+        mode, labels = "label", result.mode_clusters.labels
     colors = point_colors(
-        state.effective_color_mode,
+        mode,
         n=n,
-        labels=None if dataset is None else dataset.labels,
+        labels=labels,
         pns1=None if result is None else result.pns1,
         pns1_period=2 * np.pi if result is None else result.pns1_period,
-        groups=groups if dim_unselected or state.effective_color_mode == "selection" else None,
+        groups=groups if dim_unselected or mode == "selection" else None,
     )
     return colors, state.selection.mask()
 

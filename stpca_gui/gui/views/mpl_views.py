@@ -184,8 +184,11 @@ class HistogramView(MplView):
             self._drawn = False
             return
         colors, selected = current_colors(self.state, dim_unselected=False)
+        clusters = result.mode_clusters
         self.histogram.draw(result.pns1, result.pns1_period, colors_by_group=colors,
-                            selected=selected, group_names=self._group_names())
+                            selected=selected, group_names=self._group_names(),
+                            bandwidth=clusters.bandwidth)
+        self.histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])
         self._span = SpanSelector(self.histogram.axes, self._on_span, "horizontal",
                                   useblit=True, minspan=1e-6,
                                   props={"alpha": 0.2, "facecolor": "#0072B2"})
@@ -195,7 +198,12 @@ class HistogramView(MplView):
     def _group_names(self) -> list[str] | None:
         """Label names in order of first appearance, when colouring by label."""
         dataset = self.state.dataset
-        if self.state.effective_color_mode != "label" or dataset is None or not dataset.has_labels:
+        mode = self.state.effective_color_mode
+        if mode == "cluster":
+            labels = self.state.result.mode_clusters.labels
+            _, first = np.unique(labels, return_index=True)
+            return [f"mode cluster {labels[i] + 1}" for i in np.sort(first)]
+        if mode != "label" or dataset is None or not dataset.has_labels:
             return None
         _, first = np.unique(dataset.labels, return_index=True)
         return [str(dataset.labels[i]) for i in np.sort(first)]
