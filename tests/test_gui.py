@@ -438,3 +438,18 @@ def test_mode_clusters_colour_the_views_and_draw_antimodes(qtbot, window, gui_di
     window.export_view("histogram", gui_dir / "histogram-mode-clusters.png", dpi=100)
     window.export_window(gui_dir / "window-mode-clusters.png")
     assert_has_content(gui_dir / "histogram-mode-clusters.png")
+
+
+def test_uniformity_dialog_runs_the_three_tests(qtbot, window):
+    fit_demo(qtbot, window, "clusters-t2")
+    dialog = window.uniformity_tests()
+    qtbot.addWidget(dialog)
+    results = dialog.run()  # PNS1 of three clusters: far from uniform
+    assert set(results) == {"Watson", "Gine_Fn", "PAD"}
+    assert all(test.p_value < 1e-3 for test in results.values())
+    assert dialog.table.rowCount() == 3
+    dialog.calibration.setCurrentIndex(1)
+    dialog.replicates.setValue(200)
+    results = dialog.run()
+    assert all(test.n_replicates == 200 for test in results.values())
+    dialog.close()

@@ -28,6 +28,7 @@ from ..model import AnalysisResult, AppState, Dataset, RecentFiles
 from .compare_dialog import CompareMethodsDialog
 from .import_dialog import ImportDialog
 from .panels import ParametersPanel, SummaryPanel
+from .uniformity_dialog import UniformityDialog
 from .views.base import ViewFrame
 from .views.mpl_views import HistogramView, ScoresView, VarianceView
 from .views.vtk_views import SphereView, TorusView
@@ -155,6 +156,7 @@ class MainWindow(QMainWindow):
         analysis.addAction(self.cancel_action)
         analysis.addSeparator()
         analysis.addAction(QAction("Compare &methods…", self, triggered=self.compare_methods))
+        analysis.addAction(QAction("&Uniformity tests…", self, triggered=self.uniformity_tests))
 
         selection = bar.addMenu("&Selection")
         selection.addAction(QAction("&Undo", self, shortcut=QKeySequence.StandardKey.Undo,
@@ -368,6 +370,16 @@ class MainWindow(QMainWindow):
             self._info("Nothing to compare", "Fit the data first.")
             return None
         dialog = CompareMethodsDialog(self.state, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def uniformity_tests(self) -> UniformityDialog | None:
+        """Open the uniformity tests for a score or an angle column (non-modal)."""
+        if self.state.dataset is None:
+            self._info("No data", "Open a table of angles or choose a demo first.")
+            return None
+        dialog = UniformityDialog(self.state, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
