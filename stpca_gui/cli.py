@@ -69,6 +69,17 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_model_options(demo)
 
     commands.add_parser("demos", help="list the built-in demo datasets")
+
+    repro = commands.add_parser(
+        "reproduce", help="run the paper's analyses and write a Markdown report",
+        description="Run the paper's simulations and sunspots analyses; write report.md "
+                    "with our numbers beside the paper's, and figures.")
+    repro.add_argument("--out", type=Path, default=Path("reproduction"),
+                       help="output folder (default: ./reproduction)")
+    repro.add_argument("--quick", action="store_true",
+                       help="one simulation seed and the sunspots subsample only")
+    repro.add_argument("--sunspots", type=Path, default=None,
+                       help="sunspots_births.csv (default: ../shared/data next to the source)")
     return parser
 
 
@@ -165,6 +176,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_fit(args)
         if args.command == "demo":
             return _run_demo(args)
+        if args.command == "reproduce":
+            from .reproduce import reproduce
+
+            path = reproduce(args.out, quick=args.quick, sunspots=args.sunspots)
+            print(f"wrote {path}")
+            return EXIT_OK
         return _run_list()
     except (TableError, ValueError, OSError) as exc:
         print(f"stpca: error: {exc}", file=sys.stderr)

@@ -150,3 +150,23 @@ def test_tables_with_ragged_rows_and_duplicate_headers(tmp_path):
     nan_header = tmp_path / "nan.csv"
     nan_header.write_text("nan,psi\n1,2\n3,4\n5,6\n")
     assert read_angle_table(nan_header).column_names == ("nan", "psi")
+
+
+def test_reproduce_quick_writes_a_report(tmp_path, capsys):
+    from pathlib import Path
+
+    sunspots = (Path(__file__).resolve().parents[1].parent / "shared" / "data"
+                / "sunspots_births.csv")
+    out = tmp_path / "repro"
+    assert main(["reproduce", "--quick", "--out", str(out), "--sunspots", str(sunspots)]) == 0
+    report = (out / "report.md").read_text()
+    assert "| clusters-t2 | lbfgs | 1.515 (1.47)" in report
+    assert "| clusters-t3 | paper |" in report
+    if not sunspots.exists():
+        assert "Skipped: the data file" in report
+        return
+    for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA"):
+        assert f"| {method} |" in report
+    assert "Uniformity tests" in report
+    assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "sunspots_pns1.png").stat().st_size > 10_000
