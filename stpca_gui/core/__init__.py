@@ -3,6 +3,7 @@
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
+from .modes import ModeClustering, periodic_mode_clusters
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import FitCancelled
@@ -18,6 +19,7 @@ from .torus import (
     torus_pdist,
     wrap_angles,
 )
+from .uniformity import UniformityTest, uniformity_tests
 
 __all__ = [
     "BASELINES",
@@ -25,12 +27,14 @@ __all__ = [
     "BaselineResult",
     "DemoDataset",
     "FitCancelled",
+    "ModeClustering",
     "PrincipalCurve",
     "PrincipalNestedSpheres",
     "ProgressEvent",
     "SMDSMatch",
     "ScaledTorusPCA",
     "SphericalMDS",
+    "UniformityTest",
     "circular_difference",
     "circular_frechet_mean",
     "classical_mds",
@@ -38,10 +42,12 @@ __all__ = [
     "lagged_embedding",
     "list_demos",
     "make_demo",
+    "periodic_mode_clusters",
     "run_baselines",
     "torus_cdist",
     "torus_distance",
     "torus_pdist",
+    "uniformity_tests",
     "wasserstein_radius",
     "wrap_angles",
 ]
