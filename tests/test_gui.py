@@ -236,10 +236,10 @@ def test_gui_thread_keeps_responding_during_a_fit(qtbot, window):
     gaps = np.diff(during)
     print(f"GUI ticks during the n=5100 fit: {len(during)}, longest gap {gaps.max() * 1e3:.0f} ms")
     assert len(during) > 20
-    # benchmarks/bench_gui.py reports the exact figure against the 100 ms target; on a
-    # loaded two-core CI machine the OS scheduler alone can delay the GUI thread, so this
-    # bound only catches real freezes (a fit holding the GIL).
-    assert gaps.max() < 0.5
+    # The target is 100 ms (benchmarks/bench_gui.py reports the figure); the margin is for
+    # the OS scheduler on a two-core CI machine whose cores the fit keeps busy. Before the
+    # views stopped pyvistaqt's 5 Hz re-render timer, gaps of 200–550 ms were measured here.
+    assert gaps.max() < 0.15
 
 
 def test_worker_exception_shows_an_error_dialog(qtbot, window, monkeypatch):

@@ -330,12 +330,16 @@ class MainWindow(QMainWindow):
         self.cancel_button.setVisible(busy)
         self.cancel_action.setEnabled(busy)
         if busy:
-            self.progress.setRange(0, 0)
+            self.progress.setRange(0, 100)
+            self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
         name = STAGE_NAMES.get(event.stage, event.stage)
         if event.stage == "smds":
-            self.progress.setRange(0, 0)  # no known end: busy indicator
+            # No known end; the text moves with every iteration. (An animated busy bar
+            # would repaint the window continuously.)
+            self.progress.setRange(0, 100)
+            self.progress.setValue(0)
             text = (f"{name}: iteration {event.iteration}, stress {event.stress:.5f}"
                     if event.iteration else f"{name}…")
         else:

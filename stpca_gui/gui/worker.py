@@ -10,8 +10,9 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from ..core import FitCancelled, ProgressEvent
 from ..model import AnalysisResult, Dataset, FitParameters, run_analysis
 
-#: Minimum seconds between two progress signals (the GUI needs no more than ~30 Hz).
-_PROGRESS_INTERVAL = 0.03
+#: Minimum seconds between two progress signals: enough for a live status line, and each
+#: update repaints part of the window.
+_PROGRESS_INTERVAL = 0.1
 
 
 class FitWorker(QObject):

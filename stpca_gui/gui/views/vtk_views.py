@@ -29,7 +29,9 @@ class VtkView(ViewFrame):
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
-        self.plotter = QtInteractor(self)
+        # No periodic re-render timer (pyvistaqt defaults to 5 Hz): every render repaints
+        # the OpenGL widget, which is costly with software GL; the scenes render on change.
+        self.plotter = QtInteractor(self, auto_update=False)
         self.plotter.set_background("white")
         self.set_content(self.plotter.interactor if hasattr(self.plotter, "interactor")
                          else self.plotter)
@@ -114,6 +116,7 @@ class TorusView(VtkView):
         dataset = self.state.dataset
         if dataset is None:
             self.plotter.clear()
+            self.plotter.render()
             self._drawn = False
             return
         result = self.state.result
@@ -154,6 +157,7 @@ class SphereView(VtkView):
         result = self.state.result
         if result is None:
             self.plotter.clear()
+            self.plotter.render()
             self.note.setText("")
             self._drawn = False
             return
