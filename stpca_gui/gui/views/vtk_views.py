@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+from pyvista.plotting.plotter import BasePlotter
 from pyvistaqt import QtInteractor
 
 from ...model import AppState
@@ -14,6 +15,27 @@ from ...plotting.export3d import save_plotter_image
 from ...plotting.sphere_scene import SphereScene, sphere_view_data
 from ...plotting.torus_scene import TorusScene
 from .base import ViewFrame, current_colors
+
+
+class ViewInteractor(QtInteractor):
+    """pyvistaqt's interactor, rendering once per change instead of twice.
+
+    ``QtInteractor.render()`` renders the scene and then schedules a repaint whose
+    ``paintGL`` renders it again; with software OpenGL that doubles the cost of every
+    selection. Here ``render()`` only schedules the repaint (which renders), and
+    :meth:`render_now` renders synchronously for screenshots and exports.
+    """
+
+    def render(self) -> None:
+        if getattr(self, "_closed", False):
+            return
+        self._rendered = True
+        self.update()
+
+    def render_now(self) -> None:
+        """Render immediately (before reading the image back)."""
+        if not getattr(self, "_closed", False):
+            BasePlotter.render(self)
 
 
 def numpy_to_qimage(rgb: np.ndarray) -> QImage:
@@ -31,7 +53,7 @@ class VtkView(ViewFrame):
         super().__init__(state, parent)
         # No periodic re-render timer (pyvistaqt defaults to 5 Hz): every render repaints
         # the OpenGL widget, which is costly with software GL; the scenes render on change.
-        self.plotter = QtInteractor(self, auto_update=False)
+        self.plotter = ViewInteractor(self, auto_update=False)
         self.plotter.set_background("white")
         self.set_content(self.plotter.interactor if hasattr(self.plotter, "interactor")
                          else self.plotter)
@@ -39,12 +61,13 @@ class VtkView(ViewFrame):
 
     def export(self, path: Path, dpi: int = 150) -> None:
         scale = max(1, round(dpi / 96))
+        self.plotter.render_now()
         save_plotter_image(self.plotter, path, scale=scale)
 
     def render_image(self) -> QImage | None:
         if not self._drawn:
             return None
-        self.plotter.render()
+        self.plotter.render_now()
         return numpy_to_qimage(self.plotter.screenshot(return_img=True))
 
     def has_content(self) -> bool:
