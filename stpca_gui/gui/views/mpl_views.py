@@ -59,6 +59,19 @@ class MplView(ViewFrame):
         self.canvas.setMinimumSize(200, 160)
         self.set_content(self.canvas)
         self._drawn = False
+        # Constrained layout costs about as much as rendering the figure. It is computed
+        # on the first draw after a new plot or a resize and then frozen, so selection
+        # updates only re-render.
+        self.canvas.mpl_connect("draw_event", lambda _event: self._freeze_layout())
+        self.canvas.mpl_connect("resize_event", lambda _event: self.thaw_layout())
+
+    def thaw_layout(self) -> None:
+        """Let the next draw recompute the layout (new content or a new size)."""
+        self.figure.set_layout_engine("constrained")
+
+    def _freeze_layout(self) -> None:
+        if self.figure.get_layout_engine() is not None:
+            self.figure.set_layout_engine("none")
 
     def export(self, path: Path, dpi: int = 150) -> None:
         save_figure_atomically(self.figure, path, dpi)
@@ -120,6 +133,7 @@ class ScoresView(MplView):
             self._fill_combos(d)
         i, j = self.x_combo.currentIndex(), self.y_combo.currentIndex()
         colors, selected = current_colors(self.state)
+        self.thaw_layout()
         self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
         self._attach_selectors()
         self.canvas.draw_idle()
@@ -185,6 +199,7 @@ class HistogramView(MplView):
             return
         colors, selected = current_colors(self.state, dim_unselected=False)
         clusters = result.mode_clusters
+        self.thaw_layout()
         self.histogram.draw(result.pns1, result.pns1_period, colors_by_group=colors,
                             selected=selected, group_names=self._group_names(),
                             bandwidth=clusters.bandwidth)
@@ -236,6 +251,7 @@ class VarianceView(MplView):
 
     def redraw(self, *_: object) -> None:
         self.figure.clear()
+        self.thaw_layout()
         result = self.state.result
         if result is not None:
             draw_variance(self.figure, result.sphere_ratio, result.torus_ratio)
