@@ -50,8 +50,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from ..core.warmup import warm_up
     from .main_window import MainWindow
 
+    # Load the compiled kernels now, before there is a window to freeze: loading holds the
+    # GIL, and during the first fit it showed as a ~0.2 s stall of the GUI thread.
+    warm_up()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("stpca-gui")
     app.setOrganizationName("stpca-gui")
