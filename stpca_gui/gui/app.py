@@ -48,18 +48,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["QT_QPA_PLATFORM"] = "xcb"
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtGui import QPixmap
+    from PySide6.QtWidgets import QApplication, QSplashScreen
 
     from ..core.warmup import warm_up
     from .main_window import MainWindow
 
-    # Load the compiled kernels now, before there is a window to freeze: loading holds the
-    # GIL, and during the first fit it showed as a ~0.2 s stall of the GUI thread.
-    warm_up()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("stpca-gui")
     app.setOrganizationName("stpca-gui")
+    # Load the compiled kernels before the main window exists: loading holds the GIL and
+    # showed as a ~0.2 s GUI stall during the first fit. The first run after installing
+    # compiles them instead (about a minute), so say what is happening meanwhile.
+    pixmap = QPixmap(460, 90)
+    pixmap.fill()
+    splash = QSplashScreen(pixmap)
+    splash.showMessage("stpca-gui: preparing the numerical kernels…\n(the first run after "
+                       "installing compiles them: about a minute)")
+    splash.show()
+    app.processEvents()
+    warm_up()
     window = MainWindow()
+    splash.finish(window)
     exit_code = {"value": 0}
 
     if args.screenshot is not None:
