@@ -616,6 +616,10 @@ def _single_test(
     random_state: RandomStateLike,
     calibration: Calibration,
 ) -> UniformityTest:
+    if calibration == "asymptotic":
+        statistic = _STATISTICS[name](angles)
+        return UniformityTest(name, statistic, asymptotic_sf(name, statistic), "asymptotic",
+                              None)
     return uniformity_tests(angles, n_replicates, random_state, calibration)[name]
 
 
@@ -638,9 +642,6 @@ def watson_test(
     -------
     UniformityTest
     """
-    if calibration == "asymptotic":
-        statistic = watson_statistic(angles)
-        return UniformityTest("Watson", statistic, watson_sf(statistic), "asymptotic", None)
     return _single_test("Watson", angles, n_replicates, random_state, calibration)
 
 
@@ -663,10 +664,6 @@ def gine_fn_test(
     -------
     UniformityTest
     """
-    if calibration == "asymptotic":
-        statistic = gine_fn_statistic(angles)
-        return UniformityTest("Gine_Fn", statistic, asymptotic_sf("Gine_Fn", statistic),
-                              "asymptotic", None)
     return _single_test("Gine_Fn", angles, n_replicates, random_state, calibration)
 
 
@@ -689,8 +686,7 @@ def pad_test(
     -------
     UniformityTest
     """
-    if calibration == "asymptotic":
-        statistic = pad_statistic(angles)
-        return UniformityTest("PAD", statistic, asymptotic_sf("PAD", statistic),
-                              "asymptotic", None)
     return _single_test("PAD", angles, n_replicates, random_state, calibration)
+
+
+_STATISTICS = {"Watson": watson_statistic, "Gine_Fn": gine_fn_statistic, "PAD": pad_statistic}
