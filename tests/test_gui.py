@@ -453,3 +453,13 @@ def test_uniformity_dialog_runs_the_three_tests(qtbot, window):
     results = dialog.run()
     assert all(test.n_replicates == 200 for test in results.values())
     dialog.close()
+
+
+def test_no_display_is_a_message_not_a_crash():
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    completed = subprocess.run([sys.executable, "-m", "stpca_gui.gui.app", "--demo",
+                                "clusters-t2"], env=env, capture_output=True, text=True,
+                               timeout=120)
+    assert completed.returncode == 1
+    assert "no X display" in completed.stderr and "Traceback" not in completed.stderr

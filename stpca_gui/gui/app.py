@@ -46,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):
         # pyvistaqt's OpenGL widget needs the X11 platform (Wayland sessions use XWayland).
         os.environ["QT_QPA_PLATFORM"] = "xcb"
+    if os.environ.get("QT_QPA_PLATFORM") == "xcb" and not os.environ.get("DISPLAY"):
+        print("stpca-gui: no X display (DISPLAY is not set). Run it in a desktop session, or "
+              "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
+        return 1
 
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QPixmap
