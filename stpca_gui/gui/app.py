@@ -73,7 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.processEvents()
     warm_up()
     window = MainWindow()
-    splash.finish(window)
     exit_code = {"value": 0}
 
     if args.screenshot is not None:
@@ -104,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         window.resize(1500, 950)
     window.show()
+    # After show(): finish() waits (up to a second) for the window to be exposed.
+    splash.finish(window)
 
     if args.file is not None:
         if not window.open_path(args.file, interactive=args.screenshot is None):
