@@ -82,6 +82,7 @@ except ImportError:  # pragma: no cover - Windows
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CHILD_MARKER = "BENCH_GUI_CHILD_RESULT "
 LAUNCH_ENV = "STPCA_BENCH_GUI_LAUNCH_WALL"
+WORKDIR_ENV = "STPCA_BENCH_GUI_WORKDIR"
 CHILD_TIMEOUT_S = 1800.0
 FIRST_FRAME_TIMEOUT_S = 300.0
 FIT_TIMEOUT_S = 900.0
@@ -548,8 +549,9 @@ class GuiSession:
             start = time.perf_counter()
             warm_up()
             self.warm_up_s = time.perf_counter() - start
-        recent = Path(tempfile.mkdtemp(prefix="bench-gui-")) / "recent.json"
-        self.window = MainWindow(recent_path=recent)
+        # A private recent-files list, inside the parent's work folder (removed at the end).
+        folder = tempfile.mkdtemp(prefix="recent-", dir=os.environ.get(WORKDIR_ENV) or None)
+        self.window = MainWindow(recent_path=Path(folder) / "recent.json")
         self.window.resize(*WINDOW_SIZE)
         self.window.show()
         QTest.qWaitForWindowExposed(self.window, 10_000)
@@ -1408,6 +1410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     first: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     workdir = Path(tempfile.mkdtemp(prefix="bench-gui-"))
+    os.environ[WORKDIR_ENV] = str(workdir)  # inherited by the children
     model_path = workdir / "model-5000.pkl"
     fit_what = "full ST-PCA fit in the GUI, default parameters"
     synth_what = "synthetic: n = 5000 model, nearest fitted sample per point"
