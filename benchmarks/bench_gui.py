@@ -74,12 +74,15 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-try:  # POSIX only
-    import resource
-except ImportError:  # pragma: no cover - Windows
-    resource = None  # type: ignore[assignment]
+from _common import REPO_ROOT, current_rss_mb, make_logger, markdown_table, pass_fail, peak_rss_mb  # noqa: E402
+from _common import fmt as common_fmt  # noqa: E402
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+log = make_logger("bench_gui")
+
+
+def fmt(value: float | int | None, spec: str = ".1f") -> str:
+    """Table cell of a number (one decimal by default); ``None`` and NaN: an em dash."""
+    return common_fmt(value, spec)
 CHILD_MARKER = "BENCH_GUI_CHILD_RESULT "
 LAUNCH_ENV = "STPCA_BENCH_GUI_LAUNCH_WALL"
 WORKDIR_ENV = "STPCA_BENCH_GUI_WORKDIR"
@@ -99,51 +102,9 @@ LARGE_SEED = 4
 
 
 # ----------------------------------------------------------------------------- helpers
-def log(message: str) -> None:
-    """Progress message on stderr (stdout carries only the Markdown report)."""
-    print(f"[bench_gui] {message}", file=sys.stderr, flush=True)
-
-
-def fmt(value: float | int | None, spec: str = ".1f") -> str:
-    """Format a number for a table cell; ``None`` and NaN become an em dash."""
-    if value is None or (isinstance(value, float) and value != value):
-        return "—"
-    return format(value, spec)
-
-
 def ms(seconds: float | None, spec: str = ".1f") -> str:
     """Seconds as a millisecond table cell."""
     return "—" if seconds is None else fmt(1e3 * seconds, spec)
-
-
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return "\n".join(lines)
-
-
-def pass_fail(ok: bool | None) -> str:
-    if ok is None:
-        return "—"
-    return "PASS" if ok else "**FAIL**"
-
-
-def peak_rss_mb() -> float | None:
-    """Peak resident set size of this process so far (``ru_maxrss``), in MiB."""
-    if resource is None:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
-
-
-def current_rss_mb() -> float | None:
-    """Current resident set size from ``/proc/self/statm`` (Linux), in MiB."""
-    try:
-        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE") / (1024.0 * 1024.0)
 
 
 def load_average() -> str:

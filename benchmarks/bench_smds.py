@@ -46,18 +46,23 @@ from typing import Any
 import numba
 import numpy as np
 import scipy
+from _common import (
+    REPO_ROOT,
+    SUNSPOTS_PATH,
+    current_rss_mb,
+    fmt,
+    make_logger,
+    markdown_table,
+    pass_fail,
+    peak_rss_mb,
+    timed,
+)
 
 from stpca_gui.core import SphericalMDS, lagged_embedding, make_demo, wrap_angles
 from stpca_gui.core import smds as smds_module
 from stpca_gui.core.radius import wasserstein_radius
 
-try:  # POSIX only; the memory columns are left empty elsewhere.
-    import resource
-except ImportError:  # pragma: no cover - Windows
-    resource = None  # type: ignore[assignment]
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SUNSPOTS_PATH = REPO_ROOT.parent / "shared" / "data" / "sunspots_births.csv"
+log = make_logger("bench_smds")
 SUNSPOTS_CYCLE = 23
 SUNSPOTS_LAGS = 3
 SUNSPOTS_EXPECTED_ROWS = 5373
@@ -110,42 +115,6 @@ CHILD_TIMEOUT_S = 1800.0
 
 
 # ----------------------------------------------------------------------------- helpers
-def log(message: str) -> None:
-    """Progress message on stderr (stdout carries only the Markdown report)."""
-    print(f"[bench_smds] {message}", file=sys.stderr, flush=True)
-
-
-def peak_rss_mb() -> float | None:
-    """Peak resident set size of this process so far (``ru_maxrss``), in MiB."""
-    if resource is None:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports KiB, macOS bytes.
-    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
-
-
-def current_rss_mb() -> float | None:
-    """Current resident set size from ``/proc/self/statm`` (Linux), in MiB."""
-    try:
-        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE") / (1024.0 * 1024.0)
-
-
-def timed(func: Callable[[], Any]) -> tuple[float, Any]:
-    """Wall time of one call with the garbage collector paused, and its result."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        result = func()
-        elapsed = time.perf_counter() - start
-    finally:
-        gc.enable()
-    return elapsed, result
-
-
 def kernel_cache_stats() -> dict[str, dict[str, int]]:
     """Numba on-disk cache hits and misses of the two pair-kernel entry points."""
     stats: dict[str, dict[str, int]] = {}
@@ -174,27 +143,6 @@ def numba_cache_totals(package: str = "stpca_gui") -> dict[str, int]:
     hits = sum(sum(d.stats.cache_hits.values()) for d in dispatchers.values())
     misses = sum(sum(d.stats.cache_misses.values()) for d in dispatchers.values())
     return {"functions": len(dispatchers), "hits": int(hits), "misses": int(misses)}
-
-
-def fmt(value: float | int | None, spec: str = ".3f") -> str:
-    """Format a number for a table cell; ``None`` becomes an em dash."""
-    if value is None:
-        return "—"
-    return format(value, spec)
-
-
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return "\n".join(lines)
-
-
-def pass_fail(ok: bool | None) -> str:
-    """Table cell of a target check (``None``: no target)."""
-    if ok is None:
-        return "—"
-    return "PASS" if ok else "**FAIL**"
 
 
 def load_sunspots(path: Path) -> np.ndarray:

@@ -38,7 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,17 @@ from typing import Any
 import numba
 import numpy as np
 import scipy
+from _common import (
+    REPO_ROOT,
+    SUNSPOTS_PATH,
+    current_rss_mb,
+    fmt,
+    make_logger,
+    markdown_table,
+    pass_fail,
+    peak_rss_mb,
+    timed,
+)
 from numpy.typing import NDArray
 
 from stpca_gui.core import (
@@ -57,13 +68,7 @@ from stpca_gui.core import (
     wrap_angles,
 )
 
-try:  # POSIX only; the memory columns are left empty elsewhere.
-    import resource
-except ImportError:  # pragma: no cover - Windows
-    resource = None  # type: ignore[assignment]
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SUNSPOTS_PATH = REPO_ROOT.parent / "shared" / "data" / "sunspots_births.csv"
+log = make_logger("bench_stpca")
 SUNSPOTS_CYCLE = 23
 SUNSPOTS_LAGS = 3
 SUNSPOTS_EXPECTED_ROWS = 5373
@@ -107,66 +112,9 @@ CHILD_TIMEOUT_S = 3600.0
 
 
 # ----------------------------------------------------------------------------- helpers
-def log(message: str) -> None:
-    """Progress message on stderr (stdout carries only the Markdown report)."""
-    print(f"[bench_stpca] {message}", file=sys.stderr, flush=True)
-
-
-def fmt(value: float | int | None, spec: str = ".3f") -> str:
-    """Format a number for a table cell; ``None`` and NaN become an em dash."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "—"
-    return format(value, spec)
-
-
 def fmt_percent(values: Sequence[float], spec: str = ".1f") -> str:
     """Percentages of a ratio vector, joined by " / "."""
     return " / ".join(fmt(100.0 * v, spec) for v in values)
-
-
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A GitHub-flavoured Markdown table."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
-    return "\n".join(lines)
-
-
-def pass_fail(ok: bool | None) -> str:
-    """Table cell of a check (``None``: not applicable)."""
-    if ok is None:
-        return "—"
-    return "PASS" if ok else "**FAIL**"
-
-
-def peak_rss_mb() -> float | None:
-    """Peak resident set size of this process so far (``ru_maxrss``), in MiB."""
-    if resource is None:
-        return None
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports KiB, macOS bytes.
-    return peak / (1024.0 * 1024.0) if sys.platform == "darwin" else peak / 1024.0
-
-
-def current_rss_mb() -> float | None:
-    """Current resident set size from ``/proc/self/statm`` (Linux), in MiB."""
-    try:
-        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE") / (1024.0 * 1024.0)
-
-
-def timed(func: Callable[[], Any]) -> tuple[float, Any]:
-    """Wall time of one call with the garbage collector paused, and its result."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        result = func()
-        elapsed = time.perf_counter() - start
-    finally:
-        gc.enable()
-    return elapsed, result
 
 
 def load_average() -> str:

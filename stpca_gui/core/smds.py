@@ -249,6 +249,7 @@ class _RunResult:
     converged: bool
     cancelled: bool
     message: str
+    initial_stress: float
 
 
 class _ProgressRelay:
@@ -380,7 +381,7 @@ class SphericalMDS:
             iterations_so_far += run.n_iter
             if best is None or run.stress < best.stress:
                 best = run
-                self.initial_stress_ = objective.stress(start, fixed_radius)
+                self.initial_stress_ = run.initial_stress
             if run.cancelled:
                 cancelled = True
                 break
@@ -472,6 +473,7 @@ class SphericalMDS:
                 units=start, radius=start_radius, stress=initial, n_iter=0, n_evaluations=1,
                 converged=True, cancelled=False,
                 message="the start configuration is already an isometric embedding",
+                initial_stress=initial,
             )
         # L-BFGS-B's ftol is absolute for objectives below 1, so the stress is divided by its
         # initial value and the real stopping rule (relative decrease) lives in the callback.
@@ -538,6 +540,7 @@ class SphericalMDS:
             converged=bool(converged),
             cancelled=relay.cancelled,
             message=message,
+            initial_stress=initial,
         )
 
     def _run_paper(
@@ -562,13 +565,8 @@ class SphericalMDS:
             if key not in cache:
                 cache.clear()
                 free, r = split(params)
-                norms = np.linalg.norm(free, axis=1, keepdims=True)
-                units = free / norms
-                parts = objective.parts(units)
-                value = objective.pair_scale * parts.pair_stress_sum(r)
-                grad_y = objective.pair_scale * (r * r * parts.grad_tt - 2.0 * r * parts.grad_dt)
-                grad_y -= np.sum(grad_y * units, axis=1, keepdims=True) * units
-                grad = (grad_y / norms).ravel()
+                value, grad_z, _, parts = objective.value_and_gradient(free, r)
+                grad = grad_z.ravel()
                 if fixed_radius is None:
                     d_radius = objective.pair_scale * (2.0 * r * parts.sum_tt - 2.0 * parts.sum_dt)
                     grad = np.append(grad, d_radius)
@@ -597,6 +595,7 @@ class SphericalMDS:
             converged=bool(result.converged),
             cancelled=relay.cancelled,
             message=str(result.message),
+            initial_stress=objective.stress(start, fixed_radius),
         )
 
     # ------------------------------------------------------------ utilities

@@ -86,6 +86,7 @@ Imhof, J. P. (1961). Computing the distribution of quadratic forms in normal var
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -623,70 +624,36 @@ def _single_test(
     return uniformity_tests(angles, n_replicates, random_state, calibration)[name]
 
 
-def watson_test(
-    angles: ArrayLike,
-    n_replicates: int = 1000,
-    random_state: RandomStateLike = None,
-    calibration: Calibration = "asymptotic",
-) -> UniformityTest:
-    """Watson's U² test of circular uniformity (see :func:`uniformity_tests`).
+def _named_test(name: TestName, function_name: str, title: str) -> Callable[..., UniformityTest]:
+    """One public single-test function (they differ only in the statistic they run)."""
+
+    def test(
+        angles: ArrayLike,
+        n_replicates: int = 1000,
+        random_state: RandomStateLike = None,
+        calibration: Calibration = "asymptotic",
+    ) -> UniformityTest:
+        return _single_test(name, angles, n_replicates, random_state, calibration)
+
+    test.__name__ = test.__qualname__ = function_name
+    test.__doc__ = f"""{title} of circular uniformity (see :func:`uniformity_tests`).
 
     Parameters
     ----------
     angles : array_like, shape (n,)
     n_replicates : int, default 1000
     random_state : None, int, SeedSequence or Generator
-    calibration : {"asymptotic", "monte_carlo"}, default "asymptotic"
+    calibration : {{"asymptotic", "monte_carlo"}}, default "asymptotic"
 
     Returns
     -------
     UniformityTest
     """
-    return _single_test("Watson", angles, n_replicates, random_state, calibration)
+    return test
 
 
-def gine_fn_test(
-    angles: ArrayLike,
-    n_replicates: int = 1000,
-    random_state: RandomStateLike = None,
-    calibration: Calibration = "asymptotic",
-) -> UniformityTest:
-    """Giné's F_n test of circular uniformity (see :func:`uniformity_tests`).
-
-    Parameters
-    ----------
-    angles : array_like, shape (n,)
-    n_replicates : int, default 1000
-    random_state : None, int, SeedSequence or Generator
-    calibration : {"asymptotic", "monte_carlo"}, default "asymptotic"
-
-    Returns
-    -------
-    UniformityTest
-    """
-    return _single_test("Gine_Fn", angles, n_replicates, random_state, calibration)
-
-
-def pad_test(
-    angles: ArrayLike,
-    n_replicates: int = 1000,
-    random_state: RandomStateLike = None,
-    calibration: Calibration = "asymptotic",
-) -> UniformityTest:
-    """Projected Anderson–Darling test of circular uniformity (see :func:`uniformity_tests`).
-
-    Parameters
-    ----------
-    angles : array_like, shape (n,)
-    n_replicates : int, default 1000
-    random_state : None, int, SeedSequence or Generator
-    calibration : {"asymptotic", "monte_carlo"}, default "asymptotic"
-
-    Returns
-    -------
-    UniformityTest
-    """
-    return _single_test("PAD", angles, n_replicates, random_state, calibration)
-
+watson_test = _named_test("Watson", "watson_test", "Watson's U² test")
+gine_fn_test = _named_test("Gine_Fn", "gine_fn_test", "Giné's F_n test")
+pad_test = _named_test("PAD", "pad_test", "Projected Anderson–Darling test")
 
 _STATISTICS = {"Watson": watson_statistic, "Gine_Fn": gine_fn_statistic, "PAD": pad_statistic}
