@@ -224,7 +224,8 @@ class ScoreHistogram:
 
         ax.set_xlim(-half, half)
         top = max(float(np.max(total_height)), float(np.max(density)))
-        ax.set_ylim(0.0, 1.3 * top if top > 0 else 1.0)
+        # Head room above the tallest bar keeps the legend clear of the data.
+        ax.set_ylim(0.0, 1.6 * top if top > 0 else 1.0)
         ax.set_xlabel(label)
         ax.set_ylabel("density (1/rad)")
         if title:
@@ -246,8 +247,7 @@ class ScoreHistogram:
         legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
         legend_labels.append(self._selection_label(mask))
         # "best" keeps the legend off the modes; the headroom above leaves it a place.
-        # A fixed corner: "best" searches for a place at every redraw (~25 ms a selection).
-        legend = ax.legend(legend_handles, legend_labels, loc="upper left", fontsize=8,
+        legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
                            framealpha=0.85)
         self._selection_text = legend.get_texts()[-1]
 

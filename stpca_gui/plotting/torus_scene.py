@@ -592,7 +592,7 @@ class TorusScene(_SceneBase):
                            parallel=False, zoom=1.12)
         elif self.layout == "square":
             self._set_view((0, 0, 1), (0, 1, 0), (-m, m, -m, m, -0.1, 0.1),
-                           parallel=True, zoom=1.25)
+                           parallel=True, zoom=1.17)
         elif self.layout == "doughnut":
             r = DOUGHNUT_MAJOR_RADIUS + DOUGHNUT_MINOR_RADIUS
             self._set_view((0.0, -1.0, 1.15), (0, 0, 1), (-r, r, -r, r, -1, 1),
