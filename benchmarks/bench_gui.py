@@ -549,23 +549,31 @@ class GuiSession:
         for view in views3d:
             view.plotter.ren_win.AddObserver("EndEvent", count_render)
 
-    def flush_paint(self) -> bool:
-        """Process events until matplotlib's deferred draws ran and got painted.
+    def flush_paint(self, every_canvas: bool = False, renders: int = 0) -> bool:
+        """Process events until the views' pending updates ran and got painted.
 
-        Only the canvases with a pending ``draw_idle`` when called must receive a paint
-        event (a canvas with nothing to redraw is not waited for). Returns whether they did.
+        By default only the canvases with a pending ``draw_idle`` when called must receive a
+        paint event (a canvas with nothing to redraw is not waited for); with
+        ``every_canvas`` each canvas must be painted (a partial redraw blits and schedules
+        a paint without a ``draw_idle``), and at least ``renders`` VTK renders of the 3-D
+        views must have ended. Returns whether all of that happened (within 5 s).
         """
-        waiting = [k for k, c in enumerate(self.canvases) if getattr(c, "_draw_pending", False)]
+        if every_canvas:
+            waiting = list(range(len(self.canvases)))
+        else:
+            waiting = [k for k, c in enumerate(self.canvases)
+                       if getattr(c, "_draw_pending", False)]
         before = list(self.paints)
+        renders_before = self.renders[0]
 
         def done() -> bool:
             pending = any(getattr(c, "_draw_pending", False) for c in self.canvases)
-            return not pending and all(self.paints[k] > before[k] for k in waiting)
+            return (not pending and all(self.paints[k] > before[k] for k in waiting)
+                    and self.renders[0] - renders_before >= renders)
 
+        deadline = time.perf_counter() + 5.0
         self.app.processEvents()
-        for _ in range(20):
-            if done():
-                return True
+        while not done() and time.perf_counter() < deadline:
             self.app.processEvents()
         return done()
 
@@ -673,7 +681,7 @@ def measure_selections(session: GuiSession, count: int, seed: int) -> dict[str, 
         start = time.perf_counter()
         changed = state.selection.apply(mask, "replace", source="bench")
         applied = time.perf_counter()
-        painted = session.flush_paint()
+        painted = session.flush_paint(every_canvas=True, renders=2)
         end = time.perf_counter()
         renders.append(session.renders[0] - renders_before)
         if not changed:
@@ -753,7 +761,7 @@ def profile_selections(session: GuiSession, count: int, seed: int,
     profiler.enable()
     for mask in masks:
         state.selection.apply(mask, "replace", source="bench")
-        session.flush_paint()
+        session.flush_paint(every_canvas=True, renders=2)
     profiler.disable()
     wall = time.perf_counter() - start
     stats = pstats.Stats(profiler)

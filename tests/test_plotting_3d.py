@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import pyvista as pv
+from matplotlib.colors import to_rgba
 
 from stpca_gui.core import PrincipalCurve, ScaledTorusPCA, make_demo
 from stpca_gui.core.demos import make_clusters
-from stpca_gui.plotting.colors import DIMMED_ALPHA, label_colors, point_colors
+from stpca_gui.plotting.colors import DIMMED_ALPHA, NEUTRAL, label_colors, point_colors
 from stpca_gui.plotting.export3d import save_plotter_image
 from stpca_gui.plotting.sphere_scene import SphereScene, circle_axis, sphere_view_data
 from stpca_gui.plotting.torus_scene import (
@@ -209,14 +210,23 @@ def test_update_colors_changes_pixels_and_adds_the_selection(plotter, fit_t3, ou
     after = image(plotter)
     assert pixels_near(after, red, 25) > 200  # group 1 is drawn in SELECTION_PALETTE[0]
     assert np.mean(np.any(np.abs(after.astype(int) - before.astype(int)) > 30, axis=-1)) > 0.01
+    # Dimmed points are drawn opaque, in the colour they would have over the white
+    # background (translucent points would need the costly transparency pass).
     drawn = scene.point_layer.colors()
-    np.testing.assert_array_equal(drawn[groups == 0, 3], round(DIMMED_ALPHA * 255))
+    assert np.all(drawn[:, 3] == 255)
+    grey = np.array(to_rgba(NEUTRAL)[:3]) * 255
+    faded = DIMMED_ALPHA * grey + (1 - DIMMED_ALPHA) * 255
+    np.testing.assert_allclose(drawn[groups == 0, :3],
+                               np.broadcast_to(faded, (int(np.sum(groups == 0)), 3)), atol=1.0)
     assert scene.point_layer.overlay_actor.GetVisibility()
     assert scene.point_layer.overlay.n_points == int(np.sum(groups))
+    # Each point is drawn once: the cloud leaves out what the overlay draws.
+    np.testing.assert_array_equal(scene.point_layer.shown_in_cloud(), groups == 0)
     save_plotter_image(plotter, output_dir / "torus-cube-clusters-t3-selection.png")
 
     scene.update_colors(label_colors(ds.labels), None)
     assert not scene.point_layer.overlay_actor.GetVisibility()
+    assert scene.point_layer.shown_in_cloud().all()
 
 
 @pytest.mark.parametrize("n", [5000, 100_000])

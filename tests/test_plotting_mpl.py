@@ -282,7 +282,8 @@ def test_histogram_update_selection_and_single_colour(fitted):
     assert not hist.selection_line.get_visible()
     assert all(p.get_height() == 0 for p in hist.selection_bars.patches)
     legend = hist.axes.get_legend().get_texts()
-    assert legend[-1].get_text() == "selection (n = 0)"
+    assert legend[-1].get_text() == "selection"
+    assert hist.selection_text.get_text() == "no selection"
     selection_bars = hist.selection_bars
     mask = hist.range_mask(-1.0, 0.0)
     hist.update_selection(mask)
@@ -292,9 +293,12 @@ def test_histogram_update_selection_and_single_colour(fitted):
     np.testing.assert_allclose([p.get_height() for p in selection_bars.patches],
                                counts / (pns1.size * width))
     assert hist.selection_line.get_visible()
-    assert legend[-1].get_text() == f"selection (n = {int(mask.sum())})"
+    count, n = int(mask.sum()), pns1.size
+    assert hist.selection_text.get_text() == (
+        f"{count:,} of {n:,} selected ({100 * count / n:.1f}%)")
     hist.update_selection(None)
     assert not hist.selection_line.get_visible()
+    assert hist.selection_text.get_text() == "no selection"
 
 
 def test_range_masks_wrap_around_the_period():

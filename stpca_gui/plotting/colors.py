@@ -24,6 +24,9 @@ NEUTRAL = "#7f7f7f"
 CURVE_COLOR = "#000000"
 MEAN_COLOR = "#D55E00"
 CYCLIC_COLORMAP = "twilight_shifted"
+#: Levels of the cyclic colormap. 64 steps around the circle read as continuous, and few
+#: distinct colours let the score plot stamp each colour's markers at once.
+CYCLIC_LEVELS = 64
 #: Alpha of points outside the selection while a selection exists.
 DIMMED_ALPHA = 0.18
 
@@ -41,7 +44,7 @@ def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
 def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.float64]:
     """RGBA per sample of a periodic quantity (e.g. PNS1, whose period is 2π·scale)."""
     phase = np.mod(np.asarray(angles, dtype=np.float64) / period + 0.5, 1.0)
-    return colormaps[CYCLIC_COLORMAP](phase)
+    return colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(phase)
 
 
 def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:

