@@ -139,6 +139,50 @@ def test_selection_in_scores_reaches_every_view(qtbot, window, gui_dir):
     assert selection_highlights(window)["torus"] == int(first.sum())
 
 
+def test_selection_updates_are_partial_and_3d_views_refine_when_still(qtbot, window,
+                                                                      monkeypatch):
+    fit_demo(qtbot, window)
+    torus = window.torus_view.plotter
+    qtbot.waitUntil(lambda: torus.smooth, timeout=3000)
+    full_renders = {"scores": 0, "histogram": 0}
+    for key in full_renders:
+        window.views[key].canvas.mpl_connect(
+            "draw_event", lambda _event, key=key: full_renders.__setitem__(
+                key, full_renders[key] + 1))
+    renewed = []
+    for selector in window.scores_view.selectors():
+        monkeypatch.setattr(selector, "update_background",
+                            lambda event, s=selector: renewed.append(s))
+    frames: list[bool] = []  # anti-aliasing of each frame the torus view renders
+    torus.ren_win.AddObserver("EndEvent", lambda *_: frames.append(bool(
+        torus.renderer.GetUseFXAA())))
+
+    labels = window.state.dataset.labels
+    window.state.selection.apply(labels == labels[0], "replace")
+    qtbot.waitUntil(lambda: len(frames) > 0, timeout=2000)
+    qtbot.wait(20)
+    # The figures were not rendered again, only their selection layers ...
+    assert full_renders == {"scores": 0, "histogram": 0}
+    # ... and the result is exactly what a full render shows.
+    for key in full_renders:
+        canvas = window.views[key].canvas
+        partial = np.asarray(canvas.buffer_rgba()).copy()
+        canvas.draw()
+        np.testing.assert_array_equal(partial, np.asarray(canvas.buffer_rgba()))
+    # The scatter's lasso and rectangle blit over a copy of the canvas, renewed after
+    # the partial redraw.
+    assert len(renewed) == len(window.scores_view.selectors()) == 2
+    # The 3-D view draws a quick frame without anti-aliasing, then, once still, the
+    # anti-aliased one; an export is always anti-aliased.
+    assert frames[0] is False
+    qtbot.waitUntil(lambda: frames[-1] is True, timeout=torus.STILL_DELAY_MS + 3000)
+    assert torus.smooth
+    window.state.selection.apply(labels != labels[0], "replace")
+    assert not torus.smooth
+    window.torus_view.render_image()
+    assert frames[-1] is True
+
+
 def test_histogram_range_and_lasso_modes(qtbot, window):
     fit_demo(qtbot, window, "clusters-t2")
     pc1 = window.state.result.pns1

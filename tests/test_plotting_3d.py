@@ -22,7 +22,9 @@ from stpca_gui.plotting.sphere_scene import SphereScene, circle_axis, sphere_vie
 from stpca_gui.plotting.torus_scene import (
     TorusScene,
     break_runs,
+    opaque_over_white,
     rgba_uint8,
+    selected_point_scale,
     selection_mask,
 )
 
@@ -481,3 +483,20 @@ def test_scenes_draw_into_a_qt_interactor(display, qtbot, fit_t3):
         assert_rendered(image(widget), 0.1, 5)
     finally:
         widget.close()
+
+
+def test_selected_points_shrink_from_1_7_to_1_as_the_selection_grows():
+    sizes = [selected_point_scale(k) for k in (0, 1, 300, 1000, 3000, 10_000, 10**6)]
+    assert sizes[:3] == [1.7, 1.7, 1.7]
+    assert sizes[-3:] == [1.0, 1.0, 1.0]
+    assert np.all(np.diff(sizes) <= 0)
+    assert 1.0 < selected_point_scale(1000) < 1.7
+
+
+def test_opaque_over_white_is_what_white_shows_through():
+    rgba = np.array([[0, 114, 178, 255], [0, 114, 178, 0], [200, 100, 0, 51]], dtype=np.uint8)
+    out = opaque_over_white(rgba)
+    assert out.dtype == np.uint8 and np.all(out[:, 3] == 255)
+    np.testing.assert_array_equal(out[0], rgba[0])  # opaque: unchanged
+    np.testing.assert_array_equal(out[1, :3], [255, 255, 255])  # transparent: the background
+    np.testing.assert_array_equal(out[2, :3], [255 - 0.2 * 55, 255 - 0.2 * 155, 204])

@@ -37,10 +37,13 @@ def color_groups(rgba: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[N
     codes = np.clip(np.rint(np.asarray(rgba, dtype=np.float64) * 255.0), 0, 255)
     packed = codes.astype(np.uint32) @ np.array([1 << 24, 1 << 16, 1 << 8, 1], dtype=np.uint32)
     _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.cumsum(np.bincount(inverse, minlength=first.size))[:-1]
-    members = np.split(order, bounds)
-    return np.asarray(rgba)[first], members
+    # Renumber the groups in order of first appearance.
+    rank = np.empty(first.size, dtype=np.intp)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    group = rank[inverse.ravel()]
+    order = np.argsort(group, kind="stable")
+    bounds = np.cumsum(np.bincount(group, minlength=first.size))[:-1]
+    return np.asarray(rgba)[np.sort(first)], np.split(order, bounds)
 
 
 class ColorGroupedCollection(PathCollection):

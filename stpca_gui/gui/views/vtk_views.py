@@ -45,7 +45,7 @@ class ViewInteractor(QtInteractor):
         self._still_timer = QTimer(self)
         self._still_timer.setSingleShot(True)
         self._still_timer.setInterval(self.STILL_DELAY_MS)
-        self._still_timer.timeout.connect(self._render_still)
+        self._still_timer.timeout.connect(self.render_still)
         self.iren.add_observer("StartInteractionEvent", lambda *_: self._set_smooth(False))
         self.iren.add_observer("EndInteractionEvent", lambda *_: self._still_timer.start())
 
@@ -71,7 +71,8 @@ class ViewInteractor(QtInteractor):
             timer.start()
         self.update()
 
-    def _render_still(self) -> None:
+    def render_still(self) -> None:
+        """Repaint with anti-aliasing now (the timer does it after a quiet time)."""
         if not getattr(self, "_closed", False) and not self._smooth:
             self._set_smooth(True)
             self.update()
