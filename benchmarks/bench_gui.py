@@ -27,13 +27,20 @@ unset the script starts its own ``Xvfb -displayfd`` (like ``tests/conftest.py``)
    case installs a synthetic ``AnalysisResult``: the n = 5000 model (pickled by the first
    child) extended to the 100,000 points by their nearest fitted sample (see the report).
    For random subsets of the clusters (each differing from the previous one):
-   ``state.selection.apply(mask, "replace")`` (the views' slots run synchronously; the
-   VTK views call ``render()`` inside them) and then the paint (``processEvents()`` until
-   matplotlib's deferred ``draw_idle`` has re-rendered and the canvases received their
-   paint events). Median and max, target ≤ 100 ms at n = 5000. A per-view breakdown calls
-   every slot directly (with the selection signal blocked), then the canvas' deferred Agg
-   draw or one more VTK ``render()`` (pyvistaqt's ``paintGL`` renders again after every
-   render); a cProfile of a few full selections shows where the time goes.
+   ``state.selection.apply(mask, "replace")`` (the views' slots run synchronously: the
+   matplotlib views redraw their selection layers over a snapshot of the last full render
+   and blit, which schedules a paint; the 3-D views recolour and schedule a repaint) and
+   then the paint (``processEvents()`` until both canvases were painted and both 3-D views
+   rendered in ``paintGL``, without anti-aliasing). Median and max, target ≤ 100 ms at
+   n = 5000. The anti-aliased "still" frame each 3-D view draws once it has been still for
+   ``ViewInteractor.STILL_DELAY_MS`` (300 ms) is not part of the latency. A per-view
+   breakdown (selection signal blocked) times each slot; the canvases' next frame; each 3-D
+   view's slot plus its frame, in situ (slot, then ``processEvents()`` until that view's
+   render window rendered: a bare ``ren_win.Render()`` underestimates llvmpipe, which
+   rasterises when the frame is flushed); each still frame (``render_still()``) and, for
+   reference, a frame with nothing changed; it counts the matplotlib slots that fell back
+   to a full Agg render (``draw_idle``). A cProfile of a few full selections shows where
+   the time goes.
 3. **Responsiveness during a background fit** (n = 5000; like ``app.main``, the process calls
    ``core.warmup.warm_up()`` before building the window when that exists): a 10 ms precise
    QTimer in the GUI thread from ``fit()`` to the arrival of the ``"done"`` progress event;
@@ -540,23 +547,45 @@ class GuiSession:
         self._counter = PaintCounter()
         for canvas in self.canvases:
             canvas.installEventFilter(self._counter)
-        #: VTK renders of the two 3-D views (EndEvent of their render windows).
+        #: VTK renders of the two 3-D views together (EndEvent of their render windows) and
+        #: of each view (torus, sphere).
         self.renders = [0]
+        self.view_renders = [0] * len(views3d)
 
-        def count_render(*_: object) -> None:
-            self.renders[0] += 1
+        def counter(k: int) -> Callable[..., None]:
+            def count_render(*_: object) -> None:
+                self.renders[0] += 1
+                self.view_renders[k] += 1
 
-        for view in views3d:
-            view.plotter.ren_win.AddObserver("EndEvent", count_render)
+            return count_render
 
-    def flush_paint(self, every_canvas: bool = False, renders: int = 0) -> bool:
+        for k, view in enumerate(views3d):
+            view.plotter.ren_win.AddObserver("EndEvent", counter(k))
+        #: ``renders[0]`` when the last result was shown (its 3-D renders follow in paintGL).
+        self.renders_at_result = 0
+        self.window.result_shown.connect(self._note_result_shown)
+
+    def _note_result_shown(self) -> None:
+        self.renders_at_result = self.renders[0]
+
+    def process_until(self, done: Callable[[], bool], timeout_s: float = 5.0) -> bool:
+        """``processEvents()`` (at least once) until ``done()``; whether it came in time."""
+        deadline = time.perf_counter() + timeout_s
+        self.app.processEvents()
+        while not done() and time.perf_counter() < deadline:
+            self.app.processEvents()
+        return done()
+
+    def flush_paint(self, every_canvas: bool = False, renders: int = 0,
+                    renders_since: int | None = None) -> bool:
         """Process events until the views' pending updates ran and got painted.
 
         By default only the canvases with a pending ``draw_idle`` when called must receive a
         paint event (a canvas with nothing to redraw is not waited for); with
         ``every_canvas`` each canvas must be painted (a partial redraw blits and schedules
         a paint without a ``draw_idle``), and at least ``renders`` VTK renders of the 3-D
-        views must have ended. Returns whether all of that happened (within 5 s).
+        views (their ``paintGL``) must have ended since the call, or since ``renders[0]``
+        was ``renders_since``. Returns whether all of that happened (within 5 s).
         """
         if every_canvas:
             waiting = list(range(len(self.canvases)))
@@ -564,18 +593,14 @@ class GuiSession:
             waiting = [k for k, c in enumerate(self.canvases)
                        if getattr(c, "_draw_pending", False)]
         before = list(self.paints)
-        renders_before = self.renders[0]
+        renders_before = self.renders[0] if renders_since is None else renders_since
 
         def done() -> bool:
             pending = any(getattr(c, "_draw_pending", False) for c in self.canvases)
             return (not pending and all(self.paints[k] > before[k] for k in waiting)
                     and self.renders[0] - renders_before >= renders)
 
-        deadline = time.perf_counter() + 5.0
-        self.app.processEvents()
-        while not done() and time.perf_counter() < deadline:
-            self.app.processEvents()
-        return done()
+        return self.process_until(done)
 
     def wait_signal(self, signal, timeout_s: float,
                     check: Callable[..., bool] | None = None) -> bool:
@@ -673,7 +698,7 @@ def measure_selections(session: GuiSession, count: int, seed: int) -> dict[str, 
     masks = cluster_masks(state.dataset.labels, count + 1, seed)
     # One untimed selection first (first-use costs such as the overlay's first upload).
     state.selection.apply(masks[0], "replace", source="bench")
-    session.flush_paint()
+    session.flush_paint(every_canvas=True, renders=2)
     apply_s, paint_s, total_s, selected, renders = [], [], [], [], []
     all_painted, all_match = True, True
     for mask in masks[1:]:
@@ -707,45 +732,142 @@ def measure_selections(session: GuiSession, count: int, seed: int) -> dict[str, 
 
 
 def measure_breakdown(session: GuiSession, count: int, seed: int) -> dict[str, Any]:
-    """Each view's selection slot called directly, plus the deferred Agg draw / a render."""
+    """Per-view costs of a selection: each slot called directly, each view's frame in situ.
+
+    Returns ``rows`` (name → statistics, ``in_latency``, ``count``) in drawing order, the
+    matplotlib slots' fallbacks to a full render, the waits that timed out (5 s) and the
+    renders of the other 3-D view during a 3-D row (both should be empty / zero).
+    """
     from stpca_gui.gui.views.base import current_colors
 
     win = session.window
     state = win.state
     masks = cluster_masks(state.dataset.labels, count, seed)
-    parts: dict[str, list[float]] = {}
+    times: dict[str, list[float]] = {}
+    in_latency: dict[str, bool] = {}
+    fallbacks = {"scores": 0, "histogram": 0}
+    timeouts: list[str] = []
+    other_view_renders = 0
 
-    def timed(name: str, func: Callable[[], object]) -> None:
+    def record(name: str, seconds: float, latency: bool = True) -> None:
+        times.setdefault(name, []).append(seconds)
+        in_latency[name] = latency
+
+    def timed(name: str, func: Callable[[], object], latency: bool = True) -> None:
         start = time.perf_counter()
         func()
-        parts.setdefault(name, []).append(time.perf_counter() - start)
+        record(name, time.perf_counter() - start, latency)
 
+    def frame_of(k: int, action: Callable[[], object]) -> tuple[float, float, bool]:
+        """``action``, then process events until 3-D view ``k`` rendered.
+
+        Returns the seconds in all, the seconds of ``action`` and whether it rendered.
+        """
+        nonlocal other_view_renders
+        before = list(session.view_renders)
+        start = time.perf_counter()
+        action()
+        returned = time.perf_counter()
+        rendered = session.process_until(lambda: session.view_renders[k] > before[k])
+        seconds = time.perf_counter() - start
+        other_view_renders += sum(session.view_renders) - sum(before) - int(rendered)
+        return seconds, returned - start, rendered
+
+    mpl_views = (
+        ("scores", win.scores_view, win.scores_view.update_colors,
+         "update_colors slot (partial Agg redraw)"),
+        ("histogram", win.histogram_view, win.histogram_view.update_selection,
+         "update_selection slot (selection KDE + partial Agg redraw)"),
+    )
+    views3d = (("torus", win.torus_view), ("sphere", win.sphere_view))
+    apply_row = "SelectionModel.apply (signal blocked)"
+    colors_row = "current_colors() (called by 3 slots)"
+    canvas_paint_row = "scores + histogram: next frame (both canvases painted)"
+    label_row = "main window: selection label slot"
+    empty_frame_row = ("reference: a frame with nothing changed (scores canvas `update()` "
+                       "until painted: composing and flushing the window)")
+
+    def slot_row(name: str, what: str) -> str:
+        return f"{name}: {what}"
+
+    def fallback_row(name: str) -> str:
+        return f"{name}: fallback full Agg render (draw_idle → _draw_idle)"
+
+    def frame_row(name: str) -> str:
+        return f"{name}: update_colors slot + frame (paintGL render, no anti-aliasing)"
+
+    def frame_slot_row(name: str) -> str:
+        return f"{name}: · of which the slot (recolour; render() schedules the repaint)"
+
+    def still_row(name: str) -> str:
+        return f"{name}: anti-aliased still frame (render_still(), paintGL with FXAA)"
+
+    # Rows in drawing order (the fallback rows stay empty unless a fallback happens).
+    for name in (apply_row, colors_row,
+                 *[row for n, _, _, what in mpl_views
+                   for row in (slot_row(n, what), fallback_row(n))],
+                 canvas_paint_row,
+                 *[row for n, _ in views3d for row in (frame_row(n), frame_slot_row(n))],
+                 *[still_row(n) for n, _ in views3d], label_row, empty_frame_row):
+        times[name] = []
     for mask in masks:
         with state.selection.changed.blocked():
-            timed("SelectionModel.apply (signal blocked)",
-                  lambda m=mask: state.selection.apply(m, "replace", source="bench"))
-        timed("current_colors() (called by 3 slots)", lambda: current_colors(state))
-        # A matplotlib slot only calls draw_idle(); the event loop then runs the canvas'
-        # _draw_idle (Agg render of the whole figure) and paints (blit). _draw_idle is
-        # called directly here: QWidget.repaint() is not reliably synchronous in a window
-        # that also holds QOpenGLWidgets (Qt may defer the flush to the next frame).
-        timed("scores: update_colors slot", win.scores_view.update_colors)
-        timed("scores: deferred draw_idle (Agg render)", win.scores_view.canvas._draw_idle)
-        timed("histogram: update_selection slot", win.histogram_view.update_selection)
-        timed("histogram: deferred draw_idle (Agg render)",
-              win.histogram_view.canvas._draw_idle)
-        # A 3-D slot recolours and calls plotter.render(), which renders synchronously or
-        # only schedules the QOpenGLWidget's repaint (paintGL renders), depending on the
-        # version. The render row is one VTK render of the scene, whatever calls it.
-        timed("torus: update_colors slot", win.torus_view.update_colors)
-        timed("torus: one VTK render of the scene (ren_win.Render())",
-              win.torus_view.plotter.ren_win.Render)
-        timed("sphere: update_colors slot", win.sphere_view.update_colors)
-        timed("sphere: one VTK render of the scene (ren_win.Render())",
-              win.sphere_view.plotter.ren_win.Render)
-        timed("main window: selection label slot", win._on_selection)
-        session.flush_paint()  # untimed: the slots' pending draw_idle
-    return {name: stats_ms(values) for name, values in parts.items()}
+            timed(apply_row, lambda m=mask: state.selection.apply(m, "replace", source="bench"))
+        timed(colors_row, lambda: current_colors(state), latency=False)
+        # A matplotlib slot restores the snapshot of the static layers, draws the selection
+        # layers and blits (a scheduled QWidget.update()). Without a valid snapshot it falls
+        # back to draw_idle(); that full Agg render is then timed by calling _draw_idle.
+        for name, view, slot, what in mpl_views:
+            timed(slot_row(name, what), slot)
+            if getattr(view.canvas, "_draw_pending", False):
+                fallbacks[name] += 1
+                timed(fallback_row(name), view.canvas._draw_idle)
+        start = time.perf_counter()
+        if not session.flush_paint(every_canvas=True):
+            timeouts.append("canvas paint")
+        record(canvas_paint_row, time.perf_counter() - start)
+        # A 3-D slot recolours the points and calls plotter.render(), which only schedules
+        # a repaint: paintGL renders, without anti-aliasing. Timed in situ (slot, then events
+        # until that view rendered): a bare ren_win.Render() underestimates the cost, since
+        # llvmpipe rasterises when the frame is flushed. The still timer the slot started is
+        # stopped so that the anti-aliased frame is timed on its own below.
+        for k, (name, view) in enumerate(views3d):
+            plotter = view.plotter
+
+            def recolour(view=view, plotter=plotter) -> None:
+                view.update_colors()
+                still_timer = getattr(plotter, "_still_timer", None)
+                if still_timer is not None:
+                    still_timer.stop()
+
+            seconds, slot_seconds, rendered = frame_of(k, recolour)
+            record(frame_row(name), seconds)
+            record(frame_slot_row(name), slot_seconds, latency=False)  # in the row above
+            if not rendered:
+                timeouts.append(f"{name} frame")
+        # What the still timer does once a view has been still for STILL_DELAY_MS: FXAA on
+        # and one more repaint. Not part of the latency.
+        for k, (name, view) in enumerate(views3d):
+            plotter = view.plotter
+            if not hasattr(plotter, "render_still") or getattr(plotter, "smooth", True):
+                continue  # no still frame in this version, or the frame was anti-aliased
+            seconds, _, rendered = frame_of(k, plotter.render_still)
+            record(still_row(name), seconds, latency=False)
+            if not rendered:
+                timeouts.append(f"{name} still frame")
+        timed(label_row, win._on_selection)
+        session.flush_paint()  # untimed: whatever is still pending (the label's paint)
+        painted = session.paints[0]
+        start = time.perf_counter()
+        win.scores_view.canvas.update()
+        if not session.process_until(lambda painted=painted: session.paints[0] > painted):
+            timeouts.append("reference frame")
+        record(empty_frame_row, time.perf_counter() - start, latency=False)
+    rows = {name: stats_ms(values) | {"in_latency": in_latency[name], "count": len(values)}
+            for name, values in times.items() if values}
+    return {"selections": count, "rows": rows, "full_render_fallbacks": fallbacks,
+            "timeouts": timeouts, "other_view_renders": other_view_renders,
+            "still_delay_ms": getattr(type(win.torus_view.plotter), "STILL_DELAY_MS", None)}
 
 
 def profile_selections(session: GuiSession, count: int, seed: int,
@@ -846,9 +968,10 @@ def child_fit_and_select(n: int, selections: int, breakdown: int, profile: int,
     out["qt"] = session.qt_version
     memory_mark(out["memory"], "window shown")
     dataset = cluster_dataset(n, SMALL_SEED)
+    renders = session.renders[0]
     start = time.perf_counter()
     win.set_dataset(dataset, fit=False)
-    session.flush_paint()
+    session.flush_paint(renders=1, renders_since=renders)  # the torus view's points
     out["dataset_shown_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "dataset shown")
 
@@ -879,7 +1002,7 @@ def child_fit_and_select(n: int, selections: int, breakdown: int, profile: int,
                   "smds_iterations": int(result.model.smds_.n_iter_)}
     out["result_drawn_s"] = shown - arrival
     start = time.perf_counter()
-    session.flush_paint()
+    session.flush_paint(renders=2, renders_since=session.renders_at_result)
     out["result_paint_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "fitted and drawn")
     if model_out is not None:
@@ -942,11 +1065,17 @@ def child_synthetic_select(n: int, selections: int, breakdown: int, profile: int
     dataset = cluster_dataset(n, LARGE_SEED)
     result, search_s = synthetic_result(model, dataset)
     out["nearest_search_s"] = search_s
+    # The app's fit worker computes the PNS1 mode clusters before it hands the result to
+    # the GUI thread (run_analysis); the synthetic result gets them here, off the clock.
+    start = time.perf_counter()
+    _ = result.mode_clusters
+    out["mode_clusters_s"] = time.perf_counter() - start
     out["model_n"] = int(model.scores_.shape[0])
     del model
+    renders = session.renders[0]
     start = time.perf_counter()
     win.set_dataset(dataset, fit=False)
-    session.flush_paint()
+    session.flush_paint(renders=1, renders_since=renders)  # the torus view's points
     out["dataset_shown_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "dataset shown")
     shown: list[float] = []
@@ -957,7 +1086,7 @@ def child_synthetic_select(n: int, selections: int, breakdown: int, profile: int
         return {"error": "the synthetic result was not shown"}
     out["result_drawn_s"] = shown[0] - start
     start = time.perf_counter()
-    session.flush_paint()
+    session.flush_paint(renders=2, renders_since=session.renders_at_result)
     out["result_paint_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "fitted and drawn")
 
@@ -1104,7 +1233,8 @@ def selection_report(cases: list[dict[str, Any]], notes: list[str]) -> str:
         ])
     parts.append(markdown_table(
         ["case", "result shown", "selections", "points selected",
-         "apply: slots done, median / max (ms)", "paint, median / max (ms)",
+         "apply: slots done, median / max (ms)",
+         "paint: canvases painted, 3-D views rendered, median / max (ms)",
          "total, median / max (ms)", "3-D renders per selection (both views)",
          "4 views highlight the mask, canvases painted",
          f"≤ {SELECTION_TARGET_MS:.0f} ms (median / max)"], rows))
@@ -1119,31 +1249,92 @@ def selection_report(cases: list[dict[str, Any]], notes: list[str]) -> str:
          *[ms(c["dataset_shown_s"], ".0f") for c in good]],
         ["result arrival → result_shown (every view redrawn)",
          *[ms(c["result_drawn_s"], ".0f") for c in good]],
-        ["then processEvents (deferred matplotlib draws, paints)",
+        ["(not in the GUI thread: PNS1 mode clusters, computed by the fit's worker; for "
+         "the synthetic result before it is shown)",
+         *[ms(c.get("mode_clusters_s"), ".0f") if c.get("mode_clusters_s") is not None
+           else "in the fit" for c in good]],
+        ["then processEvents (deferred matplotlib draws, 3-D renders in paintGL, paints)",
          *[ms(c["result_paint_s"], ".0f") for c in good]],
     ]))
-    parts += ["", "Per-view breakdown: every selection slot called directly (selection "
-              "signal blocked), median / max ms over the breakdown selections. The variance "
-              "view does not subscribe to the selection. A matplotlib slot only updates "
-              "artists and calls `draw_idle()`; the event loop then runs the canvas' "
-              "`_draw_idle` (Agg re-render of the whole figure, called directly here) and "
-              "blits it in a paint event. A 3-D slot recolours the points and calls "
-              "`plotter.render()`, which (depending on the version) renders at once or only "
-              "schedules the QOpenGLWidget's repaint, whose `paintGL` renders; the *VTK "
-              "render* row is the cost of one render of that scene, and the *3-D renders per "
-              "selection* column of the table above says how many a selection causes.", ""]
-    names = list(good[0]["breakdown"])
-    rows = [[name, *[f"{fmt(c['breakdown'][name]['median_ms'])} / "
-                     f"{fmt(c['breakdown'][name]['max_ms'])}" for c in good]]
-            for name in names]
-    def breakdown_sum(case: dict[str, Any]) -> str:
-        total = sum(v["median_ms"] for k, v in case["breakdown"].items()
-                    if "current_colors" not in k)
+    delay = next((c["breakdown"].get("still_delay_ms") for c in good
+                  if c["breakdown"].get("still_delay_ms")), None)
+    delay_text = f"{delay:.0f} ms" if delay else "a quiet time"
+    parts += ["", "Per-view breakdown, median / max ms over the breakdown selections (a count "
+              "in parentheses: the row occurred only that often). Each selection is applied "
+              "with the selection signal blocked; then every step is done by hand, one after "
+              "the other. The variance view does not subscribe to the selection. A "
+              "matplotlib slot updates its selection artists, restores the snapshot of the "
+              "static layers taken during the last full render, draws only the selection "
+              "layers (the scores' points colour by colour, as stamped markers) and blits, "
+              "which schedules a `QWidget.update()`; the *next frame* row is "
+              "`processEvents()` until both canvases were painted (it also runs the zero "
+              "timer that renews the selectors' backgrounds). Without a valid snapshot "
+              "(e.g. right after a resize) a slot falls back to `draw_idle()`, a full Agg "
+              "render of the figure: the *fell back* row counts those selections, and a "
+              "*fallback full Agg render* row (`_draw_idle()` called directly) times them "
+              "when there were any. A 3-D slot recolours the points and calls "
+              "`plotter.render()`, which only schedules a repaint: VTK renders in `paintGL`, "
+              "without anti-aliasing. Those rows are timed in situ, view after view: slot, "
+              "then `processEvents()` until that view's render window ended a render (the "
+              "*of which* row is the slot alone; a bare `ren_win.Render()` outside a paint "
+              "underestimates the cost, as Mesa's llvmpipe rasterises only when the frame "
+              "is flushed). The *still frame* rows time `plotter.render_still()` the same "
+              "way: FXAA on and one more `paintGL` render, which the app draws once a view "
+              f"has been still for {delay_text} (`ViewInteractor.STILL_DELAY_MS`; the "
+              "slot's timer is stopped here so that it does not fire in another row), after "
+              "the selection is shown: not part of the latency. Every frame also composes "
+              "and flushes the whole window (the *reference* row: a frame with nothing "
+              "changed). Here each step is painted in a frame of its own, whereas a real "
+              "selection paints every view in one frame, so the sum below exceeds the "
+              "measured total by about two such frames.", ""]
+    names: list[str] = []
+    for case in good:
+        names += [name for name in case["breakdown"]["rows"] if name not in names]
+
+    def cell(case: dict[str, Any], name: str) -> str:
+        row = case["breakdown"]["rows"].get(name)
+        if row is None:
+            return "—"
+        text = f"{fmt(row['median_ms'])} / {fmt(row['max_ms'])}"
+        if row["count"] != case["breakdown"]["selections"]:
+            text += f" ({row['count']}×)"
+        return text
+
+    def latency_sum(case: dict[str, Any]) -> str:
+        breakdown = case["breakdown"]
+        total = sum(row["median_ms"] for row in breakdown["rows"].values()
+                    if row["in_latency"] and row["count"] == breakdown["selections"])
         return f"**{fmt(total)}**"
 
-    rows.append(["**sum of medians** (without the current_colors row)",
-                 *[breakdown_sum(c) for c in good]])
+    def checks(case: dict[str, Any]) -> str:
+        breakdown = case["breakdown"]
+        return (f"{len(breakdown['timeouts'])} / {breakdown['other_view_renders']}"
+                + (f" ({', '.join(breakdown['timeouts'])})" if breakdown["timeouts"] else ""))
+
+    rows = [[name, *[cell(c, name) for c in good]] for name in names]
+    rows.append(["**sum of the medians of the latency rows** (all rows except the still "
+                 "frames and the current_colors and *of which* rows, which other rows "
+                 "contain)",
+                 *[latency_sum(c) for c in good]])
+    rows.append(["matplotlib slots that fell back to a full render (`_draw_pending` right "
+                 "after the slot): scores / histogram",
+                 *[f"{c['breakdown']['full_render_fallbacks']['scores']} / "
+                   f"{c['breakdown']['full_render_fallbacks']['histogram']} of "
+                   f"{c['breakdown']['selections']}" for c in good]])
+    rows.append(["waits that timed out (5 s) / renders of the other 3-D view during a 3-D "
+                 "row", *[checks(c) for c in good]])
     parts.append(markdown_table(["component", *[case_title(c) for c in good]], rows))
+    still = []
+    for case in good:
+        found = [(name.partition(":")[0], row["median_ms"])
+                 for name, row in case["breakdown"]["rows"].items() if "still frame" in name]
+        if found:
+            still.append(f"{case_title(case)}: " + ", ".join(
+                f"{view} {fmt(value)} ms" for view, value in found))
+    if still:
+        parts += ["", "The 3-D views' anti-aliased still frames follow "
+                  f"{delay_text} after the last change and are not part of the latency; "
+                  "they cost (median) " + "; ".join(still) + "."]
     for c in good:
         prof = c.get("profile")
         if not prof:
@@ -1312,7 +1503,8 @@ def run_as_child(args: argparse.Namespace) -> int:
     os._exit(0)
 
 
-def selection_notes(quick: bool, diagnostics: bool, skipped: bool) -> list[str]:
+def selection_notes(quick: bool, diagnostics: bool, skipped: bool,
+                    still_delay_ms: float | None = None) -> list[str]:
     notes = [
         f"- n = {SMALL_N:,}: `make_clusters_t3` (seed {SMALL_SEED}), fitted with the default "
         "parameters in the GUI's worker thread (the fit of section 3), then the selections.",
@@ -1343,15 +1535,23 @@ def selection_notes(quick: bool, diagnostics: bool, skipped: bool) -> list[str]:
             "- No *timers stopped* diagnostic rows: the 3-D views of this version run no "
             "pyvistaqt auto-update timer (`QtInteractor(auto_update=False)`), so the "
             "diagnostic would repeat the measurement.")
+    delay = f"{still_delay_ms:.0f} ms" if still_delay_ms else "a quiet time"
     notes.append(
         "- Each selection is a random non-empty subset of the three clusters, never the same "
         "as the previous one, applied with `state.selection.apply(mask, \"replace\")`, after "
-        "one untimed selection. *Apply* ends when every slot has returned (the VTK views "
-        "have rendered); *paint* is `processEvents()` until matplotlib's deferred `draw_idle` "
-        "has re-rendered the canvases and they received their paint events (it also runs "
-        "whatever else is due: pyvistaqt's repaint of the 3-D widgets, auto-update renders). "
-        "After each selection the highlight counts of the four views are checked against "
-        "the mask (helper of `tests/test_gui.py`).")
+        "one untimed selection. *Apply* ends when every slot has returned: the matplotlib "
+        "views have redrawn their selection layers over the snapshot of their last full "
+        "render and blitted (`canvas.blit()` schedules a `QWidget.update()`), the 3-D views "
+        "have recoloured their points and scheduled a repaint (`plotter.render()` renders "
+        "nothing itself). *Paint* is `processEvents()` until both canvases were painted and "
+        "both 3-D views rendered (VTK renders in `paintGL`, without anti-aliasing), i.e. "
+        "until every view shows the selection; it also runs whatever else is due. A "
+        "matplotlib slot without a valid snapshot (e.g. right after a resize) falls back to "
+        "`draw_idle()`, a full Agg render, which the paint then includes. The 3-D views' "
+        f"anti-aliased still frames follow {delay} after the last change "
+        "(`ViewInteractor.STILL_DELAY_MS`) and are not part of the latency; the breakdown "
+        "below times them. After each selection the highlight counts of the four views are "
+        "checked against the mask (helper of `tests/test_gui.py`).")
     return notes
 
 
@@ -1445,6 +1645,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                        "at start / end* below): the cases ran in fresh processes at different "
                        "times and may have measured different code.\n\n")
     info["load average at end"] = load_average()
+    still_delay = next((c["breakdown"].get("still_delay_ms") for c in cases
+                        if "breakdown" in c), None)
     info["1-min load average during the run"] = (
         sampler.stop() + f" — this machine has {os.cpu_count()} cores")
     mode = "quick" if quick else "full"
@@ -1454,7 +1656,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "## Machine\n\n" + markdown_table(["item", "value"],
                                           [[k, str(v)] for k, v in info.items()]),
         first_frame_report(first),
-        selection_report(cases, selection_notes(quick, diagnostics, diagnostics_skipped)),
+        selection_report(cases, selection_notes(quick, diagnostics, diagnostics_skipped,
+                                                still_delay)),
         responsiveness_report([c for c in cases if c["n"] == SMALL_N]),
         memory_report(first, cases),
         targets_report(first, cases),

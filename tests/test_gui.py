@@ -183,6 +183,31 @@ def test_selection_updates_are_partial_and_3d_views_refine_when_still(qtbot, win
     assert frames[-1] is True
 
 
+def test_camera_drag_renders_each_move_once_and_refines_at_the_end(qtbot, window):
+    fit_demo(qtbot, window)
+    plotter = window.torus_view.plotter
+    qtbot.waitUntil(lambda: plotter.smooth, timeout=3000)
+    qtbot.wait(100)
+    frames: list[bool] = []
+    plotter.ren_win.AddObserver("EndEvent", lambda *_: frames.append(bool(
+        plotter.renderer.GetUseFXAA())))
+    interactor = plotter.iren.interactor
+    before = window.torus_view.render_image()
+    frames.clear()
+    interactor.InvokeEvent("StartInteractionEvent")  # as the style does on a press
+    for move in range(5):
+        plotter.camera.Azimuth(8)
+        interactor.Render()  # as the style does on each mouse move
+        qtbot.waitUntil(lambda move=move: len(frames) == move + 1, timeout=2000)
+    qtbot.wait(100)
+    assert frames == [False] * 5  # one render per move, without anti-aliasing
+    interactor.InvokeEvent("EndInteractionEvent")
+    qtbot.waitUntil(lambda: len(frames) == 6, timeout=plotter.STILL_DELAY_MS + 2000)
+    assert frames[-1] is True
+    after = window.torus_view.render_image()
+    assert before != after  # the view turned
+
+
 def test_histogram_range_and_lasso_modes(qtbot, window):
     fit_demo(qtbot, window, "clusters-t2")
     pc1 = window.state.result.pns1

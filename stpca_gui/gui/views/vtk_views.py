@@ -28,10 +28,11 @@ class ViewInteractor(QtInteractor):
     :meth:`render_now` renders synchronously for screenshots and exports.
 
     Anti-aliasing is FXAA, one screen-space pass (4× multisampling made every render
-    1.5–2× slower with software OpenGL). Even that pass costs about as much as the scene
-    with Mesa's llvmpipe, so the frames that follow a change (a selection, new colours) or
-    a camera drag are drawn without it, and the view is drawn once more with it when it
-    has been still for ``STILL_DELAY_MS``; screenshots and exports always use it.
+    1.5–2× slower with software OpenGL). Even that pass adds 5–15 ms per view with Mesa's
+    llvmpipe, about a fifth of a selection's latency for the two 3-D views, so the frames
+    that follow a change (a selection, new colours) or a camera drag are drawn without it,
+    and the view is drawn once more with it when it has been still for
+    ``STILL_DELAY_MS``; screenshots and exports always use it.
     """
 
     #: Quiet time (ms) after the last change before the anti-aliased frame is drawn.
@@ -48,6 +49,13 @@ class ViewInteractor(QtInteractor):
         self._still_timer.timeout.connect(self.render_still)
         self.iren.add_observer("StartInteractionEvent", lambda *_: self._set_smooth(False))
         self.iren.add_observer("EndInteractionEvent", lambda *_: self._still_timer.start())
+        # While the camera is dragged the interactor style asks the interactor to render
+        # on every mouse move; that render and the repaint it schedules would each draw
+        # the scene. The interactor's own render is off (outside paintGL) and its
+        # RenderEvent, sent either way, schedules the one repaint instead.
+        interactor = self.iren.interactor
+        interactor.EnableRenderOff()
+        interactor.AddObserver("RenderEvent", self._on_interactor_render)
 
     @property
     def smooth(self) -> bool:
@@ -70,6 +78,18 @@ class ViewInteractor(QtInteractor):
             self._set_smooth(False)
             timer.start()
         self.update()
+
+    def _on_interactor_render(self, *_: object) -> None:
+        if not self._in_paint:
+            self.update()
+
+    def paintGL(self) -> None:
+        interactor = self.iren.interactor
+        interactor.EnableRenderOn()
+        try:
+            super().paintGL()
+        finally:
+            interactor.EnableRenderOff()
 
     def render_still(self) -> None:
         """Repaint with anti-aliasing now (the timer does it after a quiet time)."""
