@@ -50,9 +50,9 @@ class ViewInteractor(QtInteractor):
         self.iren.add_observer("StartInteractionEvent", lambda *_: self._set_smooth(False))
         self.iren.add_observer("EndInteractionEvent", lambda *_: self._still_timer.start())
         # While the camera is dragged the interactor style asks the interactor to render
-        # on every mouse move; that render and the repaint it schedules would each draw
-        # the scene. The interactor's own render is off (outside paintGL) and its
-        # RenderEvent, sent either way, schedules the one repaint instead.
+        # on every mouse move; rendering there as well as in the repaint drew some moves
+        # twice (6 renders for a 5-move drag). The interactor's own render is off outside
+        # paintGL, and its RenderEvent, sent either way, schedules the one repaint.
         interactor = self.iren.interactor
         interactor.EnableRenderOff()
         interactor.AddObserver("RenderEvent", self._on_interactor_render)
