@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import math
 import os
+import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,25 @@ except ImportError:  # pragma: no cover - Windows
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SUNSPOTS_PATH = REPO_ROOT.parent / "shared" / "data" / "sunspots_births.csv"
+
+
+def load_average_text() -> str:
+    """The 1, 5 and 15 minute load averages as text."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX
+        return "unknown"
+
+
+def cpu_model() -> str:
+    """CPU model name from /proc/cpuinfo, or the platform's processor string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def make_logger(name: str) -> Callable[[str], None]:

@@ -81,7 +81,16 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from _common import REPO_ROOT, current_rss_mb, make_logger, markdown_table, pass_fail, peak_rss_mb  # noqa: E402
+from _common import (  # noqa: E402
+    REPO_ROOT,
+    cpu_model,
+    current_rss_mb,
+    load_average_text,
+    make_logger,
+    markdown_table,
+    pass_fail,
+    peak_rss_mb,
+)
 from _common import fmt as common_fmt  # noqa: E402
 
 log = make_logger("bench_gui")
@@ -114,21 +123,8 @@ def ms(seconds: float | None, spec: str = ".1f") -> str:
     return "—" if seconds is None else fmt(1e3 * seconds, spec)
 
 
-def load_average() -> str:
-    try:
-        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    except (AttributeError, OSError):  # pragma: no cover - not POSIX
-        return "unknown"
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def package_version(name: str) -> str:
@@ -238,7 +234,7 @@ def machine_info() -> dict[str, Any]:
         "GIL switch interval": f"{sys.getswitchinterval() * 1e3:.0f} ms",
         "source at start": source_revision(),
         "bytecode cache": bytecode_cache_state(),
-        "load average at start (1, 5, 15 min)": load_average(),
+        "load average at start (1, 5, 15 min)": load_average_text(),
     }
 
 
@@ -950,6 +946,18 @@ def memory_mark(store: dict[str, Any], key: str) -> None:
     store[key] = {"rss_mb": current_rss_mb(), "peak_rss_mb": peak_rss_mb()}
 
 
+def select_and_close(session: GuiSession, out: dict[str, Any], n: int, selections: int,
+                     breakdown: int, profile: int, seed: int) -> None:
+    """Timed selections, their breakdown and (optionally) a profile; then close the window."""
+    log(f"n = {n}: {selections} selections")
+    out["selection"] = measure_selections(session, selections, seed=seed)
+    out["breakdown"] = measure_breakdown(session, breakdown, seed=seed + 1)
+    if profile:
+        out["profile"] = profile_selections(session, profile, seed=seed + 2)
+    memory_mark(out["memory"], "after selections")
+    session.window.close()
+
+
 def child_fit_and_select(n: int, selections: int, breakdown: int, profile: int,
                          model_out: Path | None, stop_auto_render: bool) -> dict[str, Any]:
     """Sections 2–4 at n = 5000: fit in the GUI (with the tick timer), then selections."""
@@ -1008,13 +1016,7 @@ def child_fit_and_select(n: int, selections: int, breakdown: int, profile: int,
     if model_out is not None:
         model_out.write_bytes(pickle.dumps(result.model))
 
-    log(f"n = {n}: {selections} selections")
-    out["selection"] = measure_selections(session, selections, seed=10)
-    out["breakdown"] = measure_breakdown(session, breakdown, seed=11)
-    if profile:
-        out["profile"] = profile_selections(session, profile, seed=12)
-    memory_mark(out["memory"], "after selections")
-    win.close()
+    select_and_close(session, out, n, selections, breakdown, profile, seed=10)
     return out
 
 
@@ -1090,13 +1092,7 @@ def child_synthetic_select(n: int, selections: int, breakdown: int, profile: int
     out["result_paint_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "fitted and drawn")
 
-    log(f"n = {n}: {selections} selections")
-    out["selection"] = measure_selections(session, selections, seed=20)
-    out["breakdown"] = measure_breakdown(session, breakdown, seed=21)
-    if profile:
-        out["profile"] = profile_selections(session, profile, seed=22)
-    memory_mark(out["memory"], "after selections")
-    win.close()
+    select_and_close(session, out, n, selections, breakdown, profile, seed=20)
     return out
 
 
@@ -1644,7 +1640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         source_note = ("**Warning: `stpca_gui/` changed while the benchmark ran** (see *source "
                        "at start / end* below): the cases ran in fresh processes at different "
                        "times and may have measured different code.\n\n")
-    info["load average at end"] = load_average()
+    info["load average at end"] = load_average_text()
     still_delay = next((c["breakdown"].get("still_delay_ms") for c in cases
                         if "breakdown" in c), None)
     info["1-min load average during the run"] = (

@@ -49,6 +49,7 @@ import scipy
 from _common import (
     REPO_ROOT,
     SUNSPOTS_PATH,
+    cpu_model,
     current_rss_mb,
     fmt,
     make_logger,
@@ -743,15 +744,6 @@ def kernel_report(results: Sequence[KernelResult], repeats: int) -> str:
 
 
 # ------------------------------------------------------------------ machine info
-def cpu_model() -> str:
-    """CPU model name from /proc/cpuinfo, or the platform's processor string."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 #: Environment variables that change threading behaviour (and so the timings).

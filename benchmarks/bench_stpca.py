@@ -49,8 +49,10 @@ import scipy
 from _common import (
     REPO_ROOT,
     SUNSPOTS_PATH,
+    cpu_model,
     current_rss_mb,
     fmt,
+    load_average_text,
     make_logger,
     markdown_table,
     pass_fail,
@@ -117,23 +119,8 @@ def fmt_percent(values: Sequence[float], spec: str = ".1f") -> str:
     return " / ".join(fmt(100.0 * v, spec) for v in values)
 
 
-def load_average() -> str:
-    """The 1, 5 and 15 minute load averages as text."""
-    try:
-        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    except (AttributeError, OSError):  # pragma: no cover - not POSIX
-        return "unknown"
 
 
-def cpu_model() -> str:
-    """CPU model name from /proc/cpuinfo, or the platform's processor string."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def machine_info() -> dict[str, Any]:
@@ -157,14 +144,14 @@ def machine_info() -> dict[str, Any]:
         "thread environment": ", ".join(
             f"{name}={os.environ[name]}" for name in thread_env if name in os.environ
         ) or "(none set)",
-        "load average (1, 5, 15 min)": load_average(),
+        "load average (1, 5, 15 min)": load_average_text(),
     }
 
 
 def machine_report(info: dict[str, Any]) -> str:
     """Markdown of the machine section."""
     rows = [[key, str(value)] for key, value in info.items()]
-    rows.append(["load average at end", load_average()])
+    rows.append(["load average at end", load_average_text()])
     rows.append(["peak RSS of this (parent) process", f"{fmt(peak_rss_mb(), '.1f')} MiB"])
     return "\n".join(["## Machine", "", markdown_table(["item", "value"], rows)])
 
@@ -529,7 +516,7 @@ def child_sunspots() -> dict[str, Any]:
     gc.collect()
     rss_prefit = current_rss_mb()
     peak_prefit = peak_rss_mb()
-    load_start = load_average()
+    load_start = load_average_text()
     elapsed, model = timed(lambda: fit_model(angles, "lbfgs"))
     peak_end = peak_rss_mb()
     curve = model.principal_curve_
@@ -558,7 +545,7 @@ def child_sunspots() -> dict[str, Any]:
         "peak_before_fit_mb": peak_prefit,
         "peak_rss_mb": peak_end,
         "load_avg_start": load_start,
-        "load_avg_end": load_average(),
+        "load_avg_end": load_average_text(),
         "numba_threads": int(numba.get_num_threads()),
     }
 
@@ -717,7 +704,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json is not None:
         payload = {
             "mode": mode,
-            "machine": info | {"load average at end": load_average()},
+            "machine": info | {"load average at end": load_average_text()},
             "demos": [asdict(c) for c in cases],
             "sunspots": {"skipped": skipped, "run": sunspots},
             "paper": {

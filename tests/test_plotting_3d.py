@@ -379,6 +379,12 @@ def test_sphere_scene_of_clusters_t3(plotter, fit_t3, output_dir):
     assert_rendered(img, 0.1, 6)
     assert pixels_near(img, "#D55E00", 30) > 30  # the backwards mean
     assert pixels_near(img, "black", 30) > 300  # the principal circle
+    # The surface is the one translucent object, so plain blending is exact without the
+    # costly order-independent transparency passes.
+    translucent = [name for name, actor in plotter.renderer.actors.items()
+                   if actor.GetProperty().GetOpacity() < 1]
+    assert translucent == ["sphere-surface"]
+    assert not plotter.renderer.GetUseOIT()
     save_plotter_image(plotter, output_dir / "sphere-clusters-t3.png")
 
     custom = [(0.0, -5.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)]

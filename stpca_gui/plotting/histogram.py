@@ -19,7 +19,6 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
-from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
@@ -98,7 +97,6 @@ class ScoreHistogram:
         self._selection_line: Line2D | None = None
         self._kde_line: Line2D | None = None
         self._selection_text: Text | None = None
-        self._legend: Legend | None = None
         self._range_artists: list = []
         self._antimode_artists: list = []
         self._partial: PartialRedraw | None = None
@@ -147,10 +145,6 @@ class ScoreHistogram:
     def selection_text(self) -> Text | None:
         """The selection's size, e.g. "1,666 of 5,000 selected (33.3%)"."""
         return self._selection_text
-
-    @property
-    def legend(self) -> Legend | None:
-        return self._legend
 
     @property
     def selection_line(self) -> Line2D | None:
@@ -274,9 +268,9 @@ class ScoreHistogram:
         # legend does not change with the selection, so it belongs to the static layers
         # (its best place is searched only in full renders); where it avoids the bars and
         # the density curve it also avoids their selected parts, which are drawn over it.
-        self._legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
-                                 framealpha=0.85)
-        self._legend.set_zorder(_LEGEND_Z)
+        legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
+                           framealpha=0.85)
+        legend.set_zorder(_LEGEND_Z)
         # The selection's size, above the top right corner of the axes.
         self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes, ha="right",
                                        va="bottom", fontsize=8, zorder=_COUNT_Z)

@@ -63,7 +63,7 @@ class ViewInteractor(QtInteractor):
         return self._smooth
 
     def _set_smooth(self, on: bool) -> None:
-        if on == getattr(self, "_smooth", on):
+        if on == self._smooth:
             return
         for renderer in self.renderers:
             renderer.SetUseFXAA(on)
