@@ -9,6 +9,7 @@ from scipy.stats import vonmises
 from stpca_gui.core import kde
 from stpca_gui.core.kde import (
     bandwidth_to_concentration,
+    binned_is_accurate,
     circular_bandwidth,
     circular_kde,
     concentration_to_sigma,
@@ -217,3 +218,17 @@ def test_bad_arguments_are_rejected():
         circular_kde([0.0, 1.0], [0.0], weights=[1.0, -1.0])
     with pytest.raises(ValueError, match="method"):
         circular_kde([0.0, 1.0], [0.0], method="fft")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("period", [2 * np.pi, 5.0])
+def test_binned_is_accurate_where_it_says_so(period):
+    rng = np.random.default_rng(5)
+    x = np.mod(rng.normal(1.0, 0.1 * period, 3000), period)
+    grid = np.linspace(0.0, period, 257)
+    step = period / 4096
+    for bandwidth in (40 * step, 12 * step, 8.5 * step):
+        assert binned_is_accurate(bandwidth, period)
+        exact = circular_kde(x, grid, bandwidth, period, method="exact")
+        binned = circular_kde(x, grid, bandwidth, period, method="binned")
+        np.testing.assert_allclose(binned, exact, atol=3e-4 * exact.max())
+    assert not binned_is_accurate(2 * step, period)

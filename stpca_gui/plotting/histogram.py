@@ -24,7 +24,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.kde import BandwidthRule, circular_bandwidth, circular_kde
+from ..core.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
 from .colors import CURVE_COLOR, SELECTION_PALETTE
 from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
@@ -303,8 +303,11 @@ class ScoreHistogram:
             self._selection_line.set_visible(False)
             return
         share = n_sel / self._values.size
+        # Redrawn on every selection: the binned estimate (error below 3e-4 of the peak,
+        # invisible) is ten times faster than the exact sum for thousands of points.
+        fast = binned_is_accurate(self._bandwidth, self._period) and n_sel > 200
         part = share * circular_kde(self._values[mask], self._grid, self._bandwidth,
-                                    self._period, method="auto")
+                                    self._period, method="binned" if fast else "exact")
         self._selection_line.set_ydata(part)
         self._selection_line.set_visible(True)
 
