@@ -7,14 +7,18 @@ The scripts run as ``python benchmarks/bench_*.py``, which puts this folder on
 from __future__ import annotations
 
 import gc
+import json
 import math
 import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 try:  # POSIX only; the memory columns are left empty elsewhere.
     import resource
@@ -22,7 +26,28 @@ except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SUNSPOTS_PATH = REPO_ROOT.parent / "shared" / "data" / "sunspots_births.csv"
+#: Reference files shipped with the tests (R outputs; see tests/data/README.md).
+TEST_DATA = REPO_ROOT / "tests" / "data"
+#: Where the reports say the sunspots series comes from.
+SUNSPOTS_SOURCE = "the bundled data set, `stpca_gui.datasets.load_sunspots()`"
+#: The sunspots series of the paper (section 5): solar cycle 23, lagged three times (T³).
+SUNSPOTS_CYCLE = 23
+SUNSPOTS_LAGS = 3
+SUNSPOTS_EXPECTED_ROWS = 5373
+
+
+def sunspots_series(
+    cycle: int = SUNSPOTS_CYCLE, n_lags: int = SUNSPOTS_LAGS
+) -> tuple[np.ndarray, int]:
+    """Lagged embedding of one solar cycle's longitudes (date order) and its birth count.
+
+    Longitudes are wrapped to [−π, π) by ``lagged_embedding``.
+    """
+    from stpca_gui.core import lagged_embedding
+    from stpca_gui.datasets import load_sunspots
+
+    theta = load_sunspots(cycle=cycle).theta
+    return lagged_embedding(theta, n_lags), int(theta.size)
 
 
 def load_average_text() -> str:
@@ -103,3 +128,101 @@ def timed(func: Callable[[], Any]) -> tuple[float, Any]:
     finally:
         gc.enable()
     return elapsed, result
+
+
+# ------------------------------------------------------------------ machine description
+THREAD_ENV_VARS: tuple[str, ...] = (
+    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER", "NUMBA_CACHE_DIR",
+)
+
+
+def blas_info(module: Any) -> str:
+    """Name and version of the BLAS a numpy/scipy build links, from ``show_config``."""
+    try:
+        blas = module.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+    except Exception:  # informational only: any failure means "unknown"
+        return "unknown"
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU, thread and version information of the numerical stack.
+
+    numpy, scipy and numba are imported here, not at the top, so that a script whose
+    children time their own start-up does not load them through this module.
+    """
+    import numba
+    import numpy as np
+    import scipy
+
+    try:
+        affinity: int | None = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        affinity = None
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel region has run yet
+        layer = "(not initialised)"
+    return {
+        "cpu": cpu_model(),
+        "os.cpu_count": os.cpu_count(),
+        "usable cpus (affinity)": affinity,
+        "numba threads": numba.get_num_threads(),
+        "numba threading layer": layer,
+        "NUMBA_NUM_THREADS": numba.config.NUMBA_NUM_THREADS,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "numba": numba.__version__,
+        "BLAS (numpy / scipy)": f"{blas_info(np)} / {blas_info(scipy)}",
+        "thread environment": ", ".join(
+            f"{name}={os.environ[name]}" for name in THREAD_ENV_VARS if name in os.environ
+        ) or "(none set)",
+        "load average (1, 5, 15 min)": load_average_text(),
+    }
+
+
+def machine_report(info: dict[str, Any]) -> str:
+    """Markdown of the machine section: ``info``, the load now and this process's peak RSS."""
+    rows = [[key, str(value)] for key, value in info.items()]
+    rows.append(["load average at end", load_average_text()])
+    rows.append(["peak RSS of this (parent) process", f"{fmt(peak_rss_mb(), '.1f')} MiB"])
+    return "\n".join(["## Machine", "", markdown_table(["item", "value"], rows)])
+
+
+# ------------------------------------------------------------- child processes and output
+def run_child_process(script: str | Path, mode: str, marker: str, timeout_s: float,
+              extra_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``script --child MODE`` in a fresh interpreter and return the result it printed.
+
+    The child hands its result over on one stdout line starting with ``marker``
+    (:func:`emit_child_result`); a timeout or a missing line becomes ``{"error": ...}``.
+    """
+    env = dict(os.environ)
+    if extra_env:
+        env.update(extra_env)
+    command = [sys.executable, str(Path(script).resolve()), "--child", mode]
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, env=env,
+                                   cwd=REPO_ROOT, timeout=timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"child {mode!r} timed out after {timeout_s:.0f} s"}
+    for line in reversed(completed.stdout.splitlines()):
+        if line.startswith(marker):
+            return json.loads(line[len(marker):])
+    tail = (completed.stderr or completed.stdout).strip().splitlines()[-5:]
+    return {"error": f"child {mode!r} exited with {completed.returncode}: " + " / ".join(tail)}
+
+
+def emit_child_result(marker: str, result: dict[str, Any]) -> None:
+    """Hand a child's result to the parent on one marked stdout line."""
+    print(marker + json.dumps(result), flush=True)
+
+
+def write_json(path: Path, payload: dict[str, Any], log: Callable[[str], None]) -> None:
+    """Write the benchmark's results as indented JSON (creating the folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    log(f"JSON written to {path}")

@@ -1,22 +1,22 @@
 """Timings of PrincipalNestedSpheres against R ``shapes::pns`` (shapes 1.2.7).
 
 Run with ``uv run python benchmarks/bench_pns.py``.  The n = 300 inputs are the reference
-fixtures in ``<repo>/../shared/oracle/pns`` when present (otherwise synthetic data of the same
-kind); n = 5000 uses synthetic three-cluster data on S^3.  Each timing is the best of a few
-repeats after one warm-up fit.  Targets from the project issue: n = 5000 on S^3 mode small
-≤ 0.5 s, seq.test at n = 300 on S^3 ≤ 2 s.
+fixtures in ``tests/data/oracle/pns``; n = 5000 uses synthetic three-cluster data on S^3.
+Each timing is the best of a few repeats after one warm-up fit.  Targets from the project
+issue: n = 5000 on S^3 mode small ≤ 0.5 s, seq.test at n = 300 on S^3 ≤ 2 s.
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
+from _common import TEST_DATA
 
+from stpca_gui.core.demos import sphere_clusters
 from stpca_gui.core.pns import PrincipalNestedSpheres
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle" / "pns"
+ORACLE = TEST_DATA / "oracle" / "pns"
 
 #: shapes::pns timings (seconds) reported with the fixtures.
 SHAPES_SECONDS = {
@@ -27,21 +27,6 @@ SHAPES_SECONDS = {
     ("S3", 5000, "small"): 54.0,
 }
 TARGETS = {("S3", 5000, "small"): 0.5, ("S3", 300, "seq.test"): 2.0}
-
-
-def cluster_data(n: int, d: int, sd: float = 0.15, seed: int = 0) -> np.ndarray:
-    """Three clusters on S^d: normal tangent noise of sd ``sd`` around random centres."""
-    rng = np.random.default_rng(seed)
-    centers = rng.standard_normal((3, d + 1))
-    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
-    x = np.empty((n, d + 1))
-    for i, c in enumerate(centers):
-        idx = np.arange(n) % 3 == i
-        t = rng.standard_normal((int(idx.sum()), d + 1)) * sd
-        t -= (t @ c)[:, None] * c
-        nt = np.linalg.norm(t, axis=1, keepdims=True)
-        x[idx] = np.cos(nt) * c + np.sin(nt) * t / nt
-    return x
 
 
 def small_circle_data(n: int, seed: int = 0) -> np.ndarray:
@@ -57,12 +42,10 @@ def small_circle_data(n: int, seed: int = 0) -> np.ndarray:
 def load_or_make(sphere: str, n: int) -> tuple[np.ndarray, str]:
     if n == 300:
         name = "a_s2_smallcircle.csv" if sphere == "S2" else "b_s3_3clusters.csv"
-        path = ORACLE / name
-        if path.exists():
-            return np.loadtxt(path, delimiter=","), f"fixture {name}"
+        return np.loadtxt(ORACLE / name, delimiter=","), f"fixture {name}"
     if sphere == "S2":
         return small_circle_data(n), "synthetic small circle"
-    return cluster_data(n, 3), "synthetic 3 clusters"
+    return sphere_clusters(n, 3), "synthetic 3 clusters"
 
 
 def best_time(x: np.ndarray, mode: str, repeats: int) -> tuple[float, PrincipalNestedSpheres]:

@@ -26,13 +26,9 @@ cold-compile subprocess.
 from __future__ import annotations
 
 import argparse
-import csv
 import gc
-import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,28 +41,31 @@ from typing import Any
 
 import numba
 import numpy as np
-import scipy
 from _common import (
-    REPO_ROOT,
-    SUNSPOTS_PATH,
-    cpu_model,
+    SUNSPOTS_CYCLE,
+    SUNSPOTS_EXPECTED_ROWS,
+    SUNSPOTS_LAGS,
+    SUNSPOTS_SOURCE,
     current_rss_mb,
+    emit_child_result,
     fmt,
+    machine_info,
+    machine_report,
     make_logger,
     markdown_table,
     pass_fail,
     peak_rss_mb,
+    run_child_process,
+    sunspots_series,
     timed,
+    write_json,
 )
 
-from stpca_gui.core import SphericalMDS, lagged_embedding, make_demo, wrap_angles
+from stpca_gui.core import SphericalMDS, make_demo
 from stpca_gui.core import smds as smds_module
 from stpca_gui.core.radius import wasserstein_radius
 
 log = make_logger("bench_smds")
-SUNSPOTS_CYCLE = 23
-SUNSPOTS_LAGS = 3
-SUNSPOTS_EXPECTED_ROWS = 5373
 
 DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
 OPTIMIZERS: tuple[str, ...] = ("lbfgs", "paper")
@@ -146,20 +145,13 @@ def numba_cache_totals(package: str = "stpca_gui") -> dict[str, int]:
     return {"functions": len(dispatchers), "hits": int(hits), "misses": int(misses)}
 
 
-def load_sunspots(path: Path) -> np.ndarray:
-    """Lag-3 embedding of the cycle-23 sunspot longitudes, θ mapped to [-π, π).
-
-    Rows are taken in file order, which is date order.
-    """
-    thetas: list[float] = []
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if int(row["cycle"]) == SUNSPOTS_CYCLE:
-                thetas.append(float(row["theta"]))
-    if len(thetas) != SUNSPOTS_EXPECTED_ROWS:
-        log(f"warning: cycle {SUNSPOTS_CYCLE} has {len(thetas)} rows, "
+def sunspots_angles() -> np.ndarray:
+    """The sunspots series on T³, with a warning when the data file has other rows."""
+    angles, rows = sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
+    if rows != SUNSPOTS_EXPECTED_ROWS:
+        log(f"warning: cycle {SUNSPOTS_CYCLE} has {rows} rows, "
             f"expected {SUNSPOTS_EXPECTED_ROWS}")
-    return lagged_embedding(wrap_angles(np.asarray(thetas)), SUNSPOTS_LAGS)
+    return angles
 
 
 def random_units(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
@@ -170,22 +162,7 @@ def random_units(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
 
 def run_child(mode: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run this script with the hidden ``--child MODE`` flag in a fresh interpreter."""
-    env = dict(os.environ)
-    if extra_env:
-        env.update(extra_env)
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", mode]
-    try:
-        completed = subprocess.run(
-            command, capture_output=True, text=True, env=env, cwd=REPO_ROOT,
-            timeout=CHILD_TIMEOUT_S, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"child {mode!r} timed out after {CHILD_TIMEOUT_S:.0f} s"}
-    for line in reversed(completed.stdout.splitlines()):
-        if line.startswith(CHILD_MARKER):
-            return json.loads(line[len(CHILD_MARKER):])
-    tail = (completed.stderr or completed.stdout).strip().splitlines()[-5:]
-    return {"error": f"child {mode!r} exited with {completed.returncode}: " + " / ".join(tail)}
+    return run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S, extra_env)
 
 
 def evaluate_pair_stress(data: PairStressInput) -> None:
@@ -193,9 +170,7 @@ def evaluate_pair_stress(data: PairStressInput) -> None:
     smds_module.PairStress(data.angles).parts(data.units)
 
 
-def emit_child_result(result: dict[str, Any]) -> None:
-    """Hand a child's result to the parent on one marked stdout line."""
-    print(CHILD_MARKER + json.dumps(result), flush=True)
+
 
 
 # ------------------------------------------------------------------------ 1. demos
@@ -393,7 +368,7 @@ def child_sunspots() -> dict[str, Any]:
     load_start = load_average()
     rss_imports = current_rss_mb()
     peak_imports = peak_rss_mb()
-    angles = load_sunspots(SUNSPOTS_PATH)
+    angles = sunspots_angles()
     # Warm-up outside the timed fit: r* for d = 3 (lru-cached per process) and loading the
     # parallel kernel from numba's on-disk cache, with a small problem (n = 1000).
     radius_time, _ = timed(lambda: smds_module.default_initial_radius(angles.shape[1]))
@@ -512,7 +487,7 @@ def sunspots_report(runs: Sequence[dict[str, Any]] | None, skipped: str | None) 
             f"{fmt(r['load_avg_start'], '.2f')} → {fmt(r['load_avg_end'], '.2f')}",
         ])
     parts += [
-        f"Data: `{SUNSPOTS_PATH}`. Rows with cycle == {SUNSPOTS_CYCLE} in file (= date) "
+        f"Data: {SUNSPOTS_SOURCE}. Rows with cycle == {SUNSPOTS_CYCLE} in file (= date) "
         f"order, θ wrapped to [−π, π), lagged with k = {SUNSPOTS_LAGS}. Default optimiser "
         "(`lbfgs`, `random_state=0`). Each run is a fresh subprocess: imports, then a warm-up "
         "outside the timed region (r* for d = 3 and loading the parallel kernel from numba's "
@@ -747,63 +722,6 @@ def kernel_report(results: Sequence[KernelResult], repeats: int) -> str:
 
 
 #: Environment variables that change threading behaviour (and so the timings).
-THREAD_ENV_VARS: tuple[str, ...] = (
-    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS",
-    "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER", "NUMBA_CACHE_DIR",
-)
-
-
-def blas_info(module: Any) -> str:
-    """Name and version of the BLAS a numpy/scipy build links, from ``show_config``."""
-    try:
-        blas = module.show_config(mode="dicts")["Build Dependencies"]["blas"]
-        return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
-    except Exception:  # informational only: any failure means "unknown"
-        return "unknown"
-
-
-def machine_info() -> dict[str, Any]:
-    """CPU, thread and version information."""
-    try:
-        affinity: int | None = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        affinity = None
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel region has run yet
-        layer = "(not initialised)"
-    try:
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:  # pragma: no cover
-        load = "unknown"
-    return {
-        "cpu": cpu_model(),
-        "os.cpu_count": os.cpu_count(),
-        "usable cpus (affinity)": affinity,
-        "numba threads": numba.get_num_threads(),
-        "numba threading layer": layer,
-        "NUMBA_NUM_THREADS": numba.config.NUMBA_NUM_THREADS,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "numba": numba.__version__,
-        "BLAS (numpy / scipy)": f"{blas_info(np)} / {blas_info(scipy)}",
-        "thread environment": ", ".join(
-            f"{name}={os.environ[name]}" for name in THREAD_ENV_VARS if name in os.environ
-        ) or "(none set)",
-        "load average (1, 5, 15 min)": load,
-    }
-
-
-def machine_report(info: dict[str, Any], info_end: dict[str, Any]) -> str:
-    """Markdown of the machine section."""
-    rows = [[key, str(value)] for key, value in info.items()]
-    rows.append(["load average at end", str(info_end["load average (1, 5, 15 min)"])])
-    rows.append(["peak RSS of this (parent) process", f"{fmt(peak_rss_mb(), '.1f')} MiB"])
-    return "\n".join(["## Machine", "", markdown_table(["item", "value"], rows)])
-
-
 def failures_report(
     demos: Sequence[DemoResult],
     sunspots: Sequence[dict[str, Any]] | None,
@@ -865,10 +783,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the Markdown report."""
     args = parse_args(argv)
     if args.child == "sunspots":
-        emit_child_result(child_sunspots())
+        emit_child_result(CHILD_MARKER, child_sunspots())
         return 0
     if args.child == "compile":
-        emit_child_result(child_compile())
+        emit_child_result(CHILD_MARKER, child_compile())
         return 0
 
     started = time.perf_counter()
@@ -877,18 +795,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     demos = bench_demos(seeds, args.repeats, heap=not args.no_heap)
 
-    sunspots_available = SUNSPOTS_PATH.is_file()
     skipped: str | None = None
     if args.skip_sunspots:
         skipped = "`--skip-sunspots` given."
-    elif not sunspots_available:
-        skipped = f"data file not found at `{SUNSPOTS_PATH}`."
-    if skipped is not None:
         log(f"sunspots skipped: {skipped}")
 
     rng = np.random.default_rng(12345)
-    if sunspots_available and not args.skip_sunspots:
-        sun_angles = load_sunspots(SUNSPOTS_PATH)
+    if not args.skip_sunspots:
+        sun_angles = sunspots_angles()
         kernel_cases = [("sunspots cycle 23, lag 3", PairStressInput(
             sun_angles, random_units(rng, sun_angles.shape[0], sun_angles.shape[1] + 1)))]
     else:
@@ -913,7 +827,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = "quick" if args.quick else "full"
     report = "\n\n".join([
         f"# Spherical MDS benchmark ({mode} run, {time.perf_counter() - started:.0f} s)",
-        machine_report(info, info_end),
+        machine_report(info),
         demo_report(demos, args.repeats),
         sunspots_report(sunspots, skipped),
         compile_report(compiled, in_process_warm),
@@ -940,9 +854,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "paper": {k: asdict(v) for k, v in PAPER.items()},
         }
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
-        log(f"JSON written to {args.json}")
+        write_json(args.json, payload, log)
     return 0
 
 

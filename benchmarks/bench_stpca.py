@@ -21,21 +21,15 @@ Two sections, printed as Markdown to stdout (progress goes to stderr):
 
 ``--quick`` runs data seed 0 with "lbfgs" only and skips the sunspots section.
 
-Helpers (formatting, machine information, subprocess runner) are local rather than imported
-from ``bench_smds.py``: that script's ``run_child`` re-runs *its own* file, and importing a
-sibling script depends on ``sys.path[0]`` being ``benchmarks/``.
+Formatting, machine information, the child-process runner and the sunspots loader are
+shared with the other scripts through ``_common.py``.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import gc
-import json
-import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -45,35 +39,38 @@ from typing import Any
 
 import numba
 import numpy as np
-import scipy
 from _common import (
-    REPO_ROOT,
-    SUNSPOTS_PATH,
-    cpu_model,
+    SUNSPOTS_CYCLE,
+    SUNSPOTS_EXPECTED_ROWS,
+    SUNSPOTS_LAGS,
+    SUNSPOTS_SOURCE,
     current_rss_mb,
+    emit_child_result,
     fmt,
     load_average_text,
+    machine_info,
+    machine_report,
     make_logger,
     markdown_table,
     pass_fail,
     peak_rss_mb,
+    run_child_process,
+    sunspots_series,
     timed,
+    write_json,
 )
 from numpy.typing import NDArray
 
 from stpca_gui.core import (
     PrincipalCurve,
     ScaledTorusPCA,
-    lagged_embedding,
     make_demo,
     torus_distance,
     wrap_angles,
 )
+from stpca_gui.core.series import diagonal_fit
 
 log = make_logger("bench_stpca")
-SUNSPOTS_CYCLE = 23
-SUNSPOTS_LAGS = 3
-SUNSPOTS_EXPECTED_ROWS = 5373
 
 DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
 CLUSTER_DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3")
@@ -121,39 +118,6 @@ def fmt_percent(values: Sequence[float], spec: str = ".1f") -> str:
 
 
 
-
-
-def machine_info() -> dict[str, Any]:
-    """CPU, thread and version information."""
-    try:
-        affinity: int | None = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        affinity = None
-    thread_env = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                  "NUMBA_NUM_THREADS", "NUMBA_THREADING_LAYER", "NUMBA_CACHE_DIR")
-    return {
-        "cpu": cpu_model(),
-        "os.cpu_count": os.cpu_count(),
-        "usable cpus (affinity)": affinity,
-        "numba threads": numba.get_num_threads(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "numba": numba.__version__,
-        "thread environment": ", ".join(
-            f"{name}={os.environ[name]}" for name in thread_env if name in os.environ
-        ) or "(none set)",
-        "load average (1, 5, 15 min)": load_average_text(),
-    }
-
-
-def machine_report(info: dict[str, Any]) -> str:
-    """Markdown of the machine section."""
-    rows = [[key, str(value)] for key, value in info.items()]
-    rows.append(["load average at end", load_average_text()])
-    rows.append(["peak RSS of this (parent) process", f"{fmt(peak_rss_mb(), '.1f')} MiB"])
-    return "\n".join(["## Machine", "", markdown_table(["item", "value"], rows)])
 
 
 # ------------------------------------------------------------------------ geometry checks
@@ -249,26 +213,10 @@ class DiagonalFit:
     r2: float
 
 
-def diagonal_fit(angles: NDArray[np.float64]) -> list[DiagonalFit]:
-    """Fit of a closed torus curve to a periodic diagonal θ_k = θ_1 + c_k (mod 2π).
-
-    Every coordinate is unwrapped along the curve (``np.unwrap`` in curve order, so a
-    coordinate that winds once around the circle becomes a ramp over 2π), then coordinates
-    2..d are regressed on coordinate 1 by ordinary least squares. A periodic diagonal has
-    slope 1 and R² = 1; the intercept is the offset c_k (wrapped).
-    """
-    unwrapped = np.unwrap(angles, axis=0)
-    x = unwrapped[:, 0]
-    fits = []
-    for k in range(1, angles.shape[1]):
-        y = unwrapped[:, k]
-        slope, intercept = np.polyfit(x, y, 1)
-        residual = y - (slope * x + intercept)
-        total = np.sum((y - y.mean()) ** 2)
-        r2 = 1.0 - float(np.sum(residual**2) / total) if total > 0 else float("nan")
-        fits.append(DiagonalFit(coordinate=k + 1, slope=float(slope),
-                                intercept=float(wrap_angles(intercept)), r2=r2))
-    return fits
+def curve_diagonal_fits(angles: NDArray[np.float64]) -> list[DiagonalFit]:
+    """:func:`~stpca_gui.core.series.diagonal_fit` of a closed torus curve, per coordinate."""
+    return [DiagonalFit(coordinate=k, slope=slope, intercept=intercept, r2=r2)
+            for k, (slope, intercept, r2) in enumerate(diagonal_fit(angles), start=2)]
 
 
 # ------------------------------------------------------------------------ 1. demos
@@ -491,16 +439,6 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
 
 
 # --------------------------------------------------------------------- 2. sunspots
-def load_sunspots(path: Path) -> tuple[NDArray[np.float64], int]:
-    """Lag-3 embedding of the cycle-23 longitudes (file order) and the number of rows."""
-    thetas: list[float] = []
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            if int(row["cycle"]) == SUNSPOTS_CYCLE:
-                thetas.append(float(row["theta"]))
-    return lagged_embedding(np.asarray(thetas), SUNSPOTS_LAGS), len(thetas)
-
-
 def child_sunspots() -> dict[str, Any]:
     """Child process: one default ScaledTorusPCA fit of the sunspots series.
 
@@ -510,7 +448,7 @@ def child_sunspots() -> dict[str, Any]:
     timed fit and (peak) right after it.
     """
     rss_imports = current_rss_mb()
-    angles, rows = load_sunspots(SUNSPOTS_PATH)
+    angles, rows = sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
     warmup_s, _ = timed(lambda: fit_model(make_demo("clusters-t3", random_state=0).angles,
                                           "lbfgs"))
     gc.collect()
@@ -539,7 +477,7 @@ def child_sunspots() -> dict[str, Any]:
         "circle_radius": float(model.pns_.circle_radius_),
         "curve_breaks": int(np.count_nonzero(curve.breaks)),
         "curve_angles": curve.angles.tolist(),
-        "diagonal": [asdict(f) for f in diagonal_fit(curve.angles)],
+        "diagonal": [asdict(f) for f in curve_diagonal_fits(curve.angles)],
         "rss_after_imports_mb": rss_imports,
         "rss_before_fit_mb": rss_prefit,
         "peak_before_fit_mb": peak_prefit,
@@ -552,17 +490,7 @@ def child_sunspots() -> dict[str, Any]:
 
 def run_child(mode: str) -> dict[str, Any]:
     """Run this script with the hidden ``--child MODE`` flag in a fresh interpreter."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", mode]
-    try:
-        completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT,
-                                   timeout=CHILD_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired:
-        return {"error": f"child {mode!r} timed out after {CHILD_TIMEOUT_S:.0f} s"}
-    for line in reversed(completed.stdout.splitlines()):
-        if line.startswith(CHILD_MARKER):
-            return json.loads(line[len(CHILD_MARKER):])
-    tail = (completed.stderr or completed.stdout).strip().splitlines()[-5:]
-    return {"error": f"child {mode!r} exited with {completed.returncode}: " + " / ".join(tail)}
+    return run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S)
 
 
 def sunspots_report(run: dict[str, Any] | None, skipped: str | None) -> str:
@@ -613,7 +541,7 @@ def sunspots_report(run: dict[str, Any] | None, skipped: str | None) -> str:
         fmt(f["r2"], ".6f"), fmt(1.0 - f["r2"], ".2e"), fmt(PAPER_SUNSPOTS_ONE_MINUS_R2, ".0e"),
     ] for f in run["diagonal"]]
     parts += [
-        f"Data: `{SUNSPOTS_PATH}`. Rows with cycle == {SUNSPOTS_CYCLE} in file (= date) "
+        f"Data: {SUNSPOTS_SOURCE}. Rows with cycle == {SUNSPOTS_CYCLE} in file (= date) "
         f"order, `theta` → `lagged_embedding(theta, {SUNSPOTS_LAGS})` (wrapped to [−π, π)). "
         "One `ScaledTorusPCA(random_state=0)` fit with default settings in a fresh "
         "subprocess, after an untimed small warm-up fit in that process (JIT cache load, r* "
@@ -669,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the Markdown report."""
     args = parse_args(argv)
     if args.child == "sunspots":
-        print(CHILD_MARKER + json.dumps(child_sunspots()), flush=True)
+        emit_child_result(CHILD_MARKER, child_sunspots())
         return 0
 
     started = time.perf_counter()
@@ -683,8 +611,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         skipped = "`--quick` given."
     elif args.skip_sunspots:
         skipped = "`--skip-sunspots` given."
-    elif not SUNSPOTS_PATH.is_file():
-        skipped = f"data file not found at `{SUNSPOTS_PATH}`."
     sunspots = None
     if skipped is None:
         log("sunspots: fit in a fresh subprocess")
@@ -714,9 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "curve_centre_tolerance_rad": CURVE_CENTRE_TOLERANCE,
         }
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2) + "\n")
-        log(f"JSON written to {args.json}")
+        write_json(args.json, payload, log)
     return 0
 
 

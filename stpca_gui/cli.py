@@ -12,29 +12,54 @@ import numpy as np
 
 from . import __version__
 from .core import DEMO_NAMES, FitCancelled, ScaledTorusPCA, list_demos, make_demo
-from .io import TableError, read_angle_table, write_results
+from .core.params import ParamSpec
+from .core.summary import fit_summary
+from .io import RESULT_FILES, TableError, check_file_set, read_angle_table, write_results
+from .model import FitParameters
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-PNS_MODES = ("seq.test", "small", "great", "bic")
+
+
+def _value_parser(spec: ParamSpec):
+    """argparse ``type`` for a parameter that takes named values and/or numbers."""
+    options, interval = spec.options(), spec.interval()
+
+    def parse(text: str) -> object:
+        if options is not None and options.accepts(text):
+            return text
+        if interval is not None:
+            try:
+                return int(text) if interval.kind is int else float(text)
+            except ValueError:
+                pass
+        raise argparse.ArgumentTypeError(f"must be {spec.describe(typed=True)}, not {text!r}")
+
+    return parse
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pns-mode", choices=PNS_MODES, default="seq.test",
-                        help="how PNS chooses small or great subspheres (default: seq.test)")
-    parser.add_argument("--optimizer", choices=("lbfgs", "paper"), default="lbfgs",
-                        help="SMDS optimiser: lbfgs converges (default); paper emulates the "
-                             "paper's R optim run")
-    parser.add_argument("--radius", default="auto",
-                        help="sphere radius: 'auto' (estimated) or a positive number")
-    parser.add_argument("--curve-points", type=int, default=100,
-                        help="points of the principal curve (default: 100)")
-    parser.add_argument("--restarts", type=int, default=1,
-                        help="SMDS starts (random restarts after the first; default 1)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    parser.add_argument("--no-torus-variance", action="store_true",
-                        help="skip the torus explained variance (n·d extra predictions)")
+    """One option per parameter the estimator offers (see :mod:`stpca_gui.core.params`)."""
+    group = parser.add_argument_group("ST-PCA settings")
+    for spec in ScaledTorusPCA.parameter_specs():
+        if not spec.offered:
+            continue
+        default = spec.app_default
+        if spec.is_boolean():
+            group.add_argument(spec.flag, dest=spec.name, default=default,
+                               action=argparse.BooleanOptionalAction,
+                               help=f"{spec.summary} (default: {'on' if default else 'off'})")
+            continue
+        options = spec.options()
+        choices = options.values if options is not None and spec.interval() is None else None
+        metavar = spec.flag.lstrip("-").upper().replace("-", "_")
+        group.add_argument(spec.flag, dest=spec.name, default=default, choices=choices,
+                           type=None if choices else _value_parser(spec),
+                           metavar=None if choices else metavar,
+                           help=(spec.summary if choices else
+                                 f"{spec.summary} Allowed: {spec.describe(typed=True)}.")
+                           .replace("%", "%%") + f" (default: {default})")
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for scores.csv, embedding.csv, principal_curve.csv and "
                              "summary.json")
@@ -79,46 +104,46 @@ def _build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--quick", action="store_true",
                        help="one simulation seed and the sunspots subsample only")
     repro.add_argument("--sunspots", type=Path, default=None,
-                       help="sunspots_births.csv (default: ../shared/data next to the source)")
+                       help="a sunspots_births CSV to use instead of the bundled data set")
     return parser
 
 
-def _parse_radius(text: str) -> str | float:
-    if text == "auto":
-        return text
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"--radius must be 'auto' or a positive number, got {text!r}") from None
-
-
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
-    return ScaledTorusPCA(
-        radius=_parse_radius(args.radius), pns_mode=args.pns_mode,
-        n_curve_points=args.curve_points, random_state=args.seed, n_init=args.restarts,
-        optimizer=args.optimizer, torus_variance=not args.no_torus_variance,
-    )
-
-
-def _percent(values: np.ndarray) -> str:
-    return " / ".join("n/a" if np.isnan(v) else f"{100 * v:.1f}" for v in values)
+    """The estimator with the settings of the command line (validated)."""
+    specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
+    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs}).to_estimator()
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
-    n, d = model.scores_.shape
-    smds = model.smds_
     print(title)
-    print(f"data             n = {n} points on T^{d}")
-    print(f"SMDS             {model.optimizer}, {smds.n_iter_} iterations ({smds.message_})")
-    print(f"radius           r* = {smds.initial_radius_:.4f} -> r = {model.radius_:.4f}")
-    print(f"stress           {smds.initial_stress_:.5f} (start) -> {model.stress_:.5f}")
-    print(f"PNS              {model.pns_mode}: {', '.join(model.pns_.sphere_types_) or '-'}")
-    print(f"sphere variance  {_percent(model.explained_variance_ratio_)} % (PNS1 first)")
-    print(f"torus variance   {_percent(model.torus_explained_variance_ratio_)} %")
-    breaks = int(model.principal_curve_.breaks.sum())
-    print(f"principal curve  {len(model.principal_curve_.angles)} points, {breaks} break(s)")
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in model.timings_.items())
-    print(f"time             {elapsed:.2f} s ({stages})")
+    for item in fit_summary(model):
+        if item.shown:
+            print(f"{item.label:<17} {item.text}")
+    print(f"{'time: total':<17} {elapsed:.2f} s")
+
+
+def _fit_and_report(
+    args: argparse.Namespace,
+    angles: np.ndarray,
+    column_names: Sequence[str],
+    row_ids: np.ndarray | None,
+    title: str,
+    labels: np.ndarray | None = None,
+    **summary_extra: object,
+) -> int:
+    """Fit with the command line's settings, print the summary, write ``--out``."""
+    model = _model(args)
+    if args.out is not None:
+        # A bad output folder fails now, not after minutes of fitting.
+        check_file_set(args.out, RESULT_FILES)
+    start = time.perf_counter()
+    model.fit(angles)
+    _print_summary(model, title, time.perf_counter() - start)
+    if args.out is not None:
+        written = write_results(model, args.out, column_names, row_ids, labels=labels,
+                                **summary_extra)
+        print(f"wrote            {', '.join(str(p) for p in written)}")
+    return EXIT_OK
 
 
 def _run_fit(args: argparse.Namespace) -> int:
@@ -132,33 +157,20 @@ def _run_fit(args: argparse.Namespace) -> int:
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
               "degrees, pass --degrees", file=sys.stderr)
-    model = _model(args)
-    start = time.perf_counter()
-    model.fit(table.angles)
-    elapsed = time.perf_counter() - start
-    _print_summary(model, f"input            {args.input} (columns "
-                          f"{', '.join(table.column_names)})", elapsed)
-    if args.out is not None:
-        written = write_results(model, args.out, table.column_names, table.line_numbers,
-                                input=str(args.input), columns=list(table.column_names),
-                                degrees=args.degrees, rows_skipped=len(table.dropped))
-        print(f"wrote            {', '.join(str(p) for p in written)}")
-    return EXIT_OK
+    return _fit_and_report(
+        args, table.angles, table.column_names, table.line_numbers,
+        f"input            {args.input} (columns {', '.join(table.column_names)})",
+        labels=table.labels,
+        input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
+        rows_skipped=len(table.dropped))
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     dataset = make_demo(args.name, random_state=args.data_seed)
-    model = _model(args)
-    start = time.perf_counter()
-    model.fit(dataset.angles)
-    elapsed = time.perf_counter() - start
-    _print_summary(model, f"demo             {dataset.name} (data seed {args.data_seed}): "
-                          f"{dataset.description}", elapsed)
-    if args.out is not None:
-        written = write_results(model, args.out, dataset.column_names, demo=dataset.name,
-                                data_seed=args.data_seed)
-        print(f"wrote            {', '.join(str(p) for p in written)}")
-    return EXIT_OK
+    return _fit_and_report(
+        args, dataset.angles, dataset.column_names, None,
+        f"demo             {dataset.name} (data seed {args.data_seed}): {dataset.description}",
+        demo=dataset.name, data_seed=args.data_seed)
 
 
 def _run_list() -> int:

@@ -19,8 +19,12 @@ from numpy.typing import NDArray
 
 from .core import ScaledTorusPCA, lagged_embedding, make_demo, run_baselines
 from .core.modes import periodic_mode_clusters
+from .core.series import diagonal_fit
+from .core.smds import OPTIMIZERS
+from .core.torus import wrap_angles
 from .core.uniformity import uniformity_tests
-from .io import atomic_write_text
+from .datasets import PAPER_CYCLE, load_sunspots
+from .io import atomic_path, atomic_write_text
 from .io.tables import read_angle_table
 from .plotting.histogram import ScoreHistogram
 from .plotting.scores import ScoresScatter
@@ -41,11 +45,6 @@ PAPER_UNIFORMITY = {"longitudes": (0.3215, 0.3595, 0.7554), "ST-PCA PNS1": (0.08
 PAPER_SUNSPOTS_RADIUS = 1.81
 SUBSAMPLE_SIZE = 1000
 SUBSAMPLE_SEED = 0
-
-
-def default_sunspots_path() -> Path:
-    """``../shared/data/sunspots_births.csv`` next to a source checkout."""
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sunspots_births.csv"
 
 
 @dataclass
@@ -69,9 +68,8 @@ class Report:
         FigureCanvasAgg(figure)
         draw(figure)
         path = self.folder / name
-        tmp = path.with_name(f".{path.name}.tmp.png")
-        figure.savefig(tmp, dpi=120)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            figure.savefig(tmp, dpi=120, format="png")
         self.lines.extend([f"![{caption}]({name})", "", f"*{caption}*", ""])
 
 
@@ -80,21 +78,9 @@ def _percent(values: NDArray[np.float64], k: int = 3) -> str:
 
 
 def curve_diagonal_fit(curve: NDArray[np.float64]) -> list[tuple[float, float]]:
-    """(slope, R²) of each unwrapped curve coordinate k ≥ 2 regressed on coordinate 1.
-
-    A periodic diagonal θ_k = θ_1 + c_k (mod 2π) gives slope 1 and R² = 1; the paper
-    reports a linear fit with R² = 1 − 3·10⁻⁵ for its sunspots curve.
-    """
-    unwrapped = np.unwrap(curve, axis=0)
-    x = unwrapped[:, 0]
-    out = []
-    for k in range(1, curve.shape[1]):
-        y = unwrapped[:, k]
-        slope, intercept = np.polyfit(x, y, 1)
-        residual = y - (slope * x + intercept)
-        r2 = 1.0 - np.sum(residual**2) / np.sum((y - y.mean()) ** 2)
-        out.append((float(slope), float(r2)))
-    return out
+    """(slope, R²) of each unwrapped curve coordinate k ≥ 2 regressed on coordinate 1
+    (:func:`~stpca_gui.core.series.diagonal_fit`)."""
+    return [(slope, r2) for slope, _, r2 in diagonal_fit(curve)]
 
 
 def _simulations(report: Report, seeds: list[int]) -> None:
@@ -104,7 +90,7 @@ def _simulations(report: Report, seeds: list[int]) -> None:
                "The paper averaged 50 simulations; the cluster sd (0.3) is our assumption.", "")
     rows = []
     for name, (p_rstar, p_rhat, p_stress, p_pct) in PAPER_SIMULATIONS.items():
-        for optimizer in ("lbfgs", "paper"):
+        for optimizer in OPTIMIZERS:
             fits = [ScaledTorusPCA(optimizer=optimizer, random_state=0)
                     .fit(make_demo(name, random_state=s).angles) for s in seeds]
             torus = np.mean([f.torus_explained_variance_ratio_ for f in fits], axis=0)
@@ -128,17 +114,24 @@ def _simulations(report: Report, seeds: list[int]) -> None:
         "percentages.", "")
 
 
-def _load_sunspots(path: Path) -> NDArray[np.float64]:
-    table = read_angle_table(path, ["theta"], row_filter=("cycle", "23"))
+def paper_cycle_longitudes(path: Path | None = None) -> NDArray[np.float64]:
+    """Sunspot longitudes of the paper's cycle (23) in date order, wrapped to [-π, π).
+
+    Parameters
+    ----------
+    path : Path, optional
+        A sunspots_births CSV (columns ``cycle`` and ``theta``) to read instead of the
+        bundled data set; both give the same values for rotasym's table.
+    """
+    if path is None:
+        return wrap_angles(load_sunspots(cycle=PAPER_CYCLE).theta)
+    table = read_angle_table(path, ["theta"], row_filter=("cycle", str(PAPER_CYCLE)))
     return table.angles[:, 0]
 
 
-def _sunspots(report: Report, path: Path, quick: bool) -> None:
-    report.add("## 2. Sunspots, cycle 23, lag 3 (paper section 5.1)", "")
-    if not path.exists():
-        report.add(f"Skipped: the data file {path} is not available.", "")
-        return
-    theta = _load_sunspots(path)
+def _sunspots(report: Report, path: Path | None, quick: bool) -> None:
+    report.add(f"## 2. Sunspots, cycle {PAPER_CYCLE}, lag 3 (paper section 5.1)", "")
+    theta = paper_cycle_longitudes(path)
     series = lagged_embedding(theta, 3)
     rng = np.random.default_rng(SUBSAMPLE_SEED)
     subsample = np.sort(rng.choice(len(series), SUBSAMPLE_SIZE, replace=False))
@@ -212,13 +205,17 @@ def _sunspots(report: Report, path: Path, quick: bool) -> None:
 
 
 def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -> Path:
-    """Run the analyses and write ``report.md`` (and figures) into ``out``."""
+    """Run the analyses and write ``report.md`` (and figures) into ``out``.
+
+    The sunspots analyses use the bundled data set (``stpca_gui.datasets.load_sunspots``)
+    unless ``sunspots`` names a CSV file to read instead.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report = Report(out, ["# Scaled torus PCA: the paper's analyses, reproduced", ""])
     started = time.perf_counter()
     _simulations(report, [0] if quick else [0, 1, 2])
-    _sunspots(report, sunspots or default_sunspots_path(), quick)
+    _sunspots(report, sunspots, quick)
     report.add(f"Total time: {time.perf_counter() - started:.1f} s.", "")
     target = out / "report.md"
     atomic_write_text(target, "\n".join(report.lines) + "\n")

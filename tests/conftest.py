@@ -4,6 +4,7 @@ Qt's pyvistaqt widget needs a real X connection (the ``offscreen`` platform cann
 its QOpenGLWidget), so the suite starts its own Xvfb when no display is available and runs
 Qt on ``xcb``. Tests that need it take the ``display`` fixture; without Xvfb they skip with
 the reason, unless ``STPCA_REQUIRE_DISPLAY=1`` (set by CI), which turns that into a failure.
+Reference files live in ``tests/data`` (the ``test_data`` fixture).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from pathlib import Path
 import pytest
 
 TEST_OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
+#: Reference files that ship with the tests (see tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: The project's read-only data folder beside a source checkout; absent in a plain clone.
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 _xvfb: subprocess.Popen[bytes] | None = None
 _display_problem: str | None = None
 
@@ -61,6 +66,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
+def clusters_t3():
+    """The paper's T³ clusters demo (seed 0); its arrays are read-only, so tests share it."""
+    from stpca_gui.core import make_demo
+
+    return make_demo("clusters-t3", random_state=0)
+
+
+@pytest.fixture(scope="session")
 def display() -> str:
     """The X display the GUI tests render on."""
     if _display_problem is not None:
@@ -71,7 +84,49 @@ def display() -> str:
 
 
 @pytest.fixture(scope="session")
+def test_data() -> Path:
+    """The folder of reference files shipped with the tests (``tests/data``)."""
+    return TEST_DATA
+
+
+@pytest.fixture(scope="session")
+def full_sunspots_csv() -> Path:
+    """The full sunspots_births.csv the bundled data set was built from.
+
+    Only beside a source checkout with ``../shared``; the tests that compare the bundled
+    data set with its source skip without it (everything else uses ``load_sunspots``).
+    """
+    path = SHARED_DATA / "sunspots_births.csv"
+    if not path.is_file():
+        pytest.skip(f"the full sunspots table is not available at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
 def output_dir() -> Path:
     """Folder for screenshots and exported files that a person can look at afterwards."""
     TEST_OUTPUT.mkdir(exist_ok=True)
     return TEST_OUTPUT
+
+
+@pytest.fixture
+def gui_dir(output_dir: Path) -> Path:
+    """Folder for the GUI tests' screenshots, under the test output."""
+    folder = output_dir / "gui"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A shown main window (1500 × 950) with its own recent-files list; its fit stops after."""
+    from stpca_gui.gui.main_window import MainWindow
+
+    win = MainWindow(recent_path=tmp_path / "recent.json")
+    qtbot.addWidget(win)
+    win.resize(1500, 950)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.controller.cancel()
+    win.controller.wait(10_000)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 
 import numpy as np
 import pytest
@@ -14,11 +16,22 @@ from stpca_gui.cli import main
 def test_demo_prints_a_summary(capsys):
     assert main(["demo", "clusters-t2", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    stress = float(re.search(r"stress\s+\S+ \(start\) -> (\S+)", out).group(1))
-    radius = float(re.search(r"-> r = (\S+)", out).group(1))
+    stress = float(re.search(r"stress\s+(\S+) \(start", out).group(1))
+    radius = float(re.search(r"fitted radius r̂\s+(\S+)", out).group(1))
     assert 0.0 < stress < 0.0065
     assert 1.2 < radius < 1.8
-    assert "n = 300 points on T^2" in out
+    assert re.search(r"samples n\s+300\n", out) and re.search(r"angles d\s+2\n", out)
+
+
+def test_demo_results_get_the_usual_file_mode(tmp_path, capsys):
+    previous = os.umask(0o022)
+    try:
+        assert main(["demo", "clusters-t2", "--seed", "1", "--out", str(tmp_path / "out")]) == 0
+    finally:
+        os.umask(previous)
+    written = sorted((tmp_path / "out").iterdir())
+    assert {p.name for p in written} >= {"scores.csv", "summary.json"}
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {oct(0o644)}
 
 
 def test_demos_are_listed(capsys):
@@ -62,7 +75,7 @@ def test_fit_writes_all_outputs(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     scores = np.genfromtxt(out / "scores.csv", delimiter=",", names=True)
     assert scores.shape == (300,)
-    assert list(scores.dtype.names) == ["row", "PNS1", "PNS2"]
+    assert list(scores.dtype.names) == ["row", "label", "PNS1", "PNS2"]  # --label group
     np.testing.assert_array_equal(scores["row"], np.arange(2, 302))  # file lines
     # PNS1 separates the three clusters of the file.
     pc1 = scores["PNS1"]
@@ -88,7 +101,7 @@ def test_fit_reads_headerless_whitespace_tables(tmp_path, capsys):
     source = tmp_path / "angles.txt"
     _write_clusters(source, delimiter=" ", header=False)
     assert main(["fit", str(source), "--columns", "1,2", "--no-torus-variance"]) == 0
-    assert "n = 300 points on T^2" in capsys.readouterr().out
+    assert re.search(r"samples n\s+300\n", capsys.readouterr().out)
 
 
 def test_fit_names_file_line_and_column_of_bad_values(tmp_path, capsys):
@@ -107,7 +120,7 @@ def test_fit_can_drop_invalid_rows(tmp_path, capsys):
                  "--no-torus-variance"]) == 0
     captured = capsys.readouterr()
     assert "skipped" in captured.err and "line 6" in captured.err
-    assert "n = 299 points" in captured.out
+    assert re.search(r"samples n\s+299\n", captured.out)
 
 
 def test_fit_warns_about_probable_degrees(tmp_path, capsys):
@@ -153,20 +166,68 @@ def test_tables_with_ragged_rows_and_duplicate_headers(tmp_path):
 
 
 def test_reproduce_quick_writes_a_report(tmp_path, capsys):
-    from pathlib import Path
-
-    sunspots = (Path(__file__).resolve().parents[1].parent / "shared" / "data"
-                / "sunspots_births.csv")
+    # No --sunspots: the bundled data set is used, so this runs from an installed wheel too.
     out = tmp_path / "repro"
-    assert main(["reproduce", "--quick", "--out", str(out), "--sunspots", str(sunspots)]) == 0
+    assert main(["reproduce", "--quick", "--out", str(out)]) == 0
     report = (out / "report.md").read_text()
     assert "| clusters-t2 | lbfgs | 1.515 (1.47)" in report
     assert "| clusters-t3 | paper |" in report
-    if not sunspots.exists():
-        assert "Skipped: the data file" in report
-        return
     for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA"):
         assert f"| {method} |" in report
     assert "Uniformity tests" in report
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
+
+
+def test_every_offered_parameter_is_an_option_with_its_default():
+    from stpca_gui.cli import _build_parser
+    from stpca_gui.core import ScaledTorusPCA
+
+    parser = _build_parser()
+    args = parser.parse_args(["demo"])
+    for spec in ScaledTorusPCA.parameter_specs():
+        if spec.offered:
+            assert getattr(args, spec.name) == spec.app_default, spec.name
+    args = parser.parse_args(["demo", "--radius", "2.5", "--tol", "1e-7", "--alpha", "0.05",
+                              "--n-bootstrap", "7", "--no-torus-variance", "--seed", "3"])
+    assert (args.radius, args.tol, args.alpha, args.n_bootstrap, args.torus_variance,
+            args.random_state) == (2.5, 1e-7, 0.05, 7, False, 3)
+
+
+def test_bad_option_values_are_usage_errors(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "--restarts", "many"])
+    assert exc.value.code == 2
+    assert "--restarts: must be an integer in [1, 1000], not 'many'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("rows", "extra"), [
+    # The same torus point written in whole turns, in degrees (issue 10, item 2).
+    (["1,20", "361,20", "-359,20", "721,20"], ["--degrees"]),
+    (["10,20", "370,20", "-350,20", "730,20"], ["--degrees"]),
+    # A spread of 1e-9 rad.
+    (["0.3,-1.2", "0.300000001,-1.199999998", "0.300000002,-1.199999996",
+      "0.300000003,-1.199999999", "0.300000004,-1.199999997"], []),
+])
+def test_fit_of_one_repeated_point_is_an_error_not_nan(tmp_path, capsys, rows, extra):
+    source = tmp_path / "same.csv"
+    source.write_text("a,b\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "out"
+    assert main(["fit", str(source), *extra, "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("stpca: error: all samples are the same point on the torus")
+    assert "1e-06 rad" in err and "Traceback" not in err
+    assert not (out / "summary.json").exists()
+
+
+def test_fit_of_a_tiny_but_real_spread_has_no_nan(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    angles = np.array([0.3, -1.2]) + 1e-4 * rng.standard_normal((8, 2))
+    source = tmp_path / "tiny.csv"
+    source.write_text("a,b\n" + "\n".join(f"{a:.17g},{b:.17g}" for a, b in angles) + "\n")
+    out = tmp_path / "out"
+    assert main(["fit", str(source), "--out", str(out), "--curve-points", "20"]) == 0
+    summary = (out / "summary.json").read_text()
+    assert "NaN" not in summary
+    ratios = json.loads(summary)["explained_variance_ratio"]
+    assert np.all(np.isfinite(ratios)) and sum(ratios) == pytest.approx(1.0)

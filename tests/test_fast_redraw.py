@@ -16,7 +16,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba_array
 from matplotlib.figure import Figure
 
-from stpca_gui.plotting.colors import CYCLIC_LEVELS, PALETTE, cyclic_colors, point_colors
+from stpca_gui.model.dataset import encode_labels
+from stpca_gui.plotting.colors import (
+    CYCLIC_LEVELS,
+    PALETTE,
+    cyclic_colors,
+    point_colors,
+)
 from stpca_gui.plotting.histogram import ScoreHistogram
 from stpca_gui.plotting.marker_collection import MAX_GROUPS, color_groups, grouped_scatter
 from stpca_gui.plotting.partial_redraw import PartialRedraw
@@ -82,8 +88,7 @@ def test_partial_redraw_of_the_histogram_equals_a_full_render(three_clusters):
     scores, labels = three_clusters
     fig = agg_figure()
     hist = ScoreHistogram(fig)
-    hist.draw(scores[:, 0], 2 * np.pi, colors_by_group=point_colors("label", n=labels.size,
-                                                                   labels=labels),
+    hist.draw(scores[:, 0], 2 * np.pi, group_codes=encode_labels(labels)[0],
               selected=labels == 0, bandwidth=0.1)
     hist.set_antimodes([-1.0, 1.0])
     fig.canvas.draw()

@@ -10,13 +10,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 
 pytest.importorskip("pytestqt")
 
@@ -44,51 +43,21 @@ def assert_has_content(path: Path, min_fraction: float = 0.02, min_colors: int =
     assert colors > min_colors, f"{path.name}: only {colors} distinct colours"
 
 
-@pytest.fixture
-def gui_dir(output_dir: Path) -> Path:
-    folder = output_dir / "gui"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from stpca_gui.gui.main_window import MainWindow
-
-    win = MainWindow(recent_path=tmp_path / "recent.json")
-    qtbot.addWidget(win)
-    win.resize(1500, 950)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.controller.cancel()
-    win.controller.wait(10_000)
-
-
 def fit_demo(qtbot, win, name: str = "clusters-t3") -> None:
     with qtbot.waitSignal(win.result_shown, timeout=FIT_TIMEOUT_MS):
         win.load_demo(name)
-    qtbot.wait(200)
+    qtbot.waitUntil(lambda: figures_rendered(win))
 
 
-def selection_highlights(win) -> dict[str, int]:
-    """How many samples each view currently highlights."""
-    scatter_overlay = win.scores_view.scatter.overlay
-    hist = win.histogram_view.histogram
-    n = hist._values.size
-    width = hist._edges[1] - hist._edges[0]
-    hist_count = round(sum(p.get_height() for p in hist._selection_bars.patches) * n * width)
+def figures_rendered(win) -> bool:
+    """The figures' full render after a result is done (their partial redraw is ready)."""
+    return (win.scores_view.scatter.partial_redraw.ready
+            and win.histogram_view.histogram.partial_redraw.ready)
 
-    def scene_count(scene) -> int:
-        layer = scene.point_layer
-        return layer.overlay.n_points if layer.overlay_actor.GetVisibility() else 0
 
-    return {
-        "scores": 0 if scatter_overlay is None else len(scatter_overlay.get_offsets()),
-        "histogram": hist_count,
-        "torus": scene_count(win.torus_view.scene),
-        "sphere": scene_count(win.sphere_view.scene),
-    }
+def process_pending_events() -> None:
+    """Run the events already queued (e.g. a scheduled ``draw_idle``); no fixed wait."""
+    QCoreApplication.processEvents()
 
 
 def test_demo_fit_renders_every_view(qtbot, window, gui_dir):
@@ -122,21 +91,18 @@ def test_selection_in_scores_reaches_every_view(qtbot, window, gui_dir):
     first = labels == labels[0]
     lo, hi = pc1[first].min() - 1e-9, pc1[first].max() + 1e-9
     pc2 = window.state.result.scores[:, 1]
-    start = time.perf_counter()
+    # The latency of a selection is measured by benchmarks/bench_gui.py (target 100 ms).
     window.scores_view.select_rectangle(lo, pc2.min() - 1, hi, pc2.max() + 1)
-    qtbot.wait(1)
-    latency = time.perf_counter() - start
     selected = window.state.selection.mask()
     assert np.array_equal(selected, first)
-    assert selection_highlights(window) == dict.fromkeys(
+    assert window.highlight_counts() == dict.fromkeys(
         ("scores", "histogram", "torus", "sphere"), int(first.sum()))
-    assert latency < 1.0
     window.export_window(gui_dir / "window-selection.png")
     # Subtracting the same rectangle empties the selection everywhere; undo restores it.
     window.scores_view.select_rectangle(lo, pc2.min() - 1, hi, pc2.max() + 1, "subtract")
-    assert set(selection_highlights(window).values()) == {0}
+    assert set(window.highlight_counts().values()) == {0}
     window.state.selection.undo()
-    assert selection_highlights(window)["torus"] == int(first.sum())
+    assert window.highlight_counts()["torus"] == int(first.sum())
 
 
 def test_selection_updates_are_partial_and_3d_views_refine_when_still(qtbot, window,
@@ -160,7 +126,7 @@ def test_selection_updates_are_partial_and_3d_views_refine_when_still(qtbot, win
     labels = window.state.dataset.labels
     window.state.selection.apply(labels == labels[0], "replace")
     qtbot.waitUntil(lambda: len(frames) > 0, timeout=2000)
-    qtbot.wait(20)
+    process_pending_events()  # a full render, had one been scheduled
     # The figures were not rendered again, only their selection layers ...
     assert full_renders == {"scores": 0, "histogram": 0}
     # ... and the result is exactly what a full render shows.
@@ -187,7 +153,7 @@ def test_camera_drag_renders_each_move_once_and_refines_at_the_end(qtbot, window
     fit_demo(qtbot, window)
     plotter = window.torus_view.plotter
     qtbot.waitUntil(lambda: plotter.smooth, timeout=3000)
-    qtbot.wait(100)
+    process_pending_events()
     frames: list[bool] = []
     plotter.ren_win.AddObserver("EndEvent", lambda *_: frames.append(bool(
         plotter.renderer.GetUseFXAA())))
@@ -199,7 +165,7 @@ def test_camera_drag_renders_each_move_once_and_refines_at_the_end(qtbot, window
         plotter.camera.Azimuth(8)
         interactor.Render()  # as the style does on each mouse move
         qtbot.waitUntil(lambda move=move: len(frames) == move + 1, timeout=2000)
-    qtbot.wait(100)
+    process_pending_events()  # a frame, had one more been scheduled
     assert frames == [False] * 5  # one render per move, without anti-aliasing
     interactor.InvokeEvent("EndInteractionEvent")
     qtbot.waitUntil(lambda: len(frames) == 6, timeout=plotter.STILL_DELAY_MS + 2000)
@@ -219,7 +185,7 @@ def test_histogram_range_and_lasso_modes(qtbot, window):
     window.scores_view.select_polygon(square, "intersect")
     expected &= (scores[:, 0] >= -0.5) & (scores[:, 0] <= 0.2)
     assert np.array_equal(window.state.selection.mask(), expected)
-    counts = selection_highlights(window)
+    counts = window.highlight_counts()
     assert counts["sphere"] == counts["torus"] == int(expected.sum())
 
 
@@ -228,7 +194,7 @@ def test_colour_modes_change_the_pictures(qtbot, window, gui_dir):
     images = []
     for index in range(window.color_combo.count()):
         window.color_combo.setCurrentIndex(index)
-        qtbot.wait(50)
+        process_pending_events()
         path = gui_dir / f"scores-colour-{window.color_combo.currentData()}.png"
         window.export_view("scores", path, dpi=60)
         images.append(np.asarray(Image.open(path).convert("RGB")))
@@ -254,16 +220,31 @@ def large_dataset(n_per_cluster: int = 1700) -> Dataset:
                    description="synthetic clusters", row_ids=np.arange(1, len(data.angles) + 1))
 
 
-def test_cancel_stops_a_long_fit_quickly_and_the_app_stays_usable(qtbot, window):
+def test_cancel_stops_a_long_fit_at_its_next_report_and_the_app_stays_usable(
+        qtbot, window, monkeypatch):
+    # The time a cancel takes is measured by benchmarks/bench_updates.py; here: the fit
+    # stops at the first progress report after the request and reports nothing after it.
+    from stpca_gui.gui import worker
+
+    answers: list[bool] = []  # what each progress report of the fit was told (True: stop)
+    real_run_analysis = worker.run_analysis
+
+    def counted_run_analysis(*args, callback, **kwargs):
+        def counted(event):
+            stop = bool(callback(event))
+            answers.append(stop)
+            return stop
+        return real_run_analysis(*args, callback=counted, **kwargs)
+
+    monkeypatch.setattr(worker, "run_analysis", counted_run_analysis)
     window.set_dataset(large_dataset(), fit=False)
     with qtbot.waitSignal(window.controller.progress, timeout=FIT_TIMEOUT_MS,
                           check_params_cb=lambda e: e.stage == "smds" and e.iteration >= 1):
         window.fit()
-    start = time.perf_counter()
     with qtbot.waitSignal(window.fit_ended, timeout=FIT_TIMEOUT_MS) as ended:
         window.cancel_fit()
     assert ended.args == ["cancelled"]
-    assert time.perf_counter() - start < 1.0
+    assert answers.count(True) == 1 and answers[-1] is True
     assert window.state.result is None
     assert "cancel" in window.stage_label.text().lower()
     fit_demo(qtbot, window, "clusters-t2")
@@ -289,26 +270,23 @@ def test_gui_thread_keeps_responding_during_a_fit(qtbot, window):
     warm_up()
 
     window.set_dataset(large_dataset(), fit=False)
-    ticks: list[float] = []
+    # The longest gap between the ticks of a 10 ms timer (target 100 ms) is measured by
+    # benchmarks/bench_gui.py; here: the GUI thread runs its timers and receives progress
+    # between the fit's start and its last progress report, i.e. the fit runs beside it.
+    ticks: list[int] = []  # ticks counted so far, at each progress report of the fit
     timer = QTimer()
     timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    finished = []
-    window.controller.progress.connect(
-        lambda e: finished.append(time.perf_counter()) if e.stage == "done" else None)
+    tick_count = [0]
+    timer.timeout.connect(lambda: tick_count.__setitem__(0, tick_count[0] + 1))
+    window.controller.progress.connect(lambda e: ticks.append(tick_count[0]))
     timer.start()
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         window.fit()
     timer.stop()
-    end = finished[0] if finished else ticks[-1]
-    during = np.array([t for t in ticks if t <= end])
-    gaps = np.diff(during)
-    print(f"GUI ticks during the n=5100 fit: {len(during)}, longest gap {gaps.max() * 1e3:.0f} ms")
-    assert len(during) > 20
-    # The target is 100 ms (benchmarks/bench_gui.py reports the figure); the margin is for
-    # the OS scheduler on a two-core CI machine whose cores the fit keeps busy. Before the
-    # views stopped pyvistaqt's 5 Hz re-render timer, gaps of 200–550 ms were measured here.
-    assert gaps.max() < 0.15
+    # Ticks ran between progress reports, not only before the first or after the last.
+    assert len(ticks) >= 3
+    assert ticks[-1] - ticks[0] > 20
+    assert np.count_nonzero(np.diff(ticks)) >= 2
 
 
 def test_worker_exception_shows_an_error_dialog(qtbot, window, monkeypatch):
@@ -353,20 +331,25 @@ def test_exports_write_valid_files(qtbot, window, tmp_path, gui_dir):
     assert not list((tmp_path / "results").glob(".*tmp"))
 
 
-def test_unwritable_export_is_a_message_and_leaves_nothing(qtbot, window, tmp_path):
+def test_unwritable_export_is_a_message_and_leaves_nothing(qtbot, window, tmp_path,
+                                                           monkeypatch):
     fit_demo(qtbot, window, "clusters-t2")
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        if os.access(locked, os.W_OK):
-            pytest.skip("running as a user who can write anywhere (root)")
-        window._guarded(lambda: window.export_view("scores", locked / "x.png"), "ok")
-        assert window.last_message_box is not None
-        assert "Export failed" in window.last_message_box.windowTitle()
-        assert list(locked.iterdir()) == []
-    finally:
-        locked.chmod(0o700)
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    (folder / "x.png").write_bytes(b"old")
+
+    # The final rename is refused, as in a folder the user may not write (root may write
+    # anywhere, so permissions alone cannot stage this).
+    def refuse(source, target):
+        raise PermissionError(13, "Permission denied", str(target))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    window._guarded(lambda: window.export_view("scores", folder / "x.png"), "ok")
+    assert window.last_message_box is not None
+    assert "Export failed" in window.last_message_box.windowTitle()
+    assert "x.png" in window.last_message_box.text() + window.last_message_box.informativeText()
+    assert [p.name for p in folder.iterdir()] == ["x.png"]  # no temporary file left
+    assert (folder / "x.png").read_bytes() == b"old"
 
 
 def test_export_to_a_missing_folder_is_a_message(qtbot, window, tmp_path):
@@ -394,7 +377,7 @@ def test_import_dialog_suggests_and_reads(qtbot, tmp_path):
     assert dialog.chosen_label() == "group"
     assert dialog.degrees.isChecked()
     assert "2π" in dialog.unit_note.text() or "degree" in dialog.unit_note.text().lower()
-    dialog._try_accept()
+    dialog.try_accept()
     dataset = dialog.dataset()
     assert dataset is not None and dataset.n_samples == 300 and dataset.n_angles == 2
     assert [line for line, _ in dataset.dropped] == [11]
@@ -448,7 +431,7 @@ def test_import_dialog_filters_rows_and_builds_a_lagged_series(qtbot, tmp_path):
     dialog.filter_value.setText("23")
     dialog.lagged.setChecked(True)
     dialog.lags.setValue(3)
-    dialog._try_accept()
+    dialog.try_accept()
     dataset = dialog.dataset()
     assert dataset is not None, dialog.error.text()
     assert dataset.angles.shape == (38, 3)
@@ -463,10 +446,20 @@ def test_lagged_embedding_action_refits(qtbot, window):
     assert window.state.result.scores.shape == (298, 3)
 
 
-def test_compare_methods_table_and_linked_scatters(qtbot, window, gui_dir):
-    fit_demo(qtbot, window, "clusters-t2")
+def open_compare_methods(qtbot, window):
+    """The method comparison, once its background run has drawn every method."""
     dialog = window.compare_methods()
     qtbot.addWidget(dialog)
+    assert [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())] == [
+        "ST-PCA"]  # the baselines arrive from the background task
+    with qtbot.waitSignal(dialog.methods_shown, timeout=FIT_TIMEOUT_MS):
+        pass
+    return dialog
+
+
+def test_compare_methods_table_and_linked_scatters(qtbot, window, gui_dir):
+    fit_demo(qtbot, window, "clusters-t2")
+    dialog = open_compare_methods(qtbot, window)
     names = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
     assert names == ["ST-PCA", "Euclidean PCA", "aPCA", "dPCA", "complex dPCA", "dPCA+"]
     st_pca = float(dialog.table.item(0, 1).text())
@@ -482,8 +475,7 @@ def test_compare_methods_table_and_linked_scatters(qtbot, window, gui_dir):
 
 def test_compare_methods_rectangle_selects(qtbot, window):
     fit_demo(qtbot, window, "clusters-t2")
-    dialog = window.compare_methods()
-    qtbot.addWidget(dialog)
+    dialog = open_compare_methods(qtbot, window)
     euclidean = dialog.scatters[1]
     points = euclidean.positions
     dialog.select_rectangle(euclidean, 0.0, -10.0, 10.0, 10.0)
@@ -500,7 +492,7 @@ def test_mode_clusters_colour_the_views_and_draw_antimodes(qtbot, window, gui_di
     assert rows["clusters vs labels"].startswith("100.0 %")
     index = window.color_combo.findData("cluster")
     window.color_combo.setCurrentIndex(index)
-    qtbot.wait(50)
+    process_pending_events()
     hist_axes = window.histogram_view.histogram.axes
     dashed = [line for line in hist_axes.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == 3
@@ -513,14 +505,19 @@ def test_uniformity_dialog_runs_the_three_tests(qtbot, window):
     fit_demo(qtbot, window, "clusters-t2")
     dialog = window.uniformity_tests()
     qtbot.addWidget(dialog)
-    results = dialog.run()  # PNS1 of three clusters: far from uniform
+    with qtbot.waitSignal(dialog.results_shown, timeout=FIT_TIMEOUT_MS) as shown:
+        dialog.run()  # PNS1 of three clusters: far from uniform
+    results = shown.args[0]
     assert set(results) == {"Watson", "Gine_Fn", "PAD"}
     assert all(test.p_value < 1e-3 for test in results.values())
     assert dialog.table.rowCount() == 3
     dialog.calibration.setCurrentIndex(1)
     dialog.replicates.setValue(200)
-    results = dialog.run()
-    assert all(test.n_replicates == 200 for test in results.values())
+    with qtbot.waitSignal(dialog.results_shown, timeout=FIT_TIMEOUT_MS) as shown:
+        dialog.run()
+    assert all(test.n_replicates == 200 for test in shown.args[0].values())
+    assert "200 replicates" in dialog.table.item(0, 3).text()
+    assert not dialog.progress.isVisible()
     dialog.close()
 
 

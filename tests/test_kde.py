@@ -7,14 +7,13 @@ import pytest
 from scipy.stats import vonmises
 
 from stpca_gui.core import kde
-from stpca_gui.core.kde import (
+from stpca_gui.core.bandwidth import (
     bandwidth_to_concentration,
-    binned_is_accurate,
     circular_bandwidth,
-    circular_kde,
     concentration_to_sigma,
     sigma_to_concentration,
 )
+from stpca_gui.core.kde import binned_is_accurate, circular_kde
 
 TWO_PI = 2.0 * np.pi
 

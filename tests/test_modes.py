@@ -8,16 +8,34 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stpca_gui.core.modes import (
-    ModeClustering,
-    hpi_derivative,
-    kernel_functional,
-    normal_reference_derivative_bandwidth,
-    periodic_mode_clusters,
-)
+from stpca_gui.core.bandwidth import hpi_derivative, kernel_functional
+from stpca_gui.core.modes import ModeClustering, periodic_mode_clusters
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle" / "pns"
 TWO_PI = 2.0 * np.pi
+
+
+def normal_reference_derivative_bandwidth(sigma: float, n: int, deriv_order: int = 1) -> float:
+    """Normal-reference bandwidth for the r-th density derivative (d = 1).
+
+    ``h_NS = σ (4 / (2r + 3))^{1/(2r+5)} n^{−1/(2r+5)}`` (Chacón, Duong & Wand 2011,
+    *Statistica Sinica* 21, 807–840), i.e. the formula of :func:`hpi_derivative` with every
+    functional replaced by its normal-scale value.
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation of the normal reference.
+    n : int
+        Sample size.
+    deriv_order : int, default 1
+        The derivative order r.
+
+    Returns
+    -------
+    float
+    """
+    r = int(deriv_order)
+    return float(sigma * (4.0 / (2 * r + 3)) ** (1.0 / (2 * r + 5)) * n ** (-1.0 / (2 * r + 5)))
 
 
 def circular_gap(a: np.ndarray, b: np.ndarray, period: float = TWO_PI) -> np.ndarray:
@@ -35,12 +53,9 @@ def von_mises_clusters(
 
 
 @pytest.fixture(scope="module")
-def oracle() -> tuple[dict, np.ndarray]:
-    clusters = ORACLE / "b_small_clusters.json"
-    scores = ORACLE / "b_small_scores.csv"
-    if not clusters.exists() or not scores.exists():
-        pytest.skip(f"R reference fixture not found under {ORACLE} (b_small_clusters.json, "
-                    "b_small_scores.csv)")
+def oracle(test_data: Path) -> tuple[dict, np.ndarray]:
+    clusters = test_data / "oracle" / "pns" / "b_small_clusters.json"
+    scores = test_data / "oracle" / "pns" / "b_small_scores.csv"
     reference = json.loads(clusters.read_text())
     pns1 = np.loadtxt(scores, delimiter=",")[:, 0]
     return reference, pns1

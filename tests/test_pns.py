@@ -1,8 +1,7 @@
 """Tests of Principal Nested Spheres (stpca_gui.core.pns) and the circular Fréchet mean.
 
-The reference outputs of R ``shapes::pns`` live outside the repository in
-``<repo>/../shared/oracle/pns`` (see its README for the conventions and tolerances); the
-fixture tests are skipped when that directory is absent.
+The reference outputs of R ``shapes::pns`` are in ``tests/data/oracle/pns`` (see its README
+for the conventions and tolerances).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core.circular import circular_frechet_mean, circular_objective
+from stpca_gui.core.demos import sphere_clusters
 from stpca_gui.core.pns import (
     PrincipalNestedSpheres,
     fit_subsphere,
@@ -21,15 +21,8 @@ from stpca_gui.core.pns import (
     subsphere_objective,
 )
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle" / "pns"
 INPUTS = {"a": "a_s2_smallcircle.csv", "b": "b_s3_3clusters.csv"}
 MODES = ("small", "great", "seq.test")
-
-needs_oracle = pytest.mark.skipif(
-    not (ORACLE / "README.md").exists(),
-    reason=f"shapes::pns reference fixtures not found at {ORACLE}",
-)
-
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -38,27 +31,38 @@ def _wrap(a):
     return np.mod(np.asarray(a) + np.pi, 2 * np.pi) - np.pi
 
 
-def _load_input(case: str) -> np.ndarray:
-    return np.loadtxt(ORACLE / INPUTS[case], delimiter=",")
+class ShapesOracle:
+    """The ``shapes::pns`` reference files, and our fits of the same inputs.
+
+    Each (case, mode) is fitted once and shared between tests (fitting is deterministic
+    except for the seq.test bootstrap, which is seeded).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._fits: dict[tuple[str, str], PrincipalNestedSpheres] = {}
+
+    def input(self, case: str) -> np.ndarray:
+        return np.loadtxt(self.folder / INPUTS[case], delimiter=",")
+
+    def load(self, case: str, mode: str) -> tuple[dict, np.ndarray, np.ndarray]:
+        meta = json.loads((self.folder / f"{case}_{mode}.json").read_text())
+        scores = np.loadtxt(self.folder / f"{case}_{mode}_scores.csv", delimiter=",", ndmin=2)
+        circle = np.loadtxt(self.folder / f"{case}_{mode}_circle.csv", delimiter=",",
+                            skiprows=1)
+        return meta, scores, circle
+
+    def fitted(self, case: str, mode: str) -> PrincipalNestedSpheres:
+        key = (case, mode)
+        if key not in self._fits:
+            self._fits[key] = PrincipalNestedSpheres(mode=mode, random_state=1).fit(
+                self.input(case))
+        return self._fits[key]
 
 
-def _load(case: str, mode: str) -> tuple[dict, np.ndarray, np.ndarray]:
-    meta = json.loads((ORACLE / f"{case}_{mode}.json").read_text())
-    scores = np.loadtxt(ORACLE / f"{case}_{mode}_scores.csv", delimiter=",", ndmin=2)
-    circle = np.loadtxt(ORACLE / f"{case}_{mode}_circle.csv", delimiter=",", skiprows=1)
-    return meta, scores, circle
-
-
-_FITS: dict[tuple[str, str], PrincipalNestedSpheres] = {}
-
-
-def _fitted(case: str, mode: str) -> PrincipalNestedSpheres:
-    """Fit once per (case, mode) and share between tests (fitting is deterministic except
-    for the seq.test bootstrap, which is seeded)."""
-    key = (case, mode)
-    if key not in _FITS:
-        _FITS[key] = PrincipalNestedSpheres(mode=mode, random_state=1).fit(_load_input(case))
-    return _FITS[key]
+@pytest.fixture(scope="module")
+def shapes(test_data: Path) -> ShapesOracle:
+    return ShapesOracle(test_data / "oracle" / "pns")
 
 
 def _project(x: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -85,21 +89,6 @@ def _random_rotation(rng: np.random.Generator, k: int, proper: bool = True) -> n
     if (np.linalg.det(q) > 0) != proper:
         q[:, 0] = -q[:, 0]
     return q
-
-
-def _cluster_data(n: int, d: int, sd: float = 0.15, seed: int = 0) -> np.ndarray:
-    """Three clusters of points on S^d (normal tangent noise, exponential map)."""
-    rng = np.random.default_rng(seed)
-    centers = rng.standard_normal((3, d + 1))
-    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
-    x = np.empty((n, d + 1))
-    for i, c in enumerate(centers):
-        idx = np.arange(n) % 3 == i
-        t = rng.standard_normal((int(idx.sum()), d + 1)) * sd
-        t -= (t @ c)[:, None] * c
-        nt = np.linalg.norm(t, axis=1, keepdims=True)
-        x[idx] = np.cos(nt) * c + np.sin(nt) * t / nt
-    return x
 
 
 def _small_circle_data(n: int, seed: int = 0) -> np.ndarray:
@@ -166,20 +155,19 @@ def test_circular_mean_large_n_matches_brute_force():
 # ----------------------------------------------------------------------------- fixtures
 
 
-@needs_oracle
 @pytest.mark.parametrize("case", ["a", "b"])
 @pytest.mark.parametrize("mode", MODES)
-def test_objective_not_higher_than_shapes(case, mode):
+def test_objective_not_higher_than_shapes(shapes, case, mode):
     """On the same data, each level's fit is at least as good as shapes' fit."""
-    meta, _, _ = _load(case, mode)
-    x = _load_input(case)
+    meta, _, _ = shapes.load(case, mode)
+    x = shapes.input(case)
     for k, (data, v_shapes, r_shapes) in enumerate(_shapes_levels(x, meta)):
         kind = meta["levels"][k]["type"]
         f_shapes = subsphere_objective(data, v_shapes, r_shapes)
         _, _, f_ours = fit_subsphere(data, kind)
         assert f_ours <= f_shapes + 1e-13, (case, mode, k, f_ours, f_shapes)
     # The first level of the full fit sees exactly shapes' data.
-    pns = _fitted(case, mode)
+    pns = shapes.fitted(case, mode)
     data0, v0, r0 = _shapes_levels(x, meta)[0]
     assert pns.objectives_[0] <= subsphere_objective(data0, v0, r0) + 1e-13
     assert pns.objectives_[0] == pytest.approx(
@@ -187,11 +175,10 @@ def test_objective_not_higher_than_shapes(case, mode):
     )
 
 
-@needs_oracle
 @pytest.mark.parametrize("mode", ["small", "seq.test"])
-def test_case_a_small_matches_shapes(mode):
-    meta, scores, circle = _load("a", mode)
-    pns = _fitted("a", mode)
+def test_case_a_small_matches_shapes(shapes, mode):
+    meta, scores, circle = shapes.load("a", mode)
+    pns = shapes.fitted("a", mode)
     tol = 1e-6
     assert pns.sphere_types_ == ["small"]
     assert np.max(np.abs(pns.scores_ - scores)) < tol  # PNS1 sign matches too
@@ -214,12 +201,11 @@ def test_case_a_small_matches_shapes(mode):
     np.testing.assert_allclose(pns.principal_circle(grid=circle[:, 0]), circle[:, 1:], atol=tol)
 
 
-@needs_oracle
-def test_case_a_great_matches_shapes():
+def test_case_a_great_matches_shapes(shapes):
     # shapes stops at |ΔG| < 1e-10 on a flat objective: its axis is ~7e-6 rad from the
     # minimiser (our objective is lower), so the tolerance here is 2e-5.
-    meta, scores, circle = _load("a", "great")
-    pns = _fitted("a", "great")
+    meta, scores, circle = shapes.load("a", "great")
+    pns = shapes.fitted("a", "great")
     tol = 2e-5
     assert pns.sphere_types_ == ["great"]
     assert pns.radii_[0] == pytest.approx(np.pi / 2, abs=1e-15)
@@ -233,13 +219,12 @@ def test_case_a_great_matches_shapes():
         np.testing.assert_allclose(pns.principal_circle(grid=circle[:, 0]), circle[:, 1:], atol=tol)
 
 
-@needs_oracle
 @pytest.mark.parametrize("mode", ["small", "seq.test"])
-def test_case_b_small_matches_shapes(mode):
+def test_case_b_small_matches_shapes(shapes, mode):
     # shapes stops its first fit after 31 passes; our axis is ~0.011 rad away with a lower
     # objective (README: expect ~1e-2 agreement).
-    meta, scores, circle = _load("b", mode)
-    pns = _fitted("b", mode)
+    meta, scores, circle = shapes.load("b", mode)
+    pns = shapes.fitted("b", mode)
     tol = 2e-2
     assert pns.sphere_types_ == ["small", "small"]
     assert np.max(np.abs(pns.scores_ - scores)) < tol
@@ -254,32 +239,30 @@ def test_case_b_small_matches_shapes(mode):
     np.testing.assert_allclose(pns.explained_variance_, meta["var_per_component"], atol=1e-3)
     np.testing.assert_allclose(pns.principal_circle(grid=circle[:, 0]), circle[:, 1:], atol=1e-3)
     # Our first fit is strictly better than shapes' (README: 0.0212747 vs 0.0212749).
-    x = _load_input("b")
+    x = shapes.input("b")
     f_shapes = subsphere_objective(x, meta["levels"][0]["center_orig"], meta["levels"][0]["radius"])
     assert pns.objectives_[0] < f_shapes
 
 
-@needs_oracle
-def test_case_b_great_first_level_matches_shapes():
+def test_case_b_great_first_level_matches_shapes(shapes):
     # Level 1 agrees to 1e-7 (up to the sign of the great axis).  At level 2 shapes' axis
     # is not a stationary point (gradient norm ~0.1): it stopped after 31 passes at
     # objective 0.3113; ours reaches 0.2893, so the later scores legitimately differ.
-    meta, scores, _ = _load("b", "great")
-    pns = _fitted("b", "great")
+    meta, scores, _ = shapes.load("b", "great")
+    pns = shapes.fitted("b", "great")
     lev = meta["levels"][0]
     sign = np.sign(pns.centers_[0] @ np.asarray(lev["center_orig"]))
     np.testing.assert_allclose(sign * pns.centers_[0], lev["center_orig"], atol=1e-6)
     np.testing.assert_allclose(np.abs(pns.scores_[:, -1]), np.abs(scores[:, -1]), atol=1e-6)
     np.testing.assert_allclose(pns.radii_, [np.pi / 2, np.pi / 2], atol=1e-15)
-    data2, v2, r2 = _shapes_levels(_load_input("b"), meta)[1]
+    data2, v2, r2 = _shapes_levels(shapes.input("b"), meta)[1]
     assert pns.objectives_[1] < subsphere_objective(data2, v2, r2) - 0.01
 
 
-@needs_oracle
 @pytest.mark.parametrize("case", ["a", "b"])
-def test_seq_test_chooses_small_with_consistent_p_values(case):
-    meta, _, _ = _load(case, "seq.test")
-    pns = _fitted(case, "seq.test")
+def test_seq_test_chooses_small_with_consistent_p_values(shapes, case):
+    meta, _, _ = shapes.load(case, "seq.test")
+    pns = shapes.fitted(case, "seq.test")
     assert pns.sphere_types_ == ["small"] * len(meta["levels"])
     for k, lev in enumerate(meta["levels"]):
         p_lrt, p_vmf = pns.p_values_[k]
@@ -295,12 +278,11 @@ def test_seq_test_chooses_small_with_consistent_p_values(case):
             assert abs(np.log10(p_lrt) - np.log10(lev["pvalue_LRT"])) < 3
 
 
-@needs_oracle
 @pytest.mark.parametrize("case", ["a", "b"])
 @pytest.mark.parametrize("mode", MODES)
-def test_fixture_round_trip_and_mean(case, mode):
-    pns = _fitted(case, mode)
-    x = _load_input(case)
+def test_fixture_round_trip_and_mean(shapes, case, mode):
+    pns = shapes.fitted(case, mode)
+    x = shapes.input(case)
     np.testing.assert_allclose(pns.inverse_transform(pns.scores_), x, rtol=0, atol=1e-12)
     np.testing.assert_allclose(pns.transform(x), pns.scores_, rtol=0, atol=1e-14)
     np.testing.assert_allclose(pns.mean_, pns.inverse_transform(np.zeros(pns.n_components_))[0])
@@ -314,7 +296,7 @@ def test_fixture_round_trip_and_mean(case, mode):
 @pytest.mark.parametrize("d", [1, 2, 3, 5])
 def test_round_trips(mode, d):
     rng = np.random.default_rng(d)
-    x = _cluster_data(120, d, sd=0.3, seed=d)
+    x = sphere_clusters(120, d, sd=0.3, random_state=d)
     pns = PrincipalNestedSpheres(mode=mode).fit(x)
     np.testing.assert_allclose(pns.inverse_transform(pns.scores_), x, rtol=0, atol=1e-12)
     # New points, anywhere on the sphere (away from the axes).
@@ -341,7 +323,7 @@ def test_round_trips(mode, d):
 @pytest.mark.parametrize("d", [2, 3])
 def test_rotation_invariance(mode, d):
     rng = np.random.default_rng(10 + d)
-    x = _cluster_data(240, d, seed=d) if d == 3 else _small_circle_data(200, seed=1)
+    x = sphere_clusters(240, d, random_state=d) if d == 3 else _small_circle_data(200, seed=1)
     base = PrincipalNestedSpheres(mode=mode).fit(x)
     for proper in (True, False):
         q = _random_rotation(rng, d + 1, proper=proper)
@@ -455,7 +437,7 @@ def test_bad_inputs():
 def test_sklearn_conventions_and_attributes():
     est = PrincipalNestedSpheres(mode="great", alpha=0.05, n_bootstrap=7, random_state=3)
     assert vars(est) == {"mode": "great", "alpha": 0.05, "n_bootstrap": 7, "random_state": 3}
-    x = _cluster_data(90, 3, seed=4)
+    x = sphere_clusters(90, 3, random_state=4)
     assert est.fit(x) is est
     d = 3
     assert est.n_features_in_ == 4 and est.n_components_ == d
@@ -473,7 +455,7 @@ def test_sklearn_conventions_and_attributes():
 
 
 def test_principal_circle_and_subsphere_points():
-    x = _cluster_data(150, 3, seed=6)
+    x = sphere_clusters(150, 3, random_state=6)
     pns = PrincipalNestedSpheres(mode="small").fit(x)
     circ = pns.principal_circle(m=64)
     assert circ.shape == (64, 4)

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from stpca_gui.io.preview import delimiter_name, preview_table, sniff_format, split_cells
 from stpca_gui.io.tables import TableError, read_angle_table
@@ -188,3 +190,80 @@ def test_public_helpers():
     assert split_cells(" 1 ,2", ",") == ["1", "2"]
     assert split_cells("1   2\t3", None) == ["1", "2", "3"]
     assert delimiter_name("\t") == "tab" and delimiter_name(None) == "whitespace"
+
+
+def test_a_repeated_header_name_over_ragged_rows_previews(tmp_path):
+    # Issue 10, item 3: this file raised IndexError (and stpca-gui FILE showed a traceback).
+    path = write(tmp_path, "x.csv", "nan,0.0,nan\n0.0\n0.0\n0.0\n0.0\n0.0,0.0\n")
+    preview = preview_table(path)
+    assert preview.column_names == ("nan", "0.0", "nan")
+    # A repeated name cannot be read by name, so it is not suggested, and the notes say why.
+    assert "nan" not in preview.suggested_angle_columns
+    assert preview.suggested_label_column != "nan"
+    assert any("'nan'" in note and "more than once" in note for note in preview.notes)
+
+
+def test_a_repeated_name_is_not_suggested_but_the_other_columns_are(tmp_path):
+    path = write(tmp_path, "d.csv", "phi,psi,phi,group\n" + "".join(
+        f"{0.1 * k},{-0.2 * k},{0.3 * k},g{k % 2}\n" for k in range(6)))
+    preview = preview_table(path)
+    assert preview.suggested_angle_columns == ("psi",)
+    assert preview.suggested_label_column == "group"
+    table = read_angle_table(path, list(preview.suggested_angle_columns),
+                             label_column=preview.suggested_label_column)
+    assert table.angles.shape == (6, 1)
+
+
+def test_a_field_beyond_the_csv_size_limit_is_a_table_error(tmp_path):
+    path = write(tmp_path, "long.csv", "a,b\n1," + "9" * 200_000 + "\n2,3\n4,5\n")
+    for read in (preview_table, read_angle_table):
+        with pytest.raises(TableError) as info:
+            read(path)
+        assert str(path) in str(info.value)
+
+
+# Small text tables built from awkward pieces: delimiters of every kind, quotes, numbers,
+# non-finite values, unicode, blank lines and ragged rows.
+_CELLS = st.one_of(
+    st.sampled_from(["", "0", "0.0", "1.5", "-3.25", "370", "1e-9", "nan", "NaN", "inf",
+                     "-inf", "1_000", "1,5", "abc", "φ", "ψ angle", '"', '"a,b"', "  ",
+                     "label", "id", "group", "\u00a0", "\ufeff", "#"]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"),
+            max_size=6),
+)
+_DELIMITERS = st.sampled_from([",", ";", "\t", "|", " ", "  ", ", ", ":"])
+_LINES = st.lists(st.lists(_CELLS, min_size=0, max_size=5), min_size=0, max_size=8)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=_LINES, delimiter=_DELIMITERS, mixed=st.booleans())
+def test_fuzzed_tables_give_a_preview_or_a_table_error(tmp_path, lines, delimiter, mixed):
+    from stpca_gui.model.table_import import import_with_suggestions
+
+    separators = [",", ";", "\t", " "] if mixed else [delimiter]
+    text = "\n".join(separators[k % len(separators)].join(cells)
+                     for k, cells in enumerate(lines))
+    path = tmp_path / "fuzz.csv"
+    path.write_text(text, encoding="utf-8")
+    try:
+        preview = preview_table(path)
+    except TableError as exc:
+        assert str(path) in str(exc)
+        return
+    width = preview.n_columns
+    assert all(len(row) == width for row in preview.rows)
+    assert len(preview.numeric_fraction) == len(preview.minimum) == width
+    assert set(preview.suggested_angle_columns) <= set(preview.column_names)
+    assert preview.suggested_label_column not in preview.suggested_angle_columns
+    for name in (*preview.suggested_angle_columns, preview.suggested_label_column):
+        assert name is None or preview.column_names.count(name) == 1
+    try:
+        read_angle_table(path)
+    except TableError as exc:
+        assert str(path) in str(exc)
+    # What the command line does with the file: a data set or a message, nothing else.
+    try:
+        import_with_suggestions(path)
+    except ValueError as exc:  # TableError is a ValueError
+        assert str(exc)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from stpca_gui.core import lagged_embedding
-
-SUNSPOTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sunspots_births.csv"
+from stpca_gui.core.series import diagonal_fit
+from stpca_gui.datasets import load_sunspots
 
 
 def test_lagged_rows_and_wrapping():
@@ -31,24 +29,28 @@ def test_lagged_bad_input(series, lags, message):
 
 
 def test_sunspots_cycle_23_lag_3():
-    if not SUNSPOTS.exists():
-        pytest.skip(f"sunspots data not found at {SUNSPOTS} (../shared is not next to the repo)")
-    table = np.genfromtxt(SUNSPOTS, delimiter=",", names=True, dtype=None, encoding="utf-8")
-    theta = np.asarray(table["theta"][table["cycle"] == 23], dtype=float)
+    theta = load_sunspots(cycle=23).theta
     assert theta.size == 5373
     lagged = lagged_embedding(theta, 3)
     assert lagged.shape == (5371, 3)
     assert lagged.min() >= -np.pi and lagged.max() < np.pi
 
 
-def test_sunspots_through_the_table_reader_and_dataset():
-    if not SUNSPOTS.exists():
-        pytest.skip(f"sunspots data not found at {SUNSPOTS} (../shared is not next to the repo)")
+def test_sunspots_through_the_table_reader_and_dataset(tmp_path):
     from stpca_gui.io import read_angle_table
     from stpca_gui.model import Dataset
 
-    table = read_angle_table(SUNSPOTS, ["theta"], row_filter=("cycle", "23"))
+    # All cycles written as a CSV (repr keeps every bit), then filtered by the reader.
+    sunspots = load_sunspots()
+    path = tmp_path / "sunspots.csv"
+    path.write_text("cycle,theta,phi\n" + "".join(
+        f"{c},{t!r},{p!r}\n" for c, t, p in zip(sunspots.cycle.tolist(),
+                                                sunspots.theta.tolist(), sunspots.phi.tolist(),
+                                                strict=True)))
+    table = read_angle_table(path, ["theta"], row_filter=("cycle", "23"))
     assert table.angles.shape == (5373, 1)
+    np.testing.assert_array_equal(table.angles[:, 0],
+                                  lagged_embedding(sunspots.of_cycle(23).theta, 1)[:, 0])
     lagged = Dataset.from_table(table).lagged(0, 3)
     assert lagged.angles.shape == (5371, 3)
     assert lagged.column_names == ("theta[t]", "theta[t+1]", "theta[t+2]")
@@ -79,3 +81,12 @@ def test_dataset_lagged_validation():
     with pytest.raises(ValueError, match="lags"):
         dataset.lagged(0, 0)
     assert dataset.lagged(1, 4).angles.shape == (297, 4)
+
+
+def test_diagonal_fit_recovers_offsets_and_winding():
+    t = np.linspace(-np.pi, np.pi, 300, endpoint=False)
+    curve = np.column_stack([t, t + 3.0, 2.0 * t - 0.5, t + 0.2 * np.sin(t)])
+    (s2, c2, r2_2), (s3, c3, r2_3), (_, _, r2_4) = diagonal_fit(np.angle(np.exp(1j * curve)))
+    assert s2 == pytest.approx(1.0) and c2 == pytest.approx(3.0) and r2_2 == pytest.approx(1.0)
+    assert s3 == pytest.approx(2.0) and c3 == pytest.approx(-0.5) and r2_3 == pytest.approx(1.0)
+    assert 0.99 < r2_4 < 1.0 - 1e-4  # a wobble around the diagonal lowers R²

@@ -25,11 +25,6 @@ def random_units(n: int, p: int, seed: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def clusters_t3():
-    return make_demo("clusters-t3", random_state=0)
-
-
-@pytest.fixture(scope="module")
 def fitted_t3(clusters_t3):
     return SphericalMDS(random_state=0).fit(clusters_t3.angles)
 

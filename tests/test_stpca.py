@@ -25,11 +25,6 @@ def circular_means(angles: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def clusters_t3():
-    return make_demo("clusters-t3", random_state=0)
-
-
-@pytest.fixture(scope="module")
 def fitted_t3(clusters_t3):
     return ScaledTorusPCA(random_state=0).fit(clusters_t3.angles)
 
@@ -115,7 +110,7 @@ def test_progress_reports_every_stage(clusters_t3):
     events = []
     ScaledTorusPCA(random_state=0).fit(clusters_t3.angles, callback=events.append)
     stages = [e.stage for e in events]
-    order = ["smds", "pns", "curve", "torus-variance", "done"]
+    order = ["smds-start", "smds", "pns", "curve", "torus-variance", "done"]
     assert [s for i, s in enumerate(stages) if i == 0 or stages[i - 1] != s] == order
     smds_events = [e for e in events if e.stage == "smds" and e.iteration > 0]
     assert smds_events and all(np.isfinite(e.stress) for e in smds_events)

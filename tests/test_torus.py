@@ -16,6 +16,7 @@ from stpca_gui.core import (
     torus_pdist,
     wrap_angles,
 )
+from stpca_gui.core._torus_kernel import wrap_angle
 
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False)
 
@@ -24,6 +25,26 @@ def test_wrap_known_values():
     values = wrap_angles([0.0, np.pi, -np.pi, 3 * np.pi, 2 * np.pi, -1e-12, 7.0])
     np.testing.assert_allclose(values, [0.0, -np.pi, -np.pi, -np.pi, 0.0, -1e-12, 7.0 - 2 * np.pi],
                                atol=1e-15)
+
+
+def test_wrap_boundaries_are_half_open():
+    below_minus_pi = np.nextafter(-np.pi, -4.0)  # np.mod rounds this one up to exactly +π
+    values = wrap_angles([np.pi, -np.pi, 3 * np.pi, -3 * np.pi, below_minus_pi, -1e-300, -1e-17])
+    np.testing.assert_array_equal(values[:5], -np.pi)
+    assert np.all(values[5:] <= 0.0) and np.all(values[5:] > -1e-16)
+
+
+def test_compiled_wrap_matches_wrap_angles():
+    values = [np.pi, -np.pi, 3 * np.pi, -3 * np.pi, np.nextafter(-np.pi, -4.0), -1e-17, 7.0]
+    compiled = [wrap_angle(v) for v in values]
+    np.testing.assert_array_equal(compiled, wrap_angles(values))
+
+
+def test_wrap_other_period_is_half_open():
+    below_half = np.nextafter(-0.5, -1.0)
+    values = wrap_angles([0.5, -0.5, 1.5, -1.25, below_half], period=1.0)
+    np.testing.assert_allclose(values, [-0.5, -0.5, -0.5, -0.25, below_half + 1.0], atol=1e-15)
+    assert np.all(values >= -0.5) and np.all(values < 0.5)
 
 
 @given(arrays(np.float64, 20, elements=finite))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from stpca_gui.core import uniformity as uf
+from stpca_gui.core._uniformity_kernel import pair_sums_parallel, pair_sums_serial
 from stpca_gui.core.uniformity import (
     UniformityTest,
     asymptotic_sf,
@@ -23,10 +22,9 @@ from stpca_gui.core.uniformity import (
     watson_statistic,
     watson_test,
 )
+from stpca_gui.datasets import load_sunspots
 
 TWO_PI = 2.0 * np.pi
-SUNSPOTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / \
-    "sunspots_births.csv"
 
 
 def shortest_angles(theta: np.ndarray) -> np.ndarray:
@@ -71,8 +69,8 @@ def test_statistics_match_direct_definitions(n: int) -> None:
 
 def test_parallel_pair_sums_match_serial() -> None:
     theta = np.random.default_rng(1).uniform(0, TWO_PI, 1001)
-    serial = uf._pair_sums_serial(theta)
-    parallel = uf._pair_sums_parallel(theta)
+    serial = pair_sums_serial(theta)
+    parallel = pair_sums_parallel(theta)
     assert np.allclose(serial, parallel, rtol=1e-12, atol=1e-8)
     expected = direct_statistics(theta)
     assert gine_fn_statistic(theta) == pytest.approx(expected["Gine_Fn"], abs=1e-10)
@@ -209,11 +207,7 @@ def test_invalid_input() -> None:
 
 
 def test_sunspots_cycle_23_matches_the_paper() -> None:
-    if not SUNSPOTS.exists():
-        pytest.skip(f"sunspots data not found at {SUNSPOTS}")
-    with SUNSPOTS.open() as handle:
-        theta = np.array([float(row["theta"]) for row in csv.DictReader(handle)
-                          if row["cycle"] == "23"])
+    theta = load_sunspots(cycle=23).theta
     assert theta.size == 5373
     theta = np.mod(theta + np.pi, TWO_PI) - np.pi
     results = uniformity_tests(theta)

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._smds_kernel import atan2_nonneg
+from ._torus_kernel import torus_distance_rows, wrap_angle
 
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3
@@ -33,12 +34,6 @@ def _sphere_angle(a: NDArray, b: NDArray) -> float:
         dd += dk * dk
         ss += sk * sk
     return 2.0 * atan2_nonneg(math.sqrt(dd), math.sqrt(ss))
-
-
-@numba.njit(cache=True, nogil=True)
-def _wrap(value: float) -> float:
-    wrapped = (value + math.pi) % _TWO_PI - math.pi
-    return wrapped - _TWO_PI if wrapped >= math.pi else wrapped
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"contract", "arcp", "reassoc"})
@@ -111,7 +106,7 @@ def _predict_one(
     d = angles_t.shape[0]
     x = np.empty(d)
     for k in range(d):
-        x[k] = _wrap(start[k])
+        x[k] = wrap_angle(start[k])
     grad = np.empty(d)
     hess = np.empty((d, d))
     value = _torus_model(x, angles_t, targets, scratch, grad, hess)
@@ -125,7 +120,7 @@ def _predict_one(
         while lam < _LAMBDA_MAX:
             step = _solve_damped(hess, grad, lam)
             for k in range(d):
-                trial[k] = _wrap(x[k] + step[k])
+                trial[k] = wrap_angle(x[k] + step[k])
             trial_value = _torus_model(trial, angles_t, targets, scratch, trial_grad,
                                        trial_hess)
             if trial_value < value:
@@ -277,10 +272,7 @@ def _interpolate_one(
         hess = np.ascontiguousarray(tangent.T) @ hess_amb @ np.ascontiguousarray(tangent)
         improved = False
         while lam < _LAMBDA_MAX:
-            system = hess.copy()
-            for k in range(p - 1):
-                system[k, k] += lam * (hess[k, k] + 1e-12)
-            step = -np.linalg.solve(system, grad)
+            step = _solve_damped(hess, grad, lam)
             trial = y + tangent @ step
             trial /= math.sqrt(np.sum(trial * trial))
             trial_value = _sphere_stress(trial, embedding, radius, targets)
@@ -311,19 +303,14 @@ def interpolate_sphere(
 ) -> tuple[NDArray, NDArray]:
     """T̂ (eq. interp) for every torus point in ``queries`` (m, d), from unit-vector starts."""
     m = queries.shape[0]
-    n, d = angles.shape
+    n = angles.shape[0]
     p = embedding.shape[1]
     out = np.empty((m, p))
     stress = np.empty(m)
     for q in numba.prange(m):
         targets = np.empty(n)
         for i in range(n):
-            acc = 0.0
-            for k in range(d):
-                a = abs(queries[q, k] - angles[i, k])
-                a = min(a, _TWO_PI - a)
-                acc += a * a
-            targets[i] = math.sqrt(acc)
+            targets[i] = torus_distance_rows(queries, q, angles, i)
         y, value = _interpolate_one(embedding, radius, targets, starts[q], max_iter, tol)
         out[q] = y
         stress[q] = value

@@ -6,8 +6,16 @@ import numbers
 
 import numpy as np
 
+from .params import InstanceOf, Interval, Options
+
 #: What the public functions accept as ``random_state``.
 RandomStateLike = int | np.integer | np.random.Generator | np.random.SeedSequence | None
+#: The same as parameter constraints (see :mod:`.params`).
+RANDOM_STATE = (
+    Options((None,), offered=False),
+    Interval(int, 0, None),
+    InstanceOf((np.random.Generator, np.random.SeedSequence), "a numpy Generator or SeedSequence"),
+)
 
 
 def check_random_state(random_state: RandomStateLike = None) -> np.random.Generator:

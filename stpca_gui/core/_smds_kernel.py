@@ -1,4 +1,5 @@
-"""Compiled pair kernel of spherical MDS: torus distances against sphere angles.
+"""Compiled pair kernel of spherical MDS (paper, eq. smds3): torus distances against sphere
+angles.
 
 For angles ``x`` (n, d) on the torus and unit vectors ``y`` (n, p) on the sphere, one pass
 over the n(n-1)/2 unordered pairs accumulates
@@ -64,17 +65,6 @@ def atan2_nonneg(a: float, b: float) -> float:
     q = ((((z + _Q0) * z + _Q1) * z + _Q2) * z + _Q3) * z + _Q4
     angle = (_PI_4 if reduced else 0.0) + (x + x * z * p / q)
     return _PI_2 - angle if a > b else angle
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
-def torus_gap(xi: NDArray, xj: NDArray) -> float:
-    """Torus geodesic distance between two angle vectors wrapped to [-π, π)."""
-    total = 0.0
-    for k in range(xi.shape[0]):
-        a = abs(xi[k] - xj[k])
-        a = min(a, _TWO_PI - a)
-        total += a * a
-    return math.sqrt(total)
 
 
 _BLOCK = 256  # columns handled per vector sweep; the scratch rows stay in L1

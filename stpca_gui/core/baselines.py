@@ -470,7 +470,9 @@ BASELINES: dict[str, Callable[[ArrayLike], BaselineResult]] = {
 
 
 def run_baselines(
-    angles: ArrayLike, methods: Sequence[str] | None = None
+    angles: ArrayLike,
+    methods: Sequence[str] | None = None,
+    callback: Callable[..., bool | None] | None = None,
 ) -> dict[str, BaselineResult]:
     """Run several baseline methods on the same data.
 
@@ -480,6 +482,9 @@ def run_baselines(
         Angles in radians.
     methods : sequence of str, optional
         Display names from :data:`BASELINES`; all of them (in registry order) by default.
+    callback : callable, optional
+        Receives a :class:`~stpca_gui.core.stpca.ProgressEvent` (stage "baselines") after
+        each method; returning True cancels.
 
     Returns
     -------
@@ -490,7 +495,12 @@ def run_baselines(
     ------
     ValueError
         For an unknown method name or invalid data.
+    FitCancelled
+        When ``callback`` asked to stop.
     """
+    from .progress import FitCancelled
+    from .stpca import ProgressEvent
+
     names = list(BASELINES) if methods is None else list(methods)
     unknown = [m for m in names if m not in BASELINES]
     if unknown:
@@ -498,4 +508,10 @@ def run_baselines(
             f"unknown baseline method(s) {unknown}; valid names are: {', '.join(BASELINES)}"
         )
     data = check_angles(angles)
-    return {m: BASELINES[m](data) for m in names}
+    results: dict[str, BaselineResult] = {}
+    for done, name in enumerate(names, start=1):
+        results[name] = BASELINES[name](data)
+        if callback is not None and callback(ProgressEvent(
+                "baselines", done / len(names), message=f"{name} done ({done} of {len(names)})")):
+            raise FitCancelled(f"cancelled after {name}")
+    return results

@@ -1,4 +1,5 @@
-"""Exact circular Fréchet mean in O(n log n).
+"""Exact circular Fréchet mean in O(n log n): the backwards mean on PNS's final circle
+(paper, eq. PNS).
 
 The (intrinsic) Fréchet mean of angles θ_1, …, θ_n on the unit circle minimises
 
@@ -27,16 +28,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .torus import wrap_angles
+
 TWO_PI = 2.0 * np.pi
 
 #: Number of best candidates (by the prefix-sum objective) re-evaluated exactly.
 _N_RECHECK = 8
-
-
-def _wrap(a: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Wrap to [-π, π)."""
-    w = np.mod(a + np.pi, TWO_PI) - np.pi
-    return np.where(w >= np.pi, w - TWO_PI, w)
 
 
 def circular_objective(mu: float | ArrayLike, angles: ArrayLike) -> NDArray[np.float64]:
@@ -56,7 +53,7 @@ def circular_objective(mu: float | ArrayLike, angles: ArrayLike) -> NDArray[np.f
     """
     th = np.asarray(angles, dtype=np.float64).ravel()
     m = np.asarray(mu, dtype=np.float64)
-    diff = _wrap(th[None, :] - m.reshape(-1, 1))
+    diff = wrap_angles(th[None, :] - m.reshape(-1, 1))
     return np.sum(diff * diff, axis=1).reshape(m.shape)
 
 
@@ -95,7 +92,7 @@ def circular_frechet_mean(angles: ArrayLike) -> float:
     th[th >= TWO_PI] -= TWO_PI
     th.sort()
     if n == 1:
-        return float(_wrap(np.array(th[0])))
+        return float(wrap_angles(np.array(th[0])))
 
     # Work relative to the arithmetic mean to reduce cancellation in the prefix sums.
     base = float(np.mean(th))
@@ -132,7 +129,7 @@ def circular_frechet_mean(angles: ArrayLike) -> float:
     exact = circular_objective(cand[best_idx], th)
     mu = float(cand[best_idx[int(np.argmin(exact))]])
     # Polish: the minimiser of its piece is μ + mean of the wrapped deviations.
-    mu_polished = mu + float(np.mean(_wrap(th - mu)))
+    mu_polished = mu + float(np.mean(wrap_angles(th - mu)))
     if circular_objective(mu_polished, th) <= circular_objective(mu, th):
         mu = mu_polished
-    return float(_wrap(np.array(mu)))
+    return float(wrap_angles(np.array(mu)))

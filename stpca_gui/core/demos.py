@@ -40,6 +40,7 @@ __all__ = [
     "make_demo",
     "make_wrapped_normal",
     "make_wrapped_normal_t2",
+    "sphere_clusters",
 ]
 
 #: Cluster centres of section 4.1 (T²).
@@ -206,22 +207,11 @@ def make_clusters_t2(
 ) -> DemoDataset:
     """Demo ``clusters-t2``: three wrapped-normal clusters on T² (paper, section 4.1).
 
-    Parameters
-    ----------
-    n_per_cluster : int or sequence of int, default 100
-    sd : float, default 0.3
-    means : array_like, shape (k, 2), default ``(-1, -2), (3, 0.5), (-0.8, 2.5)``
-    random_state : None, int or numpy.random.Generator, default 0
-
-    Returns
-    -------
-    DemoDataset
+    ``n_per_cluster`` points (an int, or one per cluster) around each of ``means``
+    (k × 2, default :data:`CLUSTERS_T2_MEANS`) with standard deviation ``sd``, seeded by
+    ``random_state``; see :func:`make_clusters`.
     """
-    mu = np.asarray(means, dtype=np.float64)
-    if mu.ndim != 2 or mu.shape[1] != 2:
-        raise ValueError(f"means must have shape (k, 2) on T², got {mu.shape}")
-    ds = make_clusters(mu, n_per_cluster, sd, random_state, name="clusters-t2")
-    return _with_description(ds, "Clusters on T² (paper §4.1). " + ds.description)
+    return _paper_clusters(2, means, n_per_cluster, sd, random_state, "4.1")
 
 
 def make_clusters_t3(
@@ -230,24 +220,20 @@ def make_clusters_t3(
     means: ArrayLike = CLUSTERS_T3_MEANS,
     random_state: RandomStateLike = 0,
 ) -> DemoDataset:
-    """Demo ``clusters-t3``: three wrapped-normal clusters on T³ (paper, section 4.2).
+    """Demo ``clusters-t3``: the T³ analogue of :func:`make_clusters_t2` (paper, section 4.2),
+    with ``means`` k × 3, default :data:`CLUSTERS_T3_MEANS`."""
+    return _paper_clusters(3, means, n_per_cluster, sd, random_state, "4.2")
 
-    Parameters
-    ----------
-    n_per_cluster : int or sequence of int, default 100
-    sd : float, default 0.3
-    means : array_like, shape (k, 3), default ``(-1, -2, 0), (1, 1, -1), (0, -1, 3)``
-    random_state : None, int or numpy.random.Generator, default 0
 
-    Returns
-    -------
-    DemoDataset
-    """
+def _paper_clusters(d: int, means: ArrayLike, n_per_cluster: int | Sequence[int], sd: float,
+                    random_state: RandomStateLike, section: str) -> DemoDataset:
+    """The clusters demo on T^d of the paper's section ``section``."""
     mu = np.asarray(means, dtype=np.float64)
-    if mu.ndim != 2 or mu.shape[1] != 3:
-        raise ValueError(f"means must have shape (k, 3) on T³, got {mu.shape}")
-    ds = make_clusters(mu, n_per_cluster, sd, random_state, name="clusters-t3")
-    return _with_description(ds, "Clusters on T³ (paper §4.2). " + ds.description)
+    torus = "T²" if d == 2 else "T³"
+    if mu.ndim != 2 or mu.shape[1] != d:
+        raise ValueError(f"means must have shape (k, {d}) on {torus}, got {mu.shape}")
+    ds = make_clusters(mu, n_per_cluster, sd, random_state, name=f"clusters-t{d}")
+    return _with_description(ds, f"Clusters on {torus} (paper §{section}). " + ds.description)
 
 
 def make_wrapped_normal(
@@ -334,6 +320,31 @@ def make_wrapped_normal_t2(
         raise ValueError(f"mean must have shape (2,) on T², got {np.asarray(mean).shape}")
     ds = make_wrapped_normal(mean, cov, n, random_state, name="wrapped-normal-t2")
     return _with_description(ds, "Anisotropic wrapped normal (paper §4.3). " + ds.description)
+
+
+def sphere_clusters(n: int, d: int, sd: float = 0.15,
+                    random_state: RandomStateLike = 0) -> NDArray[np.float64]:
+    """Three clusters of points on the unit sphere S^d ⊂ R^{d+1}, e.g. to exercise PNS.
+
+    Point i belongs to cluster i mod 3; each cluster is the exponential map of normal
+    tangent noise (standard deviation ``sd``) at a random centre.
+
+    Returns
+    -------
+    ndarray, shape (n, d + 1)
+        Unit vectors.
+    """
+    rng = check_random_state(random_state)
+    centers = rng.standard_normal((3, d + 1))
+    centers /= np.linalg.norm(centers, axis=1, keepdims=True)
+    x = np.empty((n, d + 1))
+    for i, c in enumerate(centers):
+        idx = np.arange(n) % 3 == i
+        t = rng.standard_normal((int(idx.sum()), d + 1)) * sd
+        t -= (t @ c)[:, None] * c
+        nt = np.linalg.norm(t, axis=1, keepdims=True)
+        x[idx] = np.cos(nt) * c + np.sin(nt) * t / nt
+    return x
 
 
 def _with_description(ds: DemoDataset, description: str) -> DemoDataset:

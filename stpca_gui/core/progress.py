@@ -12,6 +12,10 @@ from collections.abc import Callable
 #: ``callback(iteration, stress)``; a truthy return value asks the optimiser to stop.
 IterationCallback = Callable[[int, float], bool | None]
 
+#: ``check()``, called between blocks of a long computation; raises :class:`FitCancelled`
+#: to stop it there (the computation then leaves no result behind).
+CancelCheck = Callable[[], None]
+
 
 class FitCancelled(Exception):
     """Raised by a progress callback to cancel a fit; the estimator keeps its best state."""

@@ -16,45 +16,8 @@ exactly — no grid and no numerical optimiser — with memory bounded by
 ``max_pairs_in_memory`` (replicates are regenerated from per-replicate seeds and the median
 is located by successive histogram refinement when the pairs do not fit).
 
-Values (n = 100, n_rep = 100; mean ± sd of the estimate over 200 seeds)
------------------------------------------------------------------------
-* d = 1: r* = 1.0000 ± 0.0006.  In theory r* = 1: the distance between two uniform points
-  of the circle T^1 is uniform on [0, π] and on S^1_r it is uniform on [0, π r].
-* d = 2: r* = 1.515 ± 0.0013 (seeds 0-4: 1.5148, 1.5165, 1.5147, 1.5154, 1.5170).
-* d = 3: r* = 1.887 ± 0.0016 (seeds 0-4: 1.8857, 1.8879, 1.8855, 1.8896, 1.8831).
-* ``n`` matters only for very small samples (d = 2: 1.45 for n = 5, 1.48 for n = 10,
-  1.51 for n = 50, 1.516 for n = 200-500).
-
-About the values printed in the paper (1.47 and 1.48 for d = 2, 1.79 for d = 3)
---------------------------------------------------------------------------------
-They are about 35 (d = 2) and 60 (d = 3) Monte Carlo standard deviations below the
-minimiser of the stated criterion, so seed variability is not the reason (even a single
-replicate has sd ≈ 0.014).  Numerical experiments rule out most other explanations:
-
-* zero diagonal included, or all n² ordered pairs: no change at all (zeros are matched
-  with zeros, ordered pairs duplicate every order statistic);
-* coarse grid over r (steps 0.05-0.25): 1.5 (d = 2) and 1.9 (d = 3);
-* chordal sphere distances: 1.78 / 2.21; unwrapped torus distances: 2.09 / 2.65 (both up);
-* a W2-like least-squares fit of the order statistics: 1.496 / 1.876;
-* a different n: n = 300 or 500 give 1.516 / 1.886; a tiny n lowers d = 2 (1.48 for
-  n = 10) but d = 3 stays above 1.84 even for n = 5;
-* sphere of the wrong dimension: S^{d-1} gives 1.35 / 1.80 (only d = 3 fits), S^{d+1}
-  gives 1.54 / 1.92;
-* optimisers (R-style Nelder-Mead from sqrt(d), Brent, on fixed or freshly resampled
-  objectives): with tight tolerances they reach the exact value; stopped early at relative
-  tolerance 5e-2 Nelder-Mead from sqrt(d) gives 1.485 (d = 2) but 1.905 (d = 3); on a noisy
-  one-replicate objective the results scatter (±0.03) around the exact value.
-
-The hypothesis that reproduces all three printed values is drawing the "uniform" sphere
-points with *uniform hyperspherical angles* (colatitudes uniform on [0, π], longitude
-uniform on [0, 2π)) instead of normalised Gaussians.  That ignores the sin θ area element,
-piles points up near the poles and widens the spread of the sphere distances (d = 3: sd of
-the unit-sphere distances 0.69 instead of 0.57, same mean π/2), so a smaller radius matches
-the torus distances.  With otherwise exactly eq. (wasser) (n = 100, M = 100) it gives, over
-100 seeds, r* = 1.476 ± 0.0023 for d = 2 (rounded: 1.47 in 27 %, 1.48 in 73 % of the seeds;
-the paper prints 1.47 and 1.48 for its two d = 2 experiments) and 1.794 ± 0.0034 for d = 3
-(rounded: 1.79 in 59 %, 1.80 in 41 %; the paper prints 1.79); n = 300 or 500 gives the same.
-This module keeps the correct, exact definition.
+Measured values of r* for d = 1, 2, 3 and why the paper prints smaller ones (its sphere
+points were most likely drawn with uniform angles) are in ``docs/radius.md``.
 """
 
 from __future__ import annotations
@@ -66,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from stpca_gui.core._random import RandomStateLike, check_random_state
+from stpca_gui.core.progress import CancelCheck
 from stpca_gui.core.torus import torus_distance, wrap_angles
 
 __all__ = [
@@ -208,6 +172,7 @@ def wasserstein_radius(
     random_state: RandomStateLike = None,
     *,
     max_pairs_in_memory: int = DEFAULT_MAX_PAIRS_IN_MEMORY,
+    check: CancelCheck | None = None,
 ) -> float:
     """Radius r* of eq. (wasser): exact minimiser of the Monte Carlo mean 1-Wasserstein distance.
 
@@ -227,6 +192,10 @@ def wasserstein_radius(
         Upper bound on the number of (ratio, weight) pairs kept at once. When
         ``n_rep * N`` exceeds it, replicates are regenerated in several passes and the
         weighted median is narrowed down with histograms; the answer is identical.
+    check : callable, keyword-only, optional
+        Called before each replicate is drawn; it raises
+        :class:`~stpca_gui.core.progress.FitCancelled` to stop. The answer does not
+        depend on it.
 
     Returns
     -------
@@ -249,6 +218,8 @@ def wasserstein_radius(
 
     def replay() -> Iterator[tuple[NDArray[np.float64], NDArray[np.float64]]]:
         for gen, state in zip(generators, states, strict=True):
+            if check is not None:
+                check()
             gen.bit_generator.state = state
             yield _ratios_and_weights(gen, d, n)
 

@@ -24,11 +24,8 @@ with θ the angle between y_i and y_j. Two optimisers are offered:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Literal
 
 import numpy as np
 import scipy.linalg
@@ -36,11 +33,12 @@ import scipy.optimize
 from numpy.typing import ArrayLike, NDArray
 
 from . import _smds_kernel as kernel
-from ._random import check_random_state
+from ._random import RANDOM_STATE, RandomStateLike, check_random_state
 from ._threads import single_threaded_blas
-from .progress import FitCancelled, IterationCallback
+from .params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
+from .progress import CancelCheck, FitCancelled, IterationCallback
 from .radius import wasserstein_radius
-from .torus import torus_pdist
+from .torus import torus_pdist_blocks
 from .validation import as_float_matrix, check_angles
 from .vmmin import vmmin
 
@@ -56,16 +54,28 @@ _PARALLEL_MIN_PAIRS = 400_000
 _DENSE_EIGH_MAX_N = 1500
 #: Stress below this fraction of the mean squared torus distance is rounding noise.
 _EXACT_STRESS_REL = 1e-12
+#: Entries of the n×n start matrix handled between two cancel checks (about 30 ms of work).
+_START_BLOCK_ENTRIES = 1 << 22
 #: Block subspace iterations of the classical-MDS start for large n.
 _START_SUBSPACE_ITERATIONS = 8
 #: Iterations over which the relative stress decrease is measured by the stopping rule.
 _STOP_WINDOW = 5
 
 
-@lru_cache(maxsize=32)
-def default_initial_radius(d: int) -> float:
-    """Wasserstein radius r* of eq. (wasser) for T^d (n = 100, 100 replicates, fixed seed)."""
-    return float(wasserstein_radius(d, n=100, n_rep=100, random_state=RADIUS_SEED))
+#: r* per dimension d, computed once per process.
+_INITIAL_RADII: dict[int, float] = {}
+
+
+def default_initial_radius(d: int, check: CancelCheck | None = None) -> float:
+    """Wasserstein radius r* of eq. (wasser) for T^d (n = 100, 100 replicates, fixed seed).
+
+    ``check`` (optional) is called between Monte Carlo replicates and raises
+    :class:`~stpca_gui.core.progress.FitCancelled` to stop; a cancelled estimate is not kept.
+    """
+    if d not in _INITIAL_RADII:
+        _INITIAL_RADII[d] = float(wasserstein_radius(d, n=100, n_rep=100,
+                                                     random_state=RADIUS_SEED, check=check))
+    return _INITIAL_RADII[d]
 
 
 @dataclass(frozen=True)
@@ -151,6 +161,7 @@ def classical_mds(
     random_state: np.random.Generator,
     *,
     sphere_radius: float | None = None,
+    check: CancelCheck | None = None,
 ) -> NDArray[np.float64]:
     """Classical MDS of the torus distances, rows normalised to unit length.
 
@@ -166,31 +177,44 @@ def classical_mds(
         gives its spherical analogue: the leading eigenvectors of the Gram matrix
         cos(min(δ/r, π)) of points on S^d_r (the matrix of the embedding theorem quoted in
         section 2.1 of the paper), which is exact when the distances are spherical.
+    check : callable, optional
+        Called between blocks of rows of the n×n matrix and between subspace iterations;
+        it raises :class:`~stpca_gui.core.progress.FitCancelled` to stop. The result does
+        not depend on it.
 
     Notes
     -----
-    Exactly one n×n matrix is allocated and transformed in place. Rows that land on the
-    origin (no direction) get a random unit vector.
+    Exactly one n×n matrix is allocated and transformed in place, block of rows by block
+    of rows, so that every pass over it can be cancelled. Rows that land on the origin (no
+    direction) get a random unit vector.
     """
     n = angles.shape[0]
-    gram = torus_pdist(angles)
+    gram = np.empty((0, 0))
+    row_means = np.empty(n)
+    for rows, gram in torus_pdist_blocks(angles, check):
+        block = gram[rows]
+        if sphere_radius is None:
+            np.square(block, out=block)
+            row_means[rows] = block.mean(axis=1)
+        else:
+            block /= sphere_radius
+            np.minimum(block, np.pi, out=block)
+            np.cos(block, out=block)
     if sphere_radius is None:
-        np.square(gram, out=gram)
-        row_means = gram.mean(axis=1)
         grand_mean = row_means.mean()
-        gram -= row_means[:, None]
-        gram -= row_means[None, :]
-        gram += grand_mean
-        gram *= -0.5
-    else:
-        gram /= sphere_radius
-        np.minimum(gram, np.pi, out=gram)
-        np.cos(gram, out=gram)
+        for rows in _row_blocks(n):
+            _call(check)
+            block = gram[rows]
+            block -= row_means[rows, None]
+            block -= row_means[None, :]
+            block += grand_mean
+            block *= -0.5
     k = min(n_components, n - 1)
+    _call(check)
     if n <= _DENSE_EIGH_MAX_N:
         values, vectors = scipy.linalg.eigh(gram, subset_by_index=(n - k, n - 1))
     else:
-        values, vectors = leading_eigenpairs(gram, k, random_state)
+        values, vectors = leading_eigenpairs(gram, k, random_state, check=check)
     del gram
     order = np.argsort(values)[::-1]
     coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0.0, None))
@@ -206,6 +230,7 @@ def leading_eigenpairs(
     *,
     oversample: int = 10,
     n_iter: int = _START_SUBSPACE_ITERATIONS,
+    check: CancelCheck | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Approximate largest eigenpairs of a symmetric matrix by block subspace iteration.
 
@@ -213,16 +238,44 @@ def leading_eigenpairs(
     n×n matrix run in BLAS (which releases the GIL, so a GUI thread stays responsive, unlike
     ARPACK's Fortran driver) and ``oversample`` extra vectors make the convergence depend
     on the gap to the (k + oversample)-th eigenvalue rather than to the (k + 1)-th.
+    ``check`` (optional) is called between blocks of rows of every product; it raises
+    :class:`~stpca_gui.core.progress.FitCancelled` to stop.
     """
     n = matrix.shape[0]
     width = min(n, k + oversample)
-    basis, _ = np.linalg.qr(matrix @ random_state.standard_normal((n, width)))
+    basis, _ = np.linalg.qr(_blocked_product(matrix, random_state.standard_normal((n, width)),
+                                             check))
     for _ in range(n_iter):
-        basis, _ = np.linalg.qr(matrix @ basis)
-    small = basis.T @ (matrix @ basis)
+        basis, _ = np.linalg.qr(_blocked_product(matrix, basis, check))
+    small = basis.T @ _blocked_product(matrix, basis, check)
     values, rotation = np.linalg.eigh((small + small.T) / 2.0)
     order = np.argsort(values)[::-1][:k]
     return values[order], basis @ rotation[:, order]
+
+
+def _row_blocks(n: int) -> Iterator[slice]:
+    """Slices of rows of an n×n matrix, each about ``_START_BLOCK_ENTRIES`` entries."""
+    step = max(1, _START_BLOCK_ENTRIES // max(n, 1))
+    for begin in range(0, n, step):
+        yield slice(begin, min(n, begin + step))
+
+
+def _blocked_product(
+    matrix: NDArray[np.float64], vectors: NDArray[np.float64], check: CancelCheck | None
+) -> NDArray[np.float64]:
+    """``matrix @ vectors`` by blocks of rows, calling ``check`` before each block."""
+    if check is None:
+        return matrix @ vectors
+    out = np.empty((matrix.shape[0], vectors.shape[1]))
+    for rows in _row_blocks(matrix.shape[0]):
+        check()
+        np.matmul(matrix[rows], vectors, out=out[rows])
+    return out
+
+
+def _call(check: CancelCheck | None) -> None:
+    if check is not None:
+        check()
 
 
 def normalize_rows(
@@ -272,35 +325,15 @@ class _ProgressRelay:
         return stop
 
 
-class SphericalMDS:
-    """Spherical MDS of points on the torus T^d onto the sphere S^d_r (eq. smds3).
+#: SMDS optimisers: "lbfgs" converges, "paper" emulates the paper's R optim run.
+OPTIMIZERS = ("lbfgs", "paper")
+#: Start configurations of SMDS.
+INIT_METHODS = ("auto", "cmds", "spherical-cmds", "random")
 
-    Parameters
-    ----------
-    radius : "auto" or float, default "auto"
-        "auto" estimates r jointly with the configuration (eq. smds3); a positive float
-        fixes it (eq. smds2).
-    init : {"auto", "cmds", "spherical-cmds", "random"} or array of shape (n, d + 1)
-        Start configuration, rows normalised to unit length. "cmds": Euclidean classical
-        MDS of the torus distances into R^{d+1} (the paper's start). "spherical-cmds": the
-        spherical classical MDS of the Gram matrix cos(δ/r) at the starting radius, which
-        lands in the global optimum's basin more often (on ``clusters-t2`` with seed 0 the
-        Euclidean start stalls at stress 0.0095, the spherical one reaches 0.0054). "auto"
-        (default) is "spherical-cmds" for the "lbfgs" optimiser and "cmds" for "paper".
-        "random": Gaussian directions.
-    n_init : int, default 1
-        Number of starts; starts after the first use random unit vectors. The fit with the
-        lowest stress is kept.
-    optimizer : {"lbfgs", "paper"}, default "lbfgs"
-        "lbfgs" converges (see module docstring); "paper" emulates R ``optim`` BFGS with
-        reltol 5e-2 as used in the ST-PCA paper, started at r = r*.
-    tol : float, default 1e-5
-        Relative stress decrease per iteration (averaged over the last five) below which
-        "lbfgs" stops. Ignored by "paper", which uses ``PAPER_RELTOL``.
-    max_iter : int, default 2000
-        Maximum optimiser iterations per start.
-    random_state : None, int or numpy.random.Generator
-        Seeds the random restarts and the sparse eigensolver start.
+
+@estimator
+class SphericalMDS(Estimator):
+    """Spherical MDS of points on the torus T^d onto the sphere S^d_r (eq. smds3).
 
     Attributes
     ----------
@@ -324,27 +357,48 @@ class SphericalMDS:
         Whether the progress callback stopped the fit; the best state so far is kept.
     """
 
-    def __init__(
-        self,
-        radius: Literal["auto"] | float = "auto",
-        init: Literal["auto", "cmds", "spherical-cmds", "random"] | ArrayLike = "auto",
-        n_init: int = 1,
-        optimizer: Literal["lbfgs", "paper"] = "lbfgs",
-        tol: float = 1e-5,
-        max_iter: int = 2000,
-        random_state: int | np.random.Generator | None = None,
-    ) -> None:
-        self.radius = radius
-        self.init = init
-        self.n_init = n_init
-        self.optimizer = optimizer
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
+    radius: float | str = parameter(
+        "auto", Options(("auto",), labels=("estimate",)), Interval(float, 0.0, None, "neither"),
+        doc="Sphere radius: \"auto\" estimates r jointly with the configuration (eq. smds3); "
+            "a positive number fixes it (eq. smds2).",
+        label="Sphere radius")
+    init: str | ArrayLike = parameter(
+        "auto", Options(INIT_METHODS), ArrayLikeValue("an array of shape (n, d + 1)"),
+        doc="Start configuration, rows normalised to unit length. \"cmds\": Euclidean "
+            "classical MDS of the torus distances into R^{d+1} (the paper's start). "
+            "\"spherical-cmds\": the spherical classical MDS of the Gram matrix cos(δ/r) at "
+            "the starting radius, which lands in the global optimum's basin more often (on "
+            "clusters-t2 with seed 0 the Euclidean start stalls at stress 0.0095, the "
+            "spherical one reaches 0.0054). \"auto\": \"spherical-cmds\" for the \"lbfgs\" "
+            "optimiser and \"cmds\" for \"paper\". \"random\": Gaussian directions.")
+    n_init: int = parameter(
+        1, Interval(int, 1, 1000),
+        doc="Number of SMDS starts; starts after the first use random unit vectors and the "
+            "fit with the lowest stress is kept.",
+        label="SMDS starts", cli_flag="--restarts")
+    optimizer: str = parameter(
+        "lbfgs", Options(OPTIMIZERS, labels=("converged (L-BFGS)", "paper (R optim, reltol 0.05)")),
+        doc="SMDS optimiser: \"lbfgs\" converges (see the module docstring); \"paper\" "
+            "emulates R optim BFGS with reltol 5e-2 as used in the ST-PCA paper, started at "
+            "r = r*.",
+        label="SMDS optimiser")
+    tol: float = parameter(
+        1e-5, Interval(float, 0.0, 1.0, "neither"),
+        doc="Relative stress decrease per iteration (averaged over the last five) below which "
+            "\"lbfgs\" stops. Ignored by \"paper\", which uses PAPER_RELTOL.",
+        label="SMDS tolerance", advanced=True)
+    max_iter: int = parameter(
+        2000, Interval(int, 1, 1_000_000),
+        doc="Maximum optimiser iterations per start.",
+        label="SMDS iterations (max)", advanced=True)
+    random_state: RandomStateLike = parameter(
+        None, *RANDOM_STATE,
+        doc="Seeds the random restarts and the sparse eigensolver start.")
 
     # ------------------------------------------------------------------ fitting
     @single_threaded_blas
-    def fit(self, X: ArrayLike, y: None = None, callback: IterationCallback | None = None):
+    def fit(self, X: ArrayLike, y: None = None, callback: IterationCallback | None = None,
+            *, check: CancelCheck | None = None):
         """Map the torus sample ``X`` (n, d), radians, to the sphere.
 
         Parameters
@@ -356,6 +410,12 @@ class SphericalMDS:
             ``callback(iteration, stress)`` after every optimiser iteration; returning True
             or raising :class:`~stpca_gui.core.progress.FitCancelled` stops the fit, keeping
             the best configuration found so far.
+        check : callable, optional
+            Called between blocks of the start configuration's work (r*, the classical-MDS
+            matrix and eigensolve, the initial stress), before the first optimiser
+            iteration; it raises
+            :class:`~stpca_gui.core.progress.FitCancelled` to stop, which propagates: there
+            is no best state yet. The result does not depend on it.
 
         Returns
         -------
@@ -366,8 +426,9 @@ class SphericalMDS:
         d = angles.shape[1]
         rng = check_random_state(self.random_state)
         objective = PairStress(angles)
-        initial_radius = default_initial_radius(d) if fixed_radius is None else fixed_radius
-        starts = self._initial_configurations(angles, initial_radius, rng)
+        initial_radius = (default_initial_radius(d, check) if fixed_radius is None
+                          else fixed_radius)
+        starts = self._initial_configurations(angles, initial_radius, rng, check)
 
         best: _RunResult | None = None
         cancelled = False
@@ -377,7 +438,10 @@ class SphericalMDS:
             if self.optimizer == "paper":
                 run = self._run_paper(objective, start, initial_radius, fixed_radius, relay)
             else:
-                run = self._run_lbfgs(objective, start, fixed_radius, relay)
+                # The first start's initial stress (a pass over all pairs) still belongs
+                # to the start configuration, where a cancel raises.
+                run = self._run_lbfgs(objective, start, fixed_radius, relay,
+                                      check if best is None else None)
             iterations_so_far += run.n_iter
             if best is None or run.stress < best.stress:
                 best = run
@@ -405,26 +469,13 @@ class SphericalMDS:
         return self.fit(X, callback=callback).embedding_
 
     def _check_params(self) -> float | None:
-        if isinstance(self.radius, str):
-            if self.radius != "auto":
-                raise ValueError(f"radius must be 'auto' or a positive number, got {self.radius!r}")
-            fixed = None
-        else:
-            fixed = float(self.radius)
-            if not (math.isfinite(fixed) and fixed > 0.0):
-                raise ValueError(f"radius must be 'auto' or a positive number, got {self.radius!r}")
-        if self.optimizer not in ("lbfgs", "paper"):
-            raise ValueError(f"optimizer must be 'lbfgs' or 'paper', got {self.optimizer!r}")
-        if int(self.n_init) != self.n_init or self.n_init < 1:
-            raise ValueError(f"n_init must be a positive integer, got {self.n_init!r}")
-        if int(self.max_iter) != self.max_iter or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if not (self.tol > 0.0):
-            raise ValueError(f"tol must be positive, got {self.tol!r}")
-        return fixed
+        """Validate the parameters; return the fixed radius, or None when it is estimated."""
+        self._validate_params()
+        return None if isinstance(self.radius, str) else float(self.radius)
 
     def _initial_configurations(
-        self, angles: NDArray[np.float64], radius: float, rng: np.random.Generator
+        self, angles: NDArray[np.float64], radius: float, rng: np.random.Generator,
+        check: CancelCheck | None = None,
     ) -> Iterator[NDArray[np.float64]]:
         n, d = angles.shape
         if isinstance(self.init, str):
@@ -432,16 +483,11 @@ class SphericalMDS:
             if kind == "auto":
                 kind = "cmds" if self.optimizer == "paper" else "spherical-cmds"
             if kind == "cmds":
-                yield classical_mds(angles, d + 1, rng)
+                yield classical_mds(angles, d + 1, rng, check=check)
             elif kind == "spherical-cmds":
-                yield classical_mds(angles, d + 1, rng, sphere_radius=radius)
+                yield classical_mds(angles, d + 1, rng, sphere_radius=radius, check=check)
             elif kind == "random":
                 yield normalize_rows(rng.standard_normal((n, d + 1)), rng)
-            else:
-                raise ValueError(
-                    "init must be 'auto', 'cmds', 'spherical-cmds', 'random' or an array, "
-                    f"got {self.init!r}"
-                )
         else:
             given = as_float_matrix(self.init, what="init")
             if given.shape != (n, d + 1):
@@ -460,9 +506,11 @@ class SphericalMDS:
         start: NDArray[np.float64],
         fixed_radius: float | None,
         relay: _ProgressRelay,
+        check: CancelCheck | None = None,
     ) -> _RunResult:
         shape = start.shape
         start_parts = objective.parts(start, gradient=False)
+        _call(check)
         start_radius = start_parts.optimal_radius() if fixed_radius is None else fixed_radius
         initial = objective.pair_scale * start_parts.pair_stress_sum(start_radius)
         # Stress is A - 2rB + r²C, so values below ~1e-12 of the mean squared distance are
@@ -597,13 +645,3 @@ class SphericalMDS:
             message=str(result.message),
             initial_stress=objective.stress(start, fixed_radius),
         )
-
-    # ------------------------------------------------------------ utilities
-    def stress_of(self, embedding: ArrayLike, radius: float | None = None) -> float:
-        """Eq. (smds3) stress of another configuration against the fitted torus sample."""
-        units = normalize_rows(as_float_matrix(embedding, what="embedding"),
-                               np.random.default_rng(0))
-        return PairStress(self.angles_).stress(units, radius)
-
-
-StressCallable = Callable[[NDArray[np.float64]], float]

@@ -17,25 +17,42 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._random import check_random_state
+from ._random import RANDOM_STATE, RandomStateLike, check_random_state
 from ._threads import single_threaded_blas
+from .memory import check_fit_memory
+from .params import Boolean, Estimator, Interval, estimator, inherit_parameter, parameter
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
-from .progress import FitCancelled
+from .progress import CancelCheck, FitCancelled
 from .smds import SphericalMDS
 from .torus import torus_distance
 from .validation import as_float_matrix, check_angles
 
-Stage = Literal["smds", "pns", "curve", "torus-variance", "done"]
+#: Every stage a progress report can name, with the name shown to users: the stages of
+#: :meth:`ScaledTorusPCA.fit` in order ("modes" is the mode clustering that
+#: :func:`~stpca_gui.model.run_analysis` runs after the fit), then the uniformity tests'
+#: Monte Carlo and the baseline methods, which report with the same event type.
+PROGRESS_STAGES: dict[str, str] = {
+    "smds-start": "start configuration",
+    "smds": "spherical MDS",
+    "pns": "principal nested spheres",
+    "curve": "principal curve",
+    "torus-variance": "torus variance",
+    "modes": "mode clusters",
+    "done": "done",
+    "monte-carlo": "Monte Carlo",
+    "baselines": "baseline methods",
+}
 
 #: A curve segment is a break when its torus length exceeds this multiple of the typical
 #: (median) segment length and of the length expected from the sphere arc.
 CURVE_BREAK_FACTOR = 4.0
+#: Curve points × samples solved between two progress reports of the principal curve.
+_CURVE_CHUNK_WORK = 40_000
 #: Queries solved between two progress reports (and chances to cancel) in batch prediction.
 _PREDICTION_BATCH = 512
 
@@ -47,7 +64,7 @@ class ProgressEvent:
     Attributes
     ----------
     stage : str
-        "smds", "pns", "curve", "torus-variance" or "done".
+        A key of :data:`PROGRESS_STAGES`.
     fraction : float
         Progress of the current stage in [0, 1] (SMDS has no known end: its fraction stays
         at 0 until it finishes; ``iteration`` and ``stress`` tell how it goes).
@@ -59,7 +76,7 @@ class ProgressEvent:
         Human-readable status line.
     """
 
-    stage: Stage
+    stage: str
     fraction: float
     iteration: int = 0
     stress: float = float("nan")
@@ -100,36 +117,9 @@ class _Timer:
         self.timings[stage] = time.perf_counter() - start
 
 
-class ScaledTorusPCA:
+@estimator
+class ScaledTorusPCA(Estimator):
     """Scaled Torus PCA (ST-PCA) of angular data.
-
-    Parameters
-    ----------
-    radius : "auto" or float, default "auto"
-        Sphere radius: estimated jointly with the SMDS configuration, or fixed.
-    pns_mode : {"seq.test", "small", "great", "bic"}, default "seq.test"
-        How PNS chooses small or great subspheres.
-    n_curve_points : int, default 100
-        Points of the principal curve (an equispaced grid of the principal circle).
-    random_state : None, int or numpy.random.Generator
-        Seeds SMDS restarts and the PNS bootstrap.
-    smds_init : str or array, default "auto"
-        ``init`` of :class:`SphericalMDS`.
-    n_init : int, default 1
-        SMDS starts (random restarts after the first).
-    optimizer : {"lbfgs", "paper"}, default "lbfgs"
-        SMDS optimiser.
-    tol : float, default 1e-5
-        SMDS relative tolerance.
-    max_iter : int, default 2000
-        SMDS iteration limit.
-    alpha : float, default 0.1
-        Significance level of the PNS tests.
-    n_bootstrap : int, default 100
-        PNS vMF bootstrap samples.
-    torus_variance : bool, default True
-        Compute the torus explained variance (section 3.5), which predicts every
-        projection of every sample (n·d extra predictions).
 
     Attributes
     ----------
@@ -153,33 +143,29 @@ class ScaledTorusPCA:
         Wall time per stage in seconds.
     """
 
-    def __init__(
-        self,
-        radius: Literal["auto"] | float = "auto",
-        pns_mode: str = "seq.test",
-        n_curve_points: int = 100,
-        random_state: int | np.random.Generator | None = None,
-        smds_init: str | ArrayLike = "auto",
-        n_init: int = 1,
-        optimizer: Literal["lbfgs", "paper"] = "lbfgs",
-        tol: float = 1e-5,
-        max_iter: int = 2000,
-        alpha: float = 0.1,
-        n_bootstrap: int = 100,
-        torus_variance: bool = True,
-    ) -> None:
-        self.radius = radius
-        self.pns_mode = pns_mode
-        self.n_curve_points = n_curve_points
-        self.random_state = random_state
-        self.smds_init = smds_init
-        self.n_init = n_init
-        self.optimizer = optimizer
-        self.tol = tol
-        self.max_iter = max_iter
-        self.alpha = alpha
-        self.n_bootstrap = n_bootstrap
-        self.torus_variance = torus_variance
+    radius: float | str = inherit_parameter(SphericalMDS, "radius")
+    pns_mode: str = inherit_parameter(PrincipalNestedSpheres, "mode")
+    n_curve_points: int = parameter(
+        100, Interval(int, 3, 100_000),
+        doc="Points of the principal curve (an equispaced grid of the principal circle).",
+        label="Curve points", cli_flag="--curve-points")
+    random_state: RandomStateLike = parameter(
+        None, *RANDOM_STATE,
+        doc="Seed of the SMDS restarts and the PNS bootstrap. The application and the command "
+            "line use 0 unless told otherwise, so that every run can be repeated.",
+        label="Seed", user_default=0, cli_flag="--seed")
+    smds_init: str | ArrayLike = inherit_parameter(SphericalMDS, "init")
+    n_init: int = inherit_parameter(SphericalMDS, "n_init")
+    optimizer: str = inherit_parameter(SphericalMDS, "optimizer")
+    tol: float = inherit_parameter(SphericalMDS, "tol")
+    max_iter: int = inherit_parameter(SphericalMDS, "max_iter")
+    alpha: float = inherit_parameter(PrincipalNestedSpheres, "alpha")
+    n_bootstrap: int = inherit_parameter(PrincipalNestedSpheres, "n_bootstrap")
+    torus_variance: bool = parameter(
+        True, Boolean(),
+        doc="Compute the torus explained variance (section 3.5), which predicts every "
+            "projection of every sample (n·d extra predictions).",
+        label="Torus variance")
 
     # ------------------------------------------------------------------ fitting
     @single_threaded_blas
@@ -198,22 +184,34 @@ class ScaledTorusPCA:
         Returns
         -------
         self
+
+        Raises
+        ------
+        stpca_gui.core.memory.InsufficientMemoryError
+            Before any work, when the exact fit of n samples would need more memory than
+            is available (see :mod:`stpca_gui.core.memory`).
         """
-        if int(self.n_curve_points) != self.n_curve_points or self.n_curve_points < 3:
-            raise ValueError(f"n_curve_points must be an integer >= 3, got {self.n_curve_points}")
+        self._validate_params()
         angles = check_angles(X)
+        # Refuse at once rather than swap for minutes.
+        check_fit_memory(*angles.shape,
+                         n_bootstrap=self.n_bootstrap if self.pns_mode == "seq.test" else 0)
         report = _Reporter(callback)
         timer = _Timer()
         rng = check_random_state(self.random_state)
         smds_seed, pns_seed = rng.integers(0, 2**63 - 1, size=2)
 
         start = time.perf_counter()
-        report(ProgressEvent("smds", 0.0, message="spherical MDS"))
+        # The start configuration (r* and a classical MDS of an n × n matrix) is the longest
+        # step before the first optimiser iteration: it reports, and can be cancelled,
+        # between blocks of its work.
+        report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
         smds = SphericalMDS(
             radius=self.radius, init=self.smds_init, n_init=self.n_init,
             optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
             random_state=int(smds_seed),
-        ).fit(angles, callback=report.smds_iteration)
+        ).fit(angles, callback=report.smds_iteration,
+              check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
         if smds.cancelled_:
             raise FitCancelled("cancelled during spherical MDS")
         timer.record("smds", start)
@@ -222,18 +220,20 @@ class ScaledTorusPCA:
         report(ProgressEvent("pns", 0.0, message="principal nested spheres"))
         pns = PrincipalNestedSpheres(mode=self.pns_mode, alpha=self.alpha,
                                      n_bootstrap=self.n_bootstrap,
-                                     random_state=int(pns_seed)).fit(smds.embedding_)
+                                     random_state=int(pns_seed)).fit(
+            smds.embedding_, check=report.checkpoint("pns", "principal nested spheres"))
         timer.record("pns", start)
 
         match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
         start = time.perf_counter()
         report(ProgressEvent("curve", 0.0, message="principal curve"))
-        curve = _trace_principal_curve(pns, match, int(self.n_curve_points))
+        curve = _trace_principal_curve(pns, match, int(self.n_curve_points), report)
         timer.record("curve", start)
 
         d = angles.shape[1]
         if self.torus_variance:
             start = time.perf_counter()
+            report(ProgressEvent("torus-variance", 0.0, message="torus variance"))
             projections = _predict_projections(pns, match, report)
             torus_var = np.array([
                 np.sum(torus_distance(projections[k - 1], projections[k]) ** 2)
@@ -297,6 +297,17 @@ class _Reporter:
         if self.callback is not None and self.callback(event):
             raise FitCancelled(f"cancelled during {event.stage}")
 
+    def checkpoint(self, stage: str, message: str) -> CancelCheck:
+        """A cancel check for the blocks of work inside ``stage``: each call reports the
+        stage to the callback (so a cancel is noticed there) and raises FitCancelled when
+        it asks to stop."""
+        event = ProgressEvent(stage, 0.0, message=message)
+
+        def check() -> None:
+            self(event)
+
+        return check
+
     def smds_iteration(self, iteration: int, stress: float) -> bool:
         if self.callback is None:
             return False
@@ -309,16 +320,32 @@ class _Reporter:
 
 
 def _trace_principal_curve(
-    pns: PrincipalNestedSpheres, match: SMDSMatch, n_points: int
+    pns: PrincipalNestedSpheres, match: SMDSMatch, n_points: int,
+    report: _Reporter | None = None,
 ) -> PrincipalCurve:
-    """Predict an equispaced grid of the principal circle, warm-starting along the circle."""
+    """Predict an equispaced grid of the principal circle, warm-starting along the circle.
+
+    The chain is solved a few points at a time, reporting (and so allowing a cancel) in
+    between; each piece starts from the last answer of the previous one, exactly as one
+    long chain does.
+    """
     scale = pns.circle_radius_
     # Start the chain at the data's Fréchet mean on the circle (PNS1 = 0), where the data
     # are densest and the first prediction is best determined, and run once around.
     parameter = scale * np.linspace(-np.pi, np.pi, n_points, endpoint=False)
     order = np.roll(np.arange(n_points), -n_points // 2)
     circle = pns.principal_circle(grid=parameter[order])
-    angles_ordered, stress_ordered = match.predict(circle, chain=True)
+    angles_ordered = np.empty((n_points, match.angles.shape[1]))
+    stress_ordered = np.empty(n_points)
+    step = max(1, _CURVE_CHUNK_WORK // match.angles.shape[0])
+    for begin in range(0, n_points, step):
+        rows = slice(begin, min(n_points, begin + step))
+        start = angles_ordered[begin - 1] if begin else None
+        angles_ordered[rows], stress_ordered[rows] = match.predict(circle[rows], start=start,
+                                                                   chain=True)
+        if report is not None:
+            report(ProgressEvent("curve", rows.stop / n_points,
+                                 message="principal curve"))
     angles = np.empty_like(angles_ordered)
     stress = np.empty_like(stress_ordered)
     angles[order] = angles_ordered

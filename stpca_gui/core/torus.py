@@ -7,31 +7,41 @@ Distance matrices are filled by a compiled loop, so the output is the only large
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._torus_kernel import fill_torus_cdist
+from .progress import CancelCheck
 
 TWO_PI = 2.0 * np.pi
+#: Matrix entries filled between two cancel checks of :func:`torus_pdist` (about 30 ms).
+_PDIST_BLOCK_ENTRIES = 1 << 22
 
 
-def wrap_angles(angles: ArrayLike) -> NDArray[np.float64]:
-    """Wrap angles (radians) to the interval [-π, π).
+def wrap_angles(angles: ArrayLike, period: float = TWO_PI) -> NDArray[np.float64]:
+    """Wrap angles to the half-open interval [-P/2, P/2), by default [-π, π).
+
+    This is the project's one wrapping rule; every module wraps through it.
 
     Parameters
     ----------
     angles : array_like
-        Angles in radians, any real values.
+        Angles (radians by default), any real values.
+    period : float, default 2π
+        The period ``P``; e.g. a score axis scaled to another period.
 
     Returns
     -------
     ndarray
-        Float array of the same shape with every value in [-π, π).
+        Float array of the same shape with every value in [-P/2, P/2).
     """
     a = np.asarray(angles, dtype=np.float64)
-    wrapped = np.mod(a + np.pi, TWO_PI) - np.pi
-    # np.mod can return exactly 2π for tiny negative inputs after rounding; fold it back.
-    return np.where(wrapped >= np.pi, wrapped - TWO_PI, wrapped)
+    half = 0.5 * period
+    wrapped = np.mod(a + half, period) - half
+    # np.mod can return exactly P for tiny negative inputs after rounding; fold it back.
+    return np.where(wrapped >= half, wrapped - period, wrapped)
 
 
 def degrees_to_radians(angles: ArrayLike) -> NDArray[np.float64]:
@@ -76,9 +86,43 @@ def torus_cdist(x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
-def torus_pdist(x: ArrayLike) -> NDArray[np.float64]:
-    """Square matrix of pairwise torus geodesic distances of the rows of ``x``."""
-    xa = np.atleast_2d(np.asarray(x, dtype=np.float64))
-    dist = torus_cdist(xa, xa)
-    np.fill_diagonal(dist, 0.0)
-    return dist
+def torus_pdist(
+    x: ArrayLike, check: CancelCheck | None = None
+) -> NDArray[np.float64]:
+    """Square matrix of pairwise torus geodesic distances of the rows of ``x``.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d)
+    check : callable, optional
+        Called before each block of rows is filled; it raises
+        :class:`~stpca_gui.core.progress.FitCancelled` to stop (an n × n matrix takes
+        seconds for tens of thousands of points). The result does not depend on it.
+    """
+    blocks = list(torus_pdist_blocks(x, check))
+    return blocks[-1][1] if blocks else np.empty((0, 0))
+
+
+def torus_pdist_blocks(
+    x: ArrayLike, check: CancelCheck | None = None
+) -> Iterator[tuple[slice, NDArray[np.float64]]]:
+    """Fill the pairwise distance matrix by row blocks, yielding ``(rows, matrix)`` after each.
+
+    The caller may transform ``matrix[rows]`` in place before the next block is filled
+    (classical MDS does, so that its passes over the n × n matrix are cancellable too).
+    ``check`` is called before each block. Every entry is computed exactly as
+    :func:`torus_cdist` computes it.
+    """
+    xa = np.ascontiguousarray(wrap_angles(np.atleast_2d(np.asarray(x, dtype=np.float64))))
+    n = xa.shape[0]
+    dist = np.empty((n, n))
+    step = max(1, _PDIST_BLOCK_ENTRIES // max(n, 1))
+    for begin in range(0, n, step):
+        if check is not None:
+            check()
+        rows = slice(begin, min(n, begin + step))
+        fill_torus_cdist(xa[rows], xa, dist[rows])
+        # The diagonal of these rows: exact zeros (the kernel may leave rounding there).
+        index = np.arange(rows.start, rows.stop)
+        dist[index, index] = 0.0
+        yield rows, dist

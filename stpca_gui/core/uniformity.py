@@ -1,86 +1,11 @@
 """Tests of circular uniformity: Watson U², Giné's F_n and the Projected Anderson–Darling.
 
-The statistics follow the definitions of García-Portugués & Verdebout's R package
-``sphunif`` (``cir_stat_Watson``, ``cir_stat_Gine_Fn``, ``cir_stat_PAD``; García-Portugués
-and Verdebout 2018), on angles θ_1, …, θ_n (radians). With the shortest angles
-ψ_ij = min(|θ_i − θ_j|, 2π − |θ_i − θ_j|) ∈ [0, π]:
-
-Watson U²
-    The classical ECDF form with u_(1) ≤ … ≤ u_(n) the sorted θ/(2π) ∈ [0, 1),
-
-        U² = Σ_i (u_(i) − (2i − 1)/(2n))² − n (ū − 1/2)² + 1/(12 n),
-
-    which equals the pair sum
-    ``U² = 1/12 + (2/n) Σ_{i<j} [1/12 − ψ_ij (2π − ψ_ij)/(8π²)]``
-    (= ``(1/n) Σ_{i,j} (1/(2π²)) Σ_{k≥1} cos(k θ_ij)/k²``).
-
-Giné's F_n (Giné 1975), ``sphunif``'s ``4 A_n + G_n`` at p = 2:
-
-        F_n = 3n/2 − (4/(π n)) Σ_{i<j} ψ_ij − (π/(2n)) Σ_{i<j} sin ψ_ij
-            = 3/2 − (4/(π n)) Σ_{i<j} (ψ_ij − π/2) − (π/(2n)) Σ_{i<j} (sin ψ_ij − 2/π).
-
-Projected Anderson–Darling (García-Portugués, Navarro-Esteban & Cuesta-Albertos 2023), p = 2:
-
-        PAD_n = n − 2 (n − 1) log(2π)
-                + (2/(π n)) Σ_{i<j} [ψ_ij log ψ_ij + (2π − ψ_ij) log(2π − ψ_ij)]
-              = 1 + (2/(π n)) Σ_{i<j} [ψ_ij log ψ_ij + (2π − ψ_ij) log(2π − ψ_ij)
-                                       − (2π log 2π − π)],
-
-    with 0·log 0 = 0. (The second lines subtract the null mean of each pair term; they are
-    algebraically identical and keep the O(n²) sums small.)
-
-All three are rotation- and reflection-invariant, and V-statistics
-``T = Σ_{k≥1} w_k · (2/n) |Σ_j e^{i k θ_j}|²`` (Sobolev statistics), so under uniformity
-``T → Σ_k w_k χ²_2`` (independent χ²_2's; every finite-n mean is exactly Σ 2 w_k):
-
-* Watson: ``w_k = 1/(4π² k²)``; the limit law has the closed form
-  ``P(U² > x) = 2 Σ_{k≥1} (−1)^{k−1} exp(−2 k² π² x)`` (Watson 1961);
-* Giné F_n: ``w_k = 4/(π² k²)`` for odd k and ``1/(2 (k² − 1))`` for even k (mean 3/2),
-  the cosine coefficients of the pair kernel, equal to ``sphunif``'s Sobolev weights
-  (``weights_dfs_Sobolev(p = 2, type = "Gine_Fn")``);
-* PAD: ``w_k = Cin(2πk) / (π² k²)`` with ``Cin(x) = γ + log x − Ci(x) = ∫_0^x (1 − cos t)/t
-  dt`` (mean 1), obtained by integrating ``∫_0^{2π} t log t cos(kt) dt = Cin(2πk)/k²`` by parts.
-
-Asymptotic p-values of F_n and PAD are tail probabilities of the weighted sum of χ²_2's
-computed by Imhof's (1961) inversion formula
-
-    P(Q > x) = 1/2 + (1/π) ∫_0^∞ sin θ(u) / (u ρ(u)) du,
-    θ(u) = Σ_k arctan(w_k u) − x u / 2,   ρ(u) = Π_k (1 + w_k² u²)^{1/2},
-
-with the first ``K = 10⁴`` weights, as ``sphunif``'s ``unif_test`` does by default
-(``p_value = "asymp"``, ``K_max = 1e4``, ``method = "I"``), which reproduces its p-values;
-``tail_correction=True`` adds the mean of the neglected remainder, ``Σ_{k>K} 2 w_k`` (known
-since the total mean is; the remainder's variance is below 10⁻¹⁰), which moves p-values by
-less than 10⁻⁴. Numerically, weights small over the whole integration range enter through
-Taylor series of arctan and log1p in power sums, so one p-value costs a few milliseconds,
-and the integral agrees with Watson's closed form to 10⁻¹³ when given Watson's weights. The
-Watson p-value uses the closed-form series.
-
-Ties: a tied pair (ψ_ij = 0) contributes its continuous limit (0 log 0 = 0, i.e. 2π log 2π
-to the PAD pair term). ``sphunif`` (1.x) instead sets the whole PAD pair term to 0 when
-``ψ log ψ`` evaluates to NaN, and whether a tie gives ψ = 0 exactly there depends on the
-rounding of ``cos² + sin²``; on data with many ties (e.g. longitudes recorded to 0.01°) its
-PAD statistic and p-value therefore differ from the ones computed here.
-
-Alternatively, ``calibration="monte_carlo"`` calibrates all three statistics by simulation
-under uniformity (``n_replicates`` samples of the same size, seeded by ``random_state``),
-with p-value ``(1 + #{T_b ≥ T}) / (B + 1)``.
-
-Computation: the pair sums are exact O(n²) loops compiled with numba (O(n) memory,
-parallel over rows, ≈ 0.1 s for n = 5000); Monte Carlo replicates run in parallel over
-replicates (≈ 2 s for 1000 replicates of n = 1000 on two cores).
-
-References
-----------
-García-Portugués, E. and Verdebout, T. (2018). An overview of uniformity tests on the
-hypersphere. arXiv:1804.00286. (R package ``sphunif``.)
-García-Portugués, E., Navarro-Esteban, P. and Cuesta-Albertos, J. A. (2023). On a
-projection-based class of uniformity tests on the hypersphere. *Bernoulli* 29(1), 181–204.
-Giné, E. (1975). Invariant tests for uniformity on compact Riemannian manifolds based on
-Sobolev norms. *Annals of Statistics* 3(6), 1243–1266.
-Watson, G. S. (1961). Goodness-of-fit tests on a circle. *Biometrika* 48, 109–114.
-Imhof, J. P. (1961). Computing the distribution of quadratic forms in normal variables.
-*Biometrika* 48, 419–426.
+The statistics of the paper's uniformity table (``table:uniformity``), as defined by the R
+package ``sphunif`` (``cir_stat_Watson``, ``cir_stat_Gine_Fn``, ``cir_stat_PAD``), with
+p-values from their asymptotic null laws (Watson's closed form; Imhof's inversion of the
+weighted χ²₂ sums, as ``sphunif::unif_test``) or from a Monte Carlo calibration. The O(n²)
+pair sums are compiled in :mod:`stpca_gui.core._uniformity_kernel`. Definitions, the
+Sobolev weights, the numerics, ties and references are in ``docs/uniformity.md``.
 """
 
 from __future__ import annotations
@@ -91,21 +16,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.integrate import quad
 from scipy.special import sici
 
 from ._random import RandomStateLike, check_random_state
+from ._uniformity_kernel import (
+    pair_sums_parallel,
+    pair_sums_serial,
+    replicate_statistics,
+    statistics_from_sums,
+    watson_sorted,
+)
 
 TWO_PI = 2.0 * np.pi
-_PI = math.pi
-_TWO_PI = 2.0 * math.pi
-_HALF_PI = 0.5 * math.pi
-_TWO_OVER_PI = 2.0 / math.pi
-#: Null mean of the PAD pair term t log t + (2π − t) log(2π − t), t ~ U(0, π).
-_PAD_PAIR_MEAN = _TWO_PI * math.log(_TWO_PI) - _PI
 
 Calibration = Literal["asymptotic", "monte_carlo"]
 TestName = Literal["Watson", "Gine_Fn", "PAD"]
@@ -149,163 +74,6 @@ class UniformityTest:
 # ---------------------------------------------------------------------------------------------
 
 
-#: Floating-point flags of the pair loops: reassociation lets LLVM vectorise the sums.
-_FAST = {"contract", "reassoc", "nsz"}
-#: ln 2 split in a high part (exact in k·ln2_hi for |k| < 2^11) and a low part, and the
-#: minimax coefficients of log(1 + f) = f − f²/2 + s (f²/2 + R(s²)), s = f/(2 + f), on
-#: √2/2 ≤ 1 + f < √2, all from fdlibm's e_log.c (Sun Microsystems, freely redistributable).
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_LG1 = 6.666666666666735130e-01
-_LG2 = 3.999999999940941908e-01
-_LG3 = 2.857142874366239149e-01
-_LG4 = 2.222219843214978396e-01
-_LG5 = 1.818357216161805012e-01
-_LG6 = 1.531383769920937332e-01
-_LG7 = 1.479819860511658591e-01
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _xlogx_sum(x: NDArray, count: int, mantissa_bits: NDArray, exponents: NDArray) -> float:
-    """Σ x log x over x[:count] (x ≥ 0 and not subnormal; 0 log 0 = 0).
-
-    A branch-free version of fdlibm's logarithm (measured relative error below 6e-16), so
-    that the loops vectorise: libm's log is called one element at a time and costs about
-    three times as much here.
-    """
-    bits = x.view(np.int64)
-    for t in range(count):
-        b = bits[t]
-        high = b >> 32
-        k = (high >> 20) - 1023
-        high = high & 0xFFFFF
-        half = (high + 0x95F64) & 0x100000  # normalise the mantissa to [√2/2, √2)
-        mantissa_bits[t] = ((high | (half ^ 0x3FF00000)) << 32) | (b & 0xFFFFFFFF)
-        exponents[t] = k + (half >> 20)
-    mantissa = mantissa_bits.view(np.float64)
-    total = 0.0
-    for t in range(count):
-        f = mantissa[t] - 1.0
-        s = f / (2.0 + f)
-        dk = exponents[t]
-        z = s * s
-        w = z * z
-        r = z * (_LG1 + w * (_LG3 + w * (_LG5 + w * _LG7))) + w * (_LG2 + w * (_LG4 + w * _LG6))
-        hfsq = 0.5 * f * f
-        total += x[t] * (dk * _LN2_HI - ((hfsq - (s * (hfsq + r) + dk * _LN2_LO)) - f))
-    return total
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _row_sums(
-    theta: NDArray, cosines: NDArray, sines: NDArray, i: int, buffer: NDArray,
-    mantissa_bits: NDArray, exponents: NDArray,
-) -> tuple:
-    """Centred pair terms of row i against j > i: (ψ − π/2, sin ψ − 2/π, PAD term − mean).
-
-    ``buffer``, ``mantissa_bits`` and ``exponents`` are scratch arrays of length ≥ 2n.
-    """
-    n = theta.size
-    count = n - 1 - i
-    ti = theta[i]
-    ci = cosines[i]
-    si = sines[i]
-    acc_psi = 0.0
-    acc_sin = 0.0
-    for c in range(count):
-        j = i + 1 + c
-        d = abs(ti - theta[j])
-        e = _TWO_PI - d
-        buffer[c] = d
-        buffer[count + c] = e
-        acc_psi += min(d, e)
-        acc_sin += abs(si * cosines[j] - ci * sines[j])
-    acc_pad = _xlogx_sum(buffer, 2 * count, mantissa_bits, exponents)
-    return (acc_psi - count * _HALF_PI, acc_sin - count * _TWO_OVER_PI,
-            acc_pad - count * _PAD_PAIR_MEAN)
-
-
-@numba.njit(cache=True, nogil=True)
-def _pair_sums_serial(theta: NDArray) -> tuple:
-    n = theta.size
-    cosines = np.cos(theta)
-    sines = np.sin(theta)
-    buffer = np.empty(2 * n)
-    mantissa_bits = np.empty(2 * n, dtype=np.int64)
-    exponents = np.empty(2 * n)
-    s_psi = 0.0
-    s_sin = 0.0
-    s_pad = 0.0
-    for i in range(n - 1):
-        a, b, c = _row_sums(theta, cosines, sines, i, buffer, mantissa_bits, exponents)
-        s_psi += a
-        s_sin += b
-        s_pad += c
-    return s_psi, s_sin, s_pad
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _pair_sums_parallel(theta: NDArray) -> tuple:
-    """Rows i and n − 1 − i are processed together so that the threads get equal work."""
-    n = theta.size
-    cosines = np.cos(theta)
-    sines = np.sin(theta)
-    s_psi = 0.0
-    s_sin = 0.0
-    s_pad = 0.0
-    for i in numba.prange((n + 1) // 2):
-        buffer = np.empty(2 * n)
-        mantissa_bits = np.empty(2 * n, dtype=np.int64)
-        exponents = np.empty(2 * n)
-        a, b, c = _row_sums(theta, cosines, sines, i, buffer, mantissa_bits, exponents)
-        partner = n - 1 - i
-        if partner != i:
-            a2, b2, c2 = _row_sums(theta, cosines, sines, partner, buffer, mantissa_bits,
-                                   exponents)
-            a += a2
-            b += b2
-            c += c2
-        s_psi += a
-        s_sin += b
-        s_pad += c
-    return s_psi, s_sin, s_pad
-
-
-@numba.njit(cache=True, nogil=True)
-def _watson_sorted(u: NDArray) -> float:
-    """Watson U² of sorted values u in [0, 1)."""
-    n = u.size
-    total = 0.0
-    mean = 0.0
-    for i in range(n):
-        dev = u[i] - (2.0 * i + 1.0) / (2.0 * n)
-        total += dev * dev
-        mean += u[i]
-    mean /= n
-    return total - n * (mean - 0.5) ** 2 + 1.0 / (12.0 * n)
-
-
-@numba.njit(cache=True, nogil=True)
-def _statistics_from_sums(n: int, s_psi: float, s_sin: float, s_pad: float) -> tuple:
-    gine = 1.5 - 4.0 / (_PI * n) * s_psi - _PI / (2.0 * n) * s_sin
-    pad = 1.0 + 2.0 / (_PI * n) * s_pad
-    return gine, pad
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _replicate_statistics(samples: NDArray, out: NDArray) -> None:
-    """Watson, Giné F_n and PAD of every row of ``samples`` (angles in [0, 2π))."""
-    reps, n = samples.shape
-    for b in numba.prange(reps):
-        theta = samples[b]
-        u = np.sort(theta) / _TWO_PI
-        out[b, 0] = _watson_sorted(u)
-        s_psi, s_sin, s_pad = _pair_sums_serial(theta)
-        gine, pad = _statistics_from_sums(n, s_psi, s_sin, s_pad)
-        out[b, 1] = gine
-        out[b, 2] = pad
-
-
 def _check_angles(angles: ArrayLike) -> NDArray[np.float64]:
     theta = np.asarray(angles, dtype=np.float64).ravel()
     if theta.size < 2:
@@ -318,12 +86,12 @@ def _check_angles(angles: ArrayLike) -> NDArray[np.float64]:
 
 def _pair_sums(theta: NDArray[np.float64]) -> tuple[float, float, float]:
     if theta.size < 256:
-        return _pair_sums_serial(theta)
-    return _pair_sums_parallel(theta)
+        return pair_sums_serial(theta)
+    return pair_sums_parallel(theta)
 
 
 def watson_statistic(angles: ArrayLike) -> float:
-    """Watson's U² (ECDF form, O(n log n)); see the module docstring.
+    """Watson's U² (ECDF form, O(n log n)); see docs/uniformity.md.
 
     Parameters
     ----------
@@ -335,47 +103,37 @@ def watson_statistic(angles: ArrayLike) -> float:
     float
     """
     theta = _check_angles(angles)
-    return float(_watson_sorted(np.sort(theta) / TWO_PI))
+    return float(watson_sorted(np.sort(theta) / TWO_PI))
 
 
 def gine_fn_statistic(angles: ArrayLike) -> float:
-    """Giné's F_n on the circle (``sphunif::cir_stat_Gine_Fn``); see the module docstring.
+    """Giné's F_n on the circle (``sphunif::cir_stat_Gine_Fn``) of ``angles`` (radians).
 
-    Parameters
-    ----------
-    angles : array_like, shape (n,)
-        Angles in radians.
-
-    Returns
-    -------
-    float
+    F_n = 3/2 − (4/(π n)) Σ_{i<j} (ψ_ij − π/2) − (π/(2n)) Σ_{i<j} (sin ψ_ij − 2/π), ψ_ij the
+    shortest angle between θ_i and θ_j: an O(n²) pair sum (see docs/uniformity.md).
     """
-    theta = _check_angles(angles)
-    s_psi, s_sin, s_pad = _pair_sums(theta)
-    return float(_statistics_from_sums(theta.size, s_psi, s_sin, s_pad)[0])
+    return _pair_statistics(_check_angles(angles))[0]
 
 
 def pad_statistic(angles: ArrayLike) -> float:
-    """Projected Anderson–Darling statistic on the circle (``sphunif::cir_stat_PAD``).
+    """Projected Anderson–Darling statistic (``sphunif::cir_stat_PAD``) of ``angles``.
 
-    Parameters
-    ----------
-    angles : array_like, shape (n,)
-        Angles in radians.
-
-    Returns
-    -------
-    float
+    PAD_n = 1 + (2/(π n)) Σ_{i<j} [ψ_ij log ψ_ij + (2π − ψ_ij) log(2π − ψ_ij) − (2π log 2π
+    − π)], computed in the same pass over the pairs as Giné's F_n (see docs/uniformity.md).
     """
-    theta = _check_angles(angles)
-    s_psi, s_sin, s_pad = _pair_sums(theta)
-    return float(_statistics_from_sums(theta.size, s_psi, s_sin, s_pad)[1])
+    return _pair_statistics(_check_angles(angles))[1]
+
+
+def _pair_statistics(theta: NDArray[np.float64]) -> tuple[float, float]:
+    """Giné's F_n and PAD, from one pass over the pairs."""
+    gine, pad = statistics_from_sums(theta.size, *_pair_sums(theta))
+    return float(gine), float(pad)
 
 
 def _all_statistics(theta: NDArray[np.float64]) -> dict[str, float]:
-    watson = float(_watson_sorted(np.sort(theta) / TWO_PI))
-    gine, pad = _statistics_from_sums(theta.size, *_pair_sums(theta))
-    return {"Watson": watson, "Gine_Fn": float(gine), "PAD": float(pad)}
+    watson = float(watson_sorted(np.sort(theta) / TWO_PI))
+    gine, pad = _pair_statistics(theta)
+    return {"Watson": watson, "Gine_Fn": gine, "PAD": pad}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,7 +152,7 @@ def sobolev_weights(name: TestName, n_terms: int = SERIES_TERMS) -> NDArray[np.f
     Returns
     -------
     ndarray, shape (n_terms,)
-        See the module docstring for the formulas.
+        See docs/uniformity.md for the formulas.
     """
     k = np.arange(1, int(n_terms) + 1, dtype=np.float64)
     if name == "Watson":
@@ -526,7 +284,7 @@ def asymptotic_sf(
     n_terms : int, default 10000
         Terms of the weighted χ²_2 series (Giné F_n and PAD), as ``sphunif``'s ``K_max``.
     tail_correction : bool, default False
-        Add the mean of the terms beyond ``n_terms`` (see the module docstring).
+        Add the mean of the terms beyond ``n_terms`` (see docs/uniformity.md).
 
     Returns
     -------
@@ -546,16 +304,35 @@ def asymptotic_sf(
 
 
 def _monte_carlo_null(
-    n: int, n_replicates: int, random_state: RandomStateLike
+    n: int,
+    n_replicates: int,
+    random_state: RandomStateLike,
+    callback: Callable[..., bool | None] | None = None,
 ) -> NDArray[np.float64]:
-    """Statistics (Watson, Giné F_n, PAD) of ``n_replicates`` uniform samples of size n."""
+    """Statistics (Watson, Giné F_n, PAD) of ``n_replicates`` uniform samples of size n.
+
+    The replicates are drawn and tested in chunks (at most a hundred), and ``callback``
+    receives a :class:`~stpca_gui.core.stpca.ProgressEvent` after each; a truthy return
+    raises :class:`~stpca_gui.core.progress.FitCancelled`. The chunks take consecutive
+    draws of one generator, so the statistics do not depend on the chunking or on the
+    callback.
+    """
+    from .progress import FitCancelled
+    from .stpca import ProgressEvent
+
     rng = check_random_state(random_state)
     out = np.empty((n_replicates, 3))
-    chunk = max(1, _MC_CHUNK_ELEMENTS // n)
+    # A hundred chunks give a smooth progress bar and a prompt cancel; the memory bound
+    # keeps a chunk's samples small for large n.
+    chunk = max(1, min(_MC_CHUNK_ELEMENTS // n, -(-n_replicates // 100)))
     for start in range(0, n_replicates, chunk):
         stop = min(start + chunk, n_replicates)
         samples = rng.uniform(0.0, TWO_PI, size=(stop - start, n))
-        _replicate_statistics(samples, out[start:stop])
+        replicate_statistics(samples, out[start:stop])
+        if callback is not None and callback(ProgressEvent(
+                "monte-carlo", stop / n_replicates,
+                message=f"Monte Carlo: {stop:,} of {n_replicates:,} replicates")):
+            raise FitCancelled(f"cancelled after {stop} of {n_replicates} replicates")
     return out
 
 
@@ -564,6 +341,7 @@ def uniformity_tests(
     n_replicates: int = 1000,
     random_state: RandomStateLike = None,
     calibration: Calibration = "asymptotic",
+    callback: Callable[..., bool | None] | None = None,
 ) -> dict[str, UniformityTest]:
     """Watson, Giné F_n and PAD tests of circular uniformity.
 
@@ -579,11 +357,20 @@ def uniformity_tests(
         ``"asymptotic"``: the exact limit laws (Watson's series; Imhof's formula for the
         weighted χ²_2 sums of Giné F_n and PAD). ``"monte_carlo"``: simulation of the three
         statistics under uniformity for the same n, p = (1 + #{T_b ≥ T}) / (B + 1).
+    callback : callable, optional
+        Monte Carlo only: receives a :class:`~stpca_gui.core.stpca.ProgressEvent` after
+        every chunk of replicates (``fraction`` = share done); returning True cancels.
+        The results do not depend on it.
 
     Returns
     -------
     dict
         ``{"Watson": UniformityTest, "Gine_Fn": ..., "PAD": ...}``.
+
+    Raises
+    ------
+    FitCancelled
+        When ``callback`` asked to stop.
     """
     theta = _check_angles(angles)
     stats = _all_statistics(theta)
@@ -600,7 +387,7 @@ def uniformity_tests(
     reps = int(n_replicates)
     if reps < 1:
         raise ValueError(f"n_replicates must be positive, got {n_replicates}")
-    null = _monte_carlo_null(theta.size, reps, random_state)
+    null = _monte_carlo_null(theta.size, reps, random_state, callback)
     results = {}
     for column, name in enumerate(TEST_NAMES):
         exceed = int(np.count_nonzero(null[:, column] >= stats[name]))

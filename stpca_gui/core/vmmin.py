@@ -29,33 +29,8 @@ objective, gradient, starting point and controls follows the same sequence of tr
 points, the same acceptance decisions and the same restarts, and reports the same
 function/gradient counts as R.
 
-Memory
-------
-R keeps ``B`` as a dense lower triangle, which needs ``n²/2`` doubles: 1.6 GB for
-``n = 20 000``.  Here ``B`` is held implicitly as the identity plus the list of rank-two
-updates made since the last restart (:class:`ImplicitInverseHessian`); a product ``B v``
-costs ``O(k n)`` for ``k`` stored updates.  Since ``vmmin`` adds at most one update per
-iteration and restarts at least every ``2n + 1`` gradient evaluations,
-``k <= min(maxit, 2n + 1)``, so memory is ``O(min(maxit, n) · n)`` — at most about 32 MB
-with R's default ``maxit = 100`` and ``n = 20 000``.  The implicit matrix is
-*mathematically* the same as R's dense one (each stored update is exactly the term R
-adds to its matrix), so the path is identical up to floating-point rounding in the
-inner products; see "Faithfulness" below.
-
-Faithfulness
-------------
-Element-wise operations (trial points, the ``reltest`` comparison, the acceptance and
-stopping tests, step-length reductions) are the same IEEE double operations as in the
-C code.  Inner products and ``B v`` are accumulated in a different order (NumPy/BLAS,
-and the low-rank form instead of a dense matrix), so results may differ from R's in the
-last bits.  That only changes the path if a decision sits exactly on a rounding
-boundary.  (R's own results already vary in the same way between platforms, e.g. with
-or without fused multiply-add.)  Quirks of the C code are reproduced on purpose: the
-returned point is the last point ``vmmin`` placed in its parameter vector and the
-returned value is its ``Fmin``, which after an unsuccessful final line search can be the
-value of the last rejected trial (a point that differs from the best one only below the
-``reltest`` resolution); a NaN at such a trial can thus become the reported value, as
-in R.
+How the inverse Hessian is stored (O(min(maxit, n) · n) memory instead of R's n²/2) and how
+faithful the port is to R's floating-point path are described in ``docs/vmmin.md``.
 """
 
 from __future__ import annotations
@@ -425,7 +400,7 @@ def vmmin(
     reltol, abstol = abstol, maxit = maxit))`` with the default ``parscale`` and
     ``fnscale``: ``x`` is ``par``, ``fun`` is ``value``, ``(n_fev, n_gev)`` is ``counts``
     and ``converged`` is ``convergence == 0``.  Differences can only come from rounding
-    in inner products (see the module docstring).
+    in inner products (see docs/vmmin.md).
 
     Examples
     --------

@@ -7,12 +7,20 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core import DEMO_NAMES
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from ..model import Dataset
 
 DEFAULT_DEMO = "clusters-t3"
 SCREENSHOT_SIZE = (1600, 1000)
 SCREENSHOT_TIMEOUT_MS = 180_000
+#: Wait at exit for background tasks before saying that the application is waiting for them.
+EXIT_NOTICE_MS = 2_000
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -23,6 +31,29 @@ def _parse_size(text: str) -> tuple[int, int]:
     if width < 400 or height < 300:
         raise argparse.ArgumentTypeError("the window must be at least 400x300")
     return width, height
+
+
+def _read_for_screenshot(path: Path) -> Dataset | None:
+    """Read ``path`` with the import preview's suggestions, or print why not (None).
+
+    A screenshot run has nobody to read a message box, so problems go to stderr as
+    ``stpca-gui: error: <file>: <reason>``; rows skipped for bad angles are listed there too
+    instead of in a box that would cover the picture.
+    """
+    from ..model.table_import import import_with_suggestions
+
+    try:
+        dataset = import_with_suggestions(path)
+    except (OSError, ValueError) as exc:  # a TableError is a ValueError
+        reason = str(exc)
+        if not reason.startswith(str(path)):
+            reason = f"{path}: {reason}"
+        print(f"stpca-gui: error: {reason}", file=sys.stderr)
+        return None
+    if dataset.dropped:
+        print(f"stpca-gui: {path}: skipped {len(dataset.dropped)} row(s) with missing or "
+              f"non-numeric angles; first: {dataset.dropped[0][1]}", file=sys.stderr)
+    return dataset
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def join_background_tasks(window: QWidget) -> None:
+    """Stop the window's tasks and wait for every task thread to end (application exit).
+
+    Qt aborts the process when a running QThread object is destroyed, which Python does at
+    exit. The window is gone by now, so waiting costs the user nothing; every stage of a fit
+    has cancel points, so the wait is normally a fraction of a second.
+    """
+    from .tasks import TaskRunner, stop_tasks, wait_for_retired_tasks
+
+    if not stop_tasks(window.findChildren(TaskRunner), EXIT_NOTICE_MS):
+        print("stpca-gui: waiting for a background computation to stop…", file=sys.stderr)
+        wait_for_retired_tasks(None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``stpca-gui`` console script."""
     args = build_parser().parse_args(argv)
@@ -50,6 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("stpca-gui: no X display (DISPLAY is not set). Run it in a desktop session, or "
               "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
         return 1
+    screenshot_data = None
+    if args.screenshot is not None and args.file is not None:
+        # Read before any window exists: an unreadable file is an error message, not a
+        # window that closes without saying why.
+        screenshot_data = _read_for_screenshot(args.file)
+        if screenshot_data is None:
+            return 1
 
     from PySide6.QtCore import QTimer
     from PySide6.QtGui import QPixmap
@@ -73,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.processEvents()
     warm_up()
     window = MainWindow()
+    app.aboutToQuit.connect(lambda: join_background_tasks(window))
     exit_code = {"value": 0}
 
     if args.screenshot is not None:
@@ -96,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.close()
             app.quit()
 
+        # The message box of a failed fit is not read by anyone: say why on stderr.
+        window.controller.failed.connect(
+            lambda message, _details: print(f"stpca-gui: error: {message}", file=sys.stderr))
         # Let the views finish drawing before grabbing them.
         window.result_shown.connect(lambda: QTimer.singleShot(300, capture))
         window.fit_ended.connect(give_up)
@@ -106,10 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # After show(): finish() waits (up to a second) for the window to be exposed.
     splash.finish(window)
 
-    if args.file is not None:
-        if not window.open_path(args.file, interactive=args.screenshot is None):
-            if args.screenshot is not None:
-                return 1
+    if screenshot_data is not None:
+        window.set_dataset(screenshot_data)
+    elif args.file is not None:
+        window.open_path(args.file)
     else:
         window.load_demo(args.demo or DEFAULT_DEMO)
     app.exec()

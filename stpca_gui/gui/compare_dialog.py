@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
+    QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -21,9 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import BaselineResult, run_baselines
+from ..core import BASELINES, BaselineResult, run_baselines
 from ..model import AppState
+from ..model.tasks import TaskProgress, TaskState
 from ..plotting.scores import ScoresScatter
+from .tasks import TaskRunner, show_task_error
 from .views.base import current_colors
 from .views.mpl_views import save_figure_atomically, selection_mode_from_keyboard
 
@@ -31,11 +37,25 @@ from .views.mpl_views import save_figure_atomically, selection_mode_from_keyboar
 TABLE_COMPONENTS = 3
 
 
-def method_rows(state: AppState) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def baselines_task(angles: np.ndarray, state: TaskState) -> dict[str, BaselineResult]:
+    """The background task: every baseline method on the data (Qt-free), handing over the
+    methods done so far after each one, so the table fills while the rest run."""
+    results: dict[str, BaselineResult] = {}
+    names = list(BASELINES)
+    for done, name in enumerate(names):
+        state.progress(done / len(names), f"{name} ({done + 1} of {len(names)})…")
+        results.update(run_baselines(angles, methods=[name]))
+        state.partial(dict(results))
+    state.progress(1.0, f"{len(names)} methods done")
+    return results
+
+
+def method_rows(
+    state: AppState, baselines: dict[str, BaselineResult]
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """(name, scores, explained variance ratio) for ST-PCA and every baseline."""
     result = state.result
     rows = [("ST-PCA", result.scores, result.sphere_ratio)]
-    baselines: dict[str, BaselineResult] = run_baselines(state.dataset.angles)
     rows.extend((name, b.scores, b.explained_variance_ratio) for name, b in baselines.items())
     return rows
 
@@ -43,53 +63,50 @@ def method_rows(state: AppState) -> list[tuple[str, np.ndarray, np.ndarray]]:
 class CompareMethodsDialog(QDialog):
     """A table of % variance per component and each method's PC1–PC2 scatter.
 
+    The baselines run in the background when the dialog opens (a progress bar and a
+    Cancel button show meanwhile; closing the dialog cancels them); ``methods_shown`` is
+    emitted when the table and the scatters show every method.
+
     The scatters share the app's selection: they show it, and a right-drag rectangle in any
     of them selects (Shift add, Ctrl subtract, Alt intersect).
     """
+
+    methods_shown = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.setWindowTitle("Compare methods")
         self.resize(1100, 760)
-        self.rows = method_rows(state)
+        self.rows: list[tuple[str, np.ndarray, np.ndarray]] = []
+        self.scatters: list[ScoresScatter] = []
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(
             f"{state.dataset.description} — % of variance explained per component. ST-PCA: "
             "PNS on the sphere; the others: PCA variants on the angles (dPCA on sin/cos, "
             "complex dPCA on e^{iθ})."))
+        status = QHBoxLayout()
+        self.status = QLabel("Running the baseline methods…")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.cancel_button = QPushButton("Cancel")
+        status.addWidget(self.status, 1)
+        status.addWidget(self.progress)
+        status.addWidget(self.cancel_button)
+        layout.addLayout(status)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        self.table = QTableWidget(len(self.rows), 1 + TABLE_COMPONENTS)
+        self.table = QTableWidget(0, 1 + TABLE_COMPONENTS)
         self.table.setHorizontalHeaderLabels(
             ["method", *[f"PC{k + 1} %" for k in range(TABLE_COMPONENTS)]])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        for r, (name, _, ratio) in enumerate(self.rows):
-            self.table.setItem(r, 0, QTableWidgetItem(name))
-            for k in range(TABLE_COMPONENTS):
-                text = f"{100 * ratio[k]:.2f}" if k < len(ratio) else "—"
-                item = QTableWidgetItem(text)
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(r, 1 + k, item)
         splitter.addWidget(self.table)
         self.figure = Figure(figsize=(10, 6), layout="constrained")
         self.canvas = FigureCanvasQTAgg(self.figure)
         splitter.addWidget(self.canvas)
         splitter.setSizes([200, 560])
         layout.addWidget(splitter)
-        columns = 3
-        rows = int(np.ceil(len(self.rows) / columns))
-        panels = self.figure.subfigures(rows, columns).ravel()
-        self.scatters: list[ScoresScatter] = []
-        colors, selected = current_colors(state)
-        for panel, (name, scores, ratio) in zip(panels, self.rows, strict=False):
-            scatter = ScoresScatter(panel)
-            names = ("PNS1", "PNS2") if name == "ST-PCA" else ("PC1", "PC2")
-            scatter.draw(scores[:, :2], 0, 1, colors=colors, selected=selected,
-                         title=f"{name} ({100 * ratio[0]:.1f} % on PC1)",
-                         axis_names=names)
-            self.scatters.append(scatter)
         # matplotlib's RectangleSelector does not work on sub-figures, so the right-drag
         # rectangle is tracked from the raw mouse events.
         self._press: tuple[ScoresScatter, float, float] | None = None
@@ -97,9 +114,63 @@ class CompareMethodsDialog(QDialog):
         self.canvas.mpl_connect("button_press_event", self._on_press)
         self.canvas.mpl_connect("motion_notify_event", self._on_motion)
         self.canvas.mpl_connect("button_release_event", self._on_release)
-        self.canvas.draw_idle()
+        self._show_rows(method_rows(state, {}), finished=False)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self.update_colors)
+
+        self.runner = TaskRunner(self)
+        self.cancel_button.clicked.connect(self.runner.cancel)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.partial.connect(lambda baselines: self._show_rows(
+            method_rows(self.state, baselines), finished=False))
+        self.runner.succeeded.connect(lambda baselines: self._show_rows(
+            method_rows(self.state, baselines)))
+        self.runner.failed.connect(self._on_failure)
+        self.runner.cancelled.connect(lambda: self._end_status(
+            f"Cancelled: {', '.join(name for name, _, _ in self.rows)} shown."))
+        self.runner.start(partial(baselines_task, np.asarray(state.dataset.angles)))
+
+    def _on_progress(self, report: TaskProgress) -> None:
+        self.progress.setValue(round(100 * report.fraction))
+        self.status.setText(report.message)
+
+    def _on_failure(self, message: str, details: str) -> None:
+        self._end_status(f"The baseline methods failed: {message}")
+        show_task_error(self, "The method comparison failed", message, details)
+
+    def _end_status(self, text: str) -> None:
+        self.status.setText(text)
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+
+    def _show_rows(self, rows: list[tuple[str, np.ndarray, np.ndarray]], *,
+                   finished: bool = True) -> None:
+        """Fill the table and draw one scatter per method (``finished``: all of them)."""
+        self.rows = rows
+        self.table.setRowCount(len(rows))
+        for r, (name, _, ratio) in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            for k in range(TABLE_COMPONENTS):
+                text = f"{100 * ratio[k]:.2f}" if k < len(ratio) else "—"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, 1 + k, item)
+        self.figure.clear()
+        columns = 3
+        panels = self.figure.subfigures(int(np.ceil(len(rows) / columns)), columns)
+        self.scatters = []
+        colors, selected = current_colors(self.state)
+        for panel, (name, scores, ratio) in zip(np.ravel(panels), rows, strict=False):
+            scatter = ScoresScatter(panel)
+            names = ("PNS1", "PNS2") if name == "ST-PCA" else ("PC1", "PC2")
+            scatter.draw(scores[:, :2], 0, 1, colors=colors, selected=selected,
+                         title=f"{name} ({100 * ratio[0]:.1f} % on PC1)",
+                         axis_names=names)
+            self.scatters.append(scatter)
+        self.canvas.draw_idle()
+        if finished and len(rows) > 1:
+            self._end_status(f"{len(rows)} methods.")
+            self.methods_shown.emit()
 
     def _scatter_at(self, event) -> ScoresScatter | None:
         return next((s for s in self.scatters if s.axes is event.inaxes), None)
@@ -150,6 +221,7 @@ class CompareMethodsDialog(QDialog):
         save_figure_atomically(self.figure, path, dpi)
 
     def done(self, result: int) -> None:
+        self.runner.shutdown()
         self.state.selection.changed.disconnect(self.update_colors)
         self.state.color_mode_changed.disconnect(self.update_colors)
         super().done(result)

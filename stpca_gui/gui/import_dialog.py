@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..io import read_angle_table
 from ..io.preview import TablePreview, preview_table
 from ..model import Dataset
+from ..model.table_import import ImportChoices, import_table
 
 _NO_LABEL = "(none)"
 
@@ -126,7 +126,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._try_accept)
+        buttons.accepted.connect(self.try_accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self._dataset: Dataset | None = None
@@ -139,33 +139,21 @@ class ImportDialog(QDialog):
         text = self.label.currentText()
         return None if text == _NO_LABEL else text
 
-    def _try_accept(self) -> None:
-        columns = self.chosen_columns()
-        label = self.chosen_label()
-        if not columns:
-            self.error.setText("Choose at least one angle column.")
-            return
-        if label in columns:
-            self.error.setText(f"{label!r} cannot be both an angle and the label column.")
-            return
+    def choices(self) -> ImportChoices:
+        """What the dialog's controls say to read."""
         row_filter = None
         if self.filter_column.currentText() != _NO_LABEL:
-            if not self.filter_value.text().strip():
-                self.error.setText("Give the value to keep, or set the filter column to "
-                                   f"{_NO_LABEL}.")
-                return
             row_filter = (self.filter_column.currentText(), self.filter_value.text())
-        if self.lagged.isChecked() and len(columns) != 1:
-            self.error.setText("A lagged embedding is built from exactly one angle column.")
-            return
+        return ImportChoices(columns=tuple(self.chosen_columns()),
+                             label_column=self.chosen_label(),
+                             degrees=self.degrees.isChecked(), row_filter=row_filter,
+                             lags=self.lags.value() if self.lagged.isChecked() else None)
+
+    def try_accept(self) -> None:
+        """Read the table as chosen and accept; on a problem, say it and stay open."""
         try:
-            table = read_angle_table(self.path, columns, degrees=self.degrees.isChecked(),
-                                     label_column=label, drop_invalid=True,
-                                     row_filter=row_filter)
-            dataset = Dataset.from_table(table, degrees=self.degrees.isChecked())
-            if self.lagged.isChecked():
-                dataset = dataset.lagged(0, self.lags.value())
-        except ValueError as exc:
+            dataset = import_table(self.path, self.choices())
+        except (ValueError, OSError) as exc:
             self.error.setText(str(exc))
             return
         self._dataset = dataset

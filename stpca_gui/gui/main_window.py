@@ -23,21 +23,20 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core import DEMO_NAMES, ProgressEvent, list_demos
-from ..io import TableError, atomic_write_text, write_results
-from ..model import AnalysisResult, AppState, Dataset, RecentFiles
+from ..core.stpca import PROGRESS_STAGES
+from ..io import TableError, atomic_path, write_results
+from ..model import COLOR_MODES, AnalysisResult, AppState, Dataset, RecentFiles
+from ..model.table_import import import_with_suggestions
 from .compare_dialog import CompareMethodsDialog
 from .import_dialog import ImportDialog
 from .panels import ParametersPanel, SummaryPanel
+from .tasks import TaskRunner, stop_tasks
 from .uniformity_dialog import UniformityDialog
 from .views.base import ViewFrame
 from .views.mpl_views import HistogramView, ScoresView, VarianceView
 from .views.vtk_views import SphereView, TorusView
 from .worker import FitController
 
-COLOR_MODES = (("label", "label"), ("pns1", "PNS1 score"), ("cluster", "PNS1 mode cluster"),
-               ("selection", "selection"))
-STAGE_NAMES = {"smds": "Spherical MDS", "pns": "Principal nested spheres",
-               "curve": "Principal curve", "torus-variance": "Torus variance", "done": "Done"}
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
 WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
 
@@ -46,6 +45,9 @@ def default_recent_path() -> Path:
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
     return Path(base or Path.home() / ".config" / "stpca-gui") / "recent.json"
 
+
+#: Longest time closing the window waits for its background tasks to stop, in ms.
+CLOSE_WAIT_MS = 500
 
 class MainWindow(QMainWindow):
     """stpca-gui's main window."""
@@ -74,7 +76,7 @@ class MainWindow(QMainWindow):
             "histogram": self.histogram_view, "variance": self.variance_view,
         }
         self.parameters = ParametersPanel()
-        self.summary = SummaryPanel()
+        self.summary = SummaryPanel(self.state)
         self._build_layout()
         self._build_menus()
         self._build_status_bar()
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         self.controller.cancelled.connect(self._on_cancelled)
         self.controller.busy_changed.connect(self._on_busy)
         self.state.selection.changed.connect(self._on_selection)
+        self.state.selection.active_group_changed.connect(self._on_selection)
         self.state.dataset_changed.connect(self._on_dataset)
 
     # ------------------------------------------------------------------ layout
@@ -180,7 +183,7 @@ class MainWindow(QMainWindow):
         toolbar.addSeparator()
         toolbar.addWidget(QLabel(" Colour by "))
         self.color_combo = QComboBox()
-        for key, text in COLOR_MODES:
+        for key, text in COLOR_MODES.items():
             self.color_combo.addItem(text, key)
         self.color_combo.currentIndexChanged.connect(
             lambda: self.state.set_color_mode(self.color_combo.currentData()))
@@ -225,21 +228,22 @@ class MainWindow(QMainWindow):
     def open_path(self, path: Path, *, interactive: bool = True) -> bool:
         """Open a table: through the import dialog, or with its suggestions when not
         interactive (command line). Returns whether a dataset was loaded."""
-        try:
-            dialog = ImportDialog(path, self)
-        except (TableError, OSError, ValueError) as exc:
-            self._error("Cannot open the file", str(exc))
-            return False
         if interactive:
+            try:
+                dialog = ImportDialog(path, self)
+            except (TableError, OSError, ValueError) as exc:
+                self._error("Cannot open the file", str(exc))
+                return False
             if dialog.exec() != ImportDialog.DialogCode.Accepted:
                 return False
+            dataset = dialog.dataset()
+            assert dataset is not None
         else:
-            dialog._try_accept()
-            if dialog.dataset() is None:
-                self._error("Cannot read the file", dialog.error.text())
+            try:
+                dataset = import_with_suggestions(path)
+            except (OSError, ValueError) as exc:
+                self._error("Cannot read the file", str(exc))
                 return False
-        dataset = dialog.dataset()
-        assert dataset is not None
         self.recent.add(path)
         self._refresh_recent_menu()
         if dataset.dropped:
@@ -304,7 +308,6 @@ class MainWindow(QMainWindow):
         self.dataset_label.setText(
             f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
             f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
-        self.summary.show_result(None)
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
 
@@ -334,7 +337,7 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
-        name = STAGE_NAMES.get(event.stage, event.stage)
+        name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
             # would repaint the window continuously.)
@@ -352,11 +355,10 @@ class MainWindow(QMainWindow):
         if result.dataset is not self.state.dataset:
             return  # a result for data that is no longer shown
         self.state.set_result(result)
-        self.summary.show_result(result)
-        timings = sum(result.model.timings_.values())
+        seconds = sum(result.stage_seconds.values())
         self.stage_label.setText(
-            f"Fitted in {timings:.2f} s: r = {result.model.radius_:.3f}, stress "
-            f"{result.model.stress_:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+            f"Fitted in {seconds:.2f} s: r = {result.radius:.3f}, stress "
+            f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         self.result_shown.emit()
 
     def _on_failure(self, message: str, details: str) -> None:
@@ -391,12 +393,32 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ selection
     def _set_group(self, group: int) -> None:
         self.state.selection.active_group = group
-        self._on_selection()
 
     def _on_selection(self, *_: object) -> None:
         selected = self.state.selection.n_selected
         group = self.state.selection.active_group
         self.selection_label.setText(f" {selected} selected · active group {group} ")
+
+    def highlight_counts(self) -> dict[str, int]:
+        """How many samples each linked view draws highlighted, read from what it drew
+        (tests and benchmarks check that a selection reaches every view)."""
+        overlay = self.scores_view.scatter.overlay
+        hist = self.histogram_view.histogram
+        bars = hist.selection_bars
+        width = hist.edges[1] - hist.edges[0]
+        hist_count = 0 if bars is None else round(
+            sum(p.get_height() for p in bars.patches) * hist.values.size * width)
+
+        def scene_count(scene) -> int:
+            layer = scene.point_layer
+            return layer.overlay.n_points if layer.overlay_actor.GetVisibility() else 0
+
+        return {
+            "scores": 0 if overlay is None else len(overlay.get_offsets()),
+            "histogram": hist_count,
+            "torus": scene_count(self.torus_view.scene),
+            "sphere": scene_count(self.sphere_view.scene),
+        }
 
     # ------------------------------------------------------------------ export
     def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
@@ -423,22 +445,21 @@ class MainWindow(QMainWindow):
         path = Path(path)
         image = self.window_image()
         suffix = path.suffix.lower()
-        tmp = path.with_name(f".{path.name}.tmp{suffix}")
-        if suffix == ".png":
-            if not image.save(str(tmp), "PNG"):
-                raise OSError(f"cannot write {path}")
-        elif suffix == ".pdf":
-            writer = QPdfWriter(str(tmp))
-            writer.setResolution(150)
-            painter = QPainter(writer)
-            target = painter.viewport()
-            scaled = image.scaled(target.size(), Qt.AspectRatioMode.KeepAspectRatio,
-                                  Qt.TransformationMode.SmoothTransformation)
-            painter.drawImage(0, 0, scaled)
-            painter.end()
-        else:
+        if suffix not in (".png", ".pdf"):
             raise ValueError(f"the whole window can be saved as PNG or PDF, not {suffix!r}")
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            if suffix == ".png":
+                if not image.save(str(tmp), "PNG"):
+                    raise OSError(f"cannot write {path}")
+            else:
+                writer = QPdfWriter(str(tmp))
+                writer.setResolution(150)
+                painter = QPainter(writer)
+                target = painter.viewport()
+                scaled = image.scaled(target.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                                      Qt.TransformationMode.SmoothTransformation)
+                painter.drawImage(0, 0, scaled)
+                painter.end()
 
     def export_results(self, folder: Path) -> list[Path]:
         """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
@@ -446,12 +467,13 @@ class MainWindow(QMainWindow):
         if result is None:
             raise ValueError("there is no result to export yet")
         dataset = result.dataset
-        written = write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                                source=str(dataset.source))
         groups = self.state.selection.groups
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
-        atomic_write_text(Path(folder) / "selection.csv", "\n".join(lines) + "\n")
-        return [*written, Path(folder) / "selection.csv"]
+        # One set: when any file cannot be written, none of the old ones is replaced.
+        return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
+                             labels=dataset.labels,
+                             extra_files={"selection.csv": "\n".join(lines) + "\n"},
+                             source=str(dataset.source))
 
     def export_view_dialog(self, key: str) -> None:
         view = self.views[key]
@@ -523,8 +545,12 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ lifecycle
     def closeEvent(self, event) -> None:
-        self.controller.cancel()
-        self.controller.wait(10_000)
+        # Every background task stops: the fit's and those of the open dialogs. Every stage
+        # of a fit has cancel points, so they normally end within the short wait (and report
+        # "cancelled"); one still running after it is let go of and kept alive until it ends
+        # (gui/tasks.py), and the application waits for it before quitting (gui/app.py):
+        # the window closes at once and Qt never destroys a running thread.
+        stop_tasks(self.findChildren(TaskRunner), CLOSE_WAIT_MS)
         for view in (self.torus_view, self.sphere_view):
             view.close_plotter()
         super().closeEvent(event)

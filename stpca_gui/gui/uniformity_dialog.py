@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
     QFormLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -22,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from ..core.uniformity import UniformityTest, uniformity_tests
 from ..model import AppState
+from ..model.tasks import TaskProgress, TaskState
+from .tasks import TaskRunner, show_task_error
 
 CALIBRATIONS = (("asymptotic", "asymptotic (exact limit laws)"),
                 ("monte_carlo", "Monte Carlo under uniformity"))
@@ -34,8 +39,8 @@ def test_columns(state: AppState) -> list[tuple[str, np.ndarray]]:
     columns: list[tuple[str, np.ndarray]] = []
     result = state.result
     if result is not None:
-        radius = float(result.model.pns_.circle_radius_)
-        columns.append(("PNS1 (angle on the principal circle)", result.pns1 / radius))
+        columns.append(("PNS1 (angle on the principal circle)",
+                        result.pns1 / result.circle_radius))
         for k in range(1, result.scores.shape[1]):
             columns.append((f"PNS{k + 1}", result.scores[:, k]))
     if state.dataset is not None:
@@ -44,8 +49,22 @@ def test_columns(state: AppState) -> list[tuple[str, np.ndarray]]:
     return columns
 
 
+def uniformity_task(values: np.ndarray, calibration: str, n_replicates: int,
+                    state: TaskState) -> dict[str, UniformityTest]:
+    """The background task of one run (Qt-free; seed 0, so a run can be repeated)."""
+    return uniformity_tests(values, n_replicates=n_replicates, random_state=0,
+                            calibration=calibration, callback=state.callback)
+
+
 class UniformityDialog(QDialog):
-    """Choose a column and a calibration, run the three tests, read the table."""
+    """Choose a column and a calibration, run the three tests, read the table.
+
+    The tests run in the background (a Monte Carlo calibration can take a while): a
+    progress bar and a Cancel button show while they run, and closing the dialog cancels
+    them. ``results_shown`` is emitted when the table shows a finished run.
+    """
+
+    results_shown = Signal(dict)
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,9 +86,18 @@ class UniformityDialog(QDialog):
         self.replicates.setValue(1000)
         form.addRow("Monte Carlo replicates", self.replicates)
         layout.addLayout(form)
+        run_row = QHBoxLayout()
         self.run_button = QPushButton("Run")
         self.run_button.clicked.connect(self.run)
-        layout.addWidget(self.run_button)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        run_row.addWidget(self.run_button)
+        run_row.addWidget(self.progress, 1)
+        run_row.addWidget(self.cancel_button)
+        layout.addLayout(run_row)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["test", "statistic", "p-value", "calibration"])
         self.table.verticalHeader().setVisible(False)
@@ -80,27 +108,53 @@ class UniformityDialog(QDialog):
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         self.results: dict[str, UniformityTest] = {}
+        self.runner = TaskRunner(self)
+        self.cancel_button.clicked.connect(self.runner.cancel)
+        self.runner.started.connect(lambda: self._show_running(True))
+        self.runner.finished.connect(lambda _outcome: self._show_running(False))
+        self.runner.progress.connect(self._on_progress)
+        self.runner.succeeded.connect(self._show_results)
+        self.runner.failed.connect(self._on_failure)
+        self.runner.cancelled.connect(lambda: self.note.setText("Cancelled."))
+        self._running_name = ""
+        self._running_n = 0
 
-    def run(self) -> dict[str, UniformityTest]:
-        """Run the tests on the chosen column and show them."""
+    def run(self) -> None:
+        """Start the tests of the chosen column (a running test is superseded)."""
         name, values = self.columns[self.column.currentIndex()]
-        calibration = str(self.calibration.currentData())
-        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            self.results = uniformity_tests(values, n_replicates=self.replicates.value(),
-                                            random_state=0, calibration=calibration)
-        except ValueError as exc:
-            self.note.setText(f"Cannot test {name}: {exc}")
-            return {}
-        finally:
-            QGuiApplication.restoreOverrideCursor()
-        self.table.setRowCount(len(self.results))
-        for row, test in enumerate(self.results.values()):
+        self._running_name, self._running_n = name, len(values)
+        self.note.setText(f"Testing {name}…")
+        self.runner.start(partial(uniformity_task, values, str(self.calibration.currentData()),
+                                  self.replicates.value()))
+
+    def _show_running(self, running: bool) -> None:
+        self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+        self.progress.setValue(0)
+
+    def _on_progress(self, report: TaskProgress) -> None:
+        self.progress.setValue(round(100 * report.fraction))
+        if report.message:
+            self.note.setText(report.message)
+
+    def _on_failure(self, message: str, details: str) -> None:
+        self.note.setText(f"Cannot test {self._running_name}: {message}")
+        show_task_error(self, "The uniformity tests failed", message, details)
+
+    def _show_results(self, results: dict[str, UniformityTest]) -> None:
+        self.results = results
+        self.table.setRowCount(len(results))
+        for row, test in enumerate(results.values()):
             method = (f"{test.method}, {test.n_replicates} replicates" if test.n_replicates
                       else test.method)
             for col, text in enumerate((DISPLAY_NAMES.get(test.name, test.name),
                                         f"{test.statistic:.5g}", f"{test.p_value:.4f}",
                                         method)):
                 self.table.setItem(row, col, QTableWidgetItem(text))
-        self.note.setText(f"{name}, n = {len(values)}. Small p-values reject uniformity.")
-        return self.results
+        self.note.setText(f"{self._running_name}, n = {self._running_n}. Small p-values "
+                          "reject uniformity.")
+        self.results_shown.emit(results)
+
+    def done(self, result: int) -> None:
+        self.runner.shutdown()
+        super().done(result)

@@ -1,14 +1,20 @@
 """Reading angle tables and writing results (Qt-free; shared by the CLI and the app)."""
 
-from .export import atomic_write_text, result_tables, summary_dict, write_results
+from .atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
+from .export import RESULT_FILES, result_tables, summary_dict, summary_text, write_results
 from .tables import AngleTable, TableError, read_angle_table
 
 __all__ = [
+    "RESULT_FILES",
     "AngleTable",
     "TableError",
+    "atomic_file_set",
+    "atomic_path",
     "atomic_write_text",
+    "check_file_set",
     "read_angle_table",
     "result_tables",
     "summary_dict",
+    "summary_text",
     "write_results",
 ]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
-import os
 import platform
-import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +15,19 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.stpca import ScaledTorusPCA
+from ..core.summary import fit_summary, summary_json
+from .atomic import atomic_file_set
+
+#: The files :func:`write_results` writes, in order.
+RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one.
-
-    The text goes to a temporary file in the same folder, which then replaces the target.
-
-    Raises
-    ------
-    OSError
-        With a message naming the path when the folder is missing or not writable.
-    """
-    target = Path(path)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                                        dir=target.parent)
-    except OSError as exc:
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-
-
-def _csv_text(header: Sequence[str], columns: Sequence[NDArray[Any]]) -> str:
+def _csv_text(header: Sequence[str], columns: Sequence[Any]) -> str:
+    # The csv module quotes labels holding commas or quotes; floats keep every digit.
     buffer = io.StringIO()
-    buffer.write(",".join(header) + "\n")
-    for row in zip(*(np.asarray(c).tolist() for c in columns), strict=True):
-        buffer.write(",".join(repr(v) if isinstance(v, float) else str(v) for v in row) + "\n")
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
     return buffer.getvalue()
 
 
@@ -55,6 +35,7 @@ def result_tables(
     model: ScaledTorusPCA,
     column_names: Sequence[str],
     row_ids: NDArray[np.int64] | None = None,
+    labels: Sequence[str] | NDArray[np.str_] | None = None,
 ) -> dict[str, str]:
     """CSV texts of the scores, embedding and principal curve of a fitted model.
 
@@ -66,11 +47,20 @@ def result_tables(
         Names of the angle columns (for the curve table).
     row_ids : array of int, optional
         Identifier of each sample (e.g. its line in the input file); default 1..n.
+    labels : sequence of str, optional
+        A label per sample (the input's label column); written as the ``label`` column of
+        the scores table, after ``row``.
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
-    scores = _csv_text(["row", *[f"PNS{k + 1}" for k in range(d)]],
-                       [ids, *model.scores_.T])
+    pns = [f"PNS{k + 1}" for k in range(d)]
+    if labels is None:
+        scores = _csv_text(["row", *pns], [ids, *model.scores_.T])
+    else:
+        labels = np.asarray(labels).astype(str)
+        if labels.shape != (n,):
+            raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
+        scores = _csv_text(["row", "label", *pns], [ids, labels, *model.scores_.T])
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -90,34 +80,24 @@ def _versions() -> dict[str, str]:
 
 
 def summary_dict(model: ScaledTorusPCA, **extra: Any) -> dict[str, Any]:
-    """JSON-ready summary of a fitted model (numbers, settings, timings, versions)."""
-    pns = model.pns_
-    smds = model.smds_
-    n, d = model.scores_.shape
-    summary: dict[str, Any] = {
-        "n_samples": int(n),
-        "n_angles": int(d),
-        "radius": model.radius_,
-        "initial_radius": smds.initial_radius_,
-        "stress": model.stress_,
-        "initial_stress": smds.initial_stress_,
-        "smds_iterations": smds.n_iter_,
-        "smds_converged": smds.converged_,
-        "optimizer": model.optimizer,
-        "pns_mode": model.pns_mode,
-        "sphere_types": list(pns.sphere_types_),
-        "sphere_radii": pns.radii_.tolist(),
-        "p_values": [[None if np.isnan(p) else float(p) for p in row] for row in pns.p_values_],
-        "explained_variance_ratio": model.explained_variance_ratio_.tolist(),
-        "torus_explained_variance_ratio": [
-            None if np.isnan(v) else float(v) for v in model.torus_explained_variance_ratio_],
-        "principal_curve_points": len(model.principal_curve_.angles),
-        "principal_curve_breaks": int(model.principal_curve_.breaks.sum()),
-        "timings_seconds": dict(model.timings_),
-        "versions": _versions(),
-    }
+    """JSON-ready summary of a fitted model: :func:`~stpca_gui.core.summary.fit_summary`,
+    the versions of the software and ``extra`` (e.g. the input file)."""
+    summary = summary_json(fit_summary(model))
+    summary["versions"] = _versions()
     summary.update(extra)
     return summary
+
+
+def summary_text(model: ScaledTorusPCA, **extra: Any) -> str:
+    """:func:`summary_dict` as strict JSON text (``null`` for missing numbers, never NaN).
+
+    Raises
+    ------
+    ValueError
+        When a value is not finite: the facts are converted at their source, so this only
+        guards against a NaN slipping in again.
+    """
+    return json.dumps(summary_dict(model, **extra), indent=2, allow_nan=False) + "\n"
 
 
 def write_results(
@@ -125,22 +105,40 @@ def write_results(
     out_dir: str | Path,
     column_names: Sequence[str],
     row_ids: NDArray[np.int64] | None = None,
+    *,
+    labels: Sequence[str] | NDArray[np.str_] | None = None,
+    extra_files: Mapping[str, str] | None = None,
     **summary_extra: Any,
 ) -> list[Path]:
     """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder.
 
-    The folder is created if needed; each file is written atomically.
+    Parameters
+    ----------
+    model, column_names, row_ids, labels
+        As for :func:`result_tables`.
+    out_dir : str or path-like
+        The folder; created if needed.
+    extra_files : mapping of str to str, optional
+        More files of the set (name to text), e.g. the app's ``selection.csv``.
+    **summary_extra
+        Added to summary.json (e.g. the input file).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    OSError
+        Naming the user's path when a file cannot be written; the set is written with
+        :func:`~stpca_gui.io.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OSError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
-    written = []
-    for name, text in result_tables(model, column_names, row_ids).items():
-        atomic_write_text(folder / name, text)
-        written.append(folder / name)
-    summary = summary_dict(model, **summary_extra)
-    atomic_write_text(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
-    written.append(folder / "summary.json")
-    return written
+    texts = result_tables(model, column_names, row_ids, labels)
+    texts["summary.json"] = summary_text(model, **summary_extra)
+    texts.update(extra_files or {})
+    with atomic_file_set(folder, texts) as temporaries:
+        for name, tmp in temporaries.items():
+            tmp.write_text(texts[name], encoding="utf-8", newline="")
+    return [folder / name for name in texts]

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .tables import _SNIFF_BYTES, DEGREE_HINT_THRESHOLD, TableError, _is_number, _sniff, _split
+from .tables import (
+    DEGREE_HINT_THRESHOLD,
+    SNIFF_BYTES,
+    TableError,
+    is_number,
+    sniff,
+    split_fields,
+    split_line,
+)
 
 __all__ = [
     "DELIMITER_NAMES",
@@ -58,12 +66,12 @@ def sniff_format(sample: str) -> tuple[str | None, bool]:
 
     The same detection as :func:`~stpca_gui.io.tables.read_angle_table`.
     """
-    return _sniff(sample)
+    return sniff(sample)
 
 
 def split_cells(line: str, delimiter: str | None) -> list[str]:
     """Cells of one line, split as :func:`~stpca_gui.io.tables.read_angle_table` does."""
-    return _split(line, delimiter or "")
+    return split_fields(line, delimiter or "")
 
 
 def delimiter_name(delimiter: str | None) -> str:
@@ -152,7 +160,7 @@ class _ColumnStats:
     def add(self, cell: str, line: int) -> None:
         if cell:
             self.filled += 1
-        value = float(cell) if _is_number(cell) else math.nan
+        value = float(cell) if is_number(cell) else math.nan
         if not math.isfinite(value):
             if self.first_bad is None and cell != "":
                 self.first_bad = (line, cell)
@@ -203,15 +211,15 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
     if int(max_rows) < 0:
         raise ValueError(f"max_rows must be >= 0, got {max_rows}")
     text = _read_text(file)
-    delimiter, has_header = sniff_format(text[:_SNIFF_BYTES])
+    delimiter, has_header = sniff_format(text[:SNIFF_BYTES])
     numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
     if not numbered:
         raise TableError(f"{file}: the file is empty")
     if has_header:
-        names = split_cells(numbered[0][1], delimiter)
+        names = split_line(file, *numbered[0], delimiter)
         body = numbered[1:]
     else:
-        names = [str(k + 1) for k in range(len(split_cells(numbered[0][1], delimiter)))]
+        names = [str(k + 1) for k in range(len(split_line(file, *numbered[0], delimiter)))]
         body = numbered
     if not body:
         raise TableError(f"{file}: only a header line, no data rows")
@@ -219,11 +227,17 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
     notes: list[str] = []
     if delimiter is None and width == 1:
         notes.extend(_delimiter_doubt(numbered))
+    # A repeated name cannot be chosen by name (the reader refuses it): suggest neither copy.
+    repeated = _repeated_names(names)
+    for name, columns in list(repeated.items())[:_MAX_NOTES - len(notes)]:
+        where = " and ".join(str(k + 1) for k in columns)
+        notes.append(f"column name {name!r} appears more than once in the header (columns "
+                     f"{where}); rename the columns to use them")
     stats = [_ColumnStats() for _ in range(width)]
     rows: list[tuple[str, ...]] = []
     lines: list[int] = []
     for line_no, line in body:
-        cells = split_cells(line, delimiter)
+        cells = split_line(file, line_no, line, delimiter)
         if len(cells) != width and len(notes) < _MAX_NOTES:
             notes.append(f"line {line_no}: {len(cells)} cells where {width} were expected")
         cells = (cells + [""] * width)[:width]
@@ -247,17 +261,18 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
                          f"{column.first_bad[1] if column.first_bad else '1,5'!r}); only "
                          "decimal points are read as numbers")
 
-    label, label_reason = _suggest_label(names, stats, numeric, n_rows)
-    angles = []
-    for name, column, is_numeric in zip(names, stats, numeric, strict=True):
-        if not is_numeric or name == label:
+    label, label_reason = _suggest_label(names, stats, numeric, n_rows, set(repeated))
+    angle_indices = []
+    for k, (name, column, is_numeric) in enumerate(zip(names, stats, numeric, strict=True)):
+        if not is_numeric or name == label or name in repeated:
             continue
         if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
             if len(notes) < _MAX_NOTES:
                 notes.append(f"column {name!r} looks like a row identifier, not an angle")
             continue
-        angles.append(name)
-    angle_stats = [s for name, s in zip(names, stats, strict=True) if name in angles]
+        angle_indices.append(k)
+    angles = [names[k] for k in angle_indices]
+    angle_stats = [stats[k] for k in angle_indices]
     unit, unit_reason = _suggest_unit(angles, angle_stats)
     range_text, range_reason = _suggest_range(unit, angle_stats)
     return TablePreview(
@@ -293,6 +308,14 @@ def _delimiter_doubt(numbered: list[tuple[int, str]]) -> list[str]:
     return []
 
 
+def _repeated_names(names: list[str]) -> dict[str, list[int]]:
+    """Header names that occur more than once, with their 0-based column indices."""
+    where: dict[str, list[int]] = {}
+    for k, name in enumerate(names):
+        where.setdefault(name, []).append(k)
+    return {name: columns for name, columns in where.items() if len(columns) > 1}
+
+
 def _is_level_column(column: _ColumnStats, n_rows: int) -> bool:
     """Integer values with few distinct levels, each repeated: group numbers."""
     levels = len(column.levels)
@@ -301,16 +324,19 @@ def _is_level_column(column: _ColumnStats, n_rows: int) -> bool:
 
 
 def _suggest_label(
-    names: list[str], stats: list[_ColumnStats], numeric: list[bool], n_rows: int
+    names: list[str], stats: list[_ColumnStats], numeric: list[bool], n_rows: int,
+    excluded: set[str],
 ) -> tuple[str | None, str]:
-    for name, column, is_numeric in zip(names, stats, numeric, strict=True):
+    candidates = [(name, column, is_numeric) for name, column, is_numeric
+                  in zip(names, stats, numeric, strict=True) if name not in excluded]
+    for name, column, is_numeric in candidates:
         if name.strip().lower() in LABEL_COLUMN_NAMES and (
                 not is_numeric or _is_level_column(column, n_rows)):
             return name, f"column {name!r} is named like a label column"
-    for name, column, is_numeric in zip(names, stats, numeric, strict=True):
+    for name, column, is_numeric in candidates:
         if not is_numeric and column.filled > 0:
             return name, f"column {name!r} holds text, not numbers"
-    for name, column in zip(names, stats, strict=True):
+    for name, column, _ in candidates:
         if _is_level_column(column, n_rows):
             return name, (f"column {name!r} holds only {len(column.levels)} distinct integers, "
                           "like group numbers")

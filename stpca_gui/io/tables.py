@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from ..core.torus import wrap_angles
 
-_SNIFF_BYTES = 64 * 1024
+SNIFF_BYTES = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t| "
 #: Values beyond this magnitude cannot be radians of a sensible table: suggest degrees.
 DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
@@ -57,7 +57,7 @@ class AngleTable:
     degrees_suspected: bool = False
 
 
-def _sniff(sample: str) -> tuple[str | None, bool]:
+def sniff(sample: str) -> tuple[str | None, bool]:
     """Return (delimiter or None for whitespace, has_header)."""
     lines = [ln for ln in sample.splitlines() if ln.strip()][:50]
     if not lines:
@@ -70,25 +70,47 @@ def _sniff(sample: str) -> tuple[str | None, bool]:
         delimiter = _most_common_delimiter(lines)
     if delimiter == " ":
         delimiter = None
-    first = _split(lines[0], delimiter or "")
-    body = [_split(line, delimiter or "") for line in lines[1:21]]
+    first = _split_or_whole(lines[0], delimiter or "")
+    body = [_split_or_whole(line, delimiter or "") for line in lines[1:21]]
     # A header row has text where the body has numbers; a text column that is text in
     # every row (labels) says nothing.
     has_header = False
     for k, cell in enumerate(first):
         column = [row[k] for row in body if k < len(row)]
-        numeric_body = bool(column) and sum(map(_is_number, column)) > len(column) / 2
-        if numeric_body and not _is_number(cell):
+        numeric_body = bool(column) and sum(map(is_number, column)) > len(column) / 2
+        if numeric_body and not is_number(cell):
             has_header = True
     if not body:
-        has_header = not all(map(_is_number, first))
+        has_header = not all(map(is_number, first))
     return delimiter, has_header
 
 
-def _split(line: str, delimiter: str) -> list[str]:
+def split_fields(line: str, delimiter: str) -> list[str]:
+    """Cells of one line: runs of whitespace for an empty delimiter, else CSV rules.
+
+    Raises ``csv.Error`` for a field beyond the csv module's size limit (128 KiB).
+    """
     if not delimiter:
         return line.split()
     return [cell.strip() for cell in next(csv.reader([line], delimiter=delimiter))]
+
+
+def split_line(file: Path, line_no: int, line: str, delimiter: str | None) -> list[str]:
+    """:func:`split_fields` of line ``line_no`` of ``file``, a TableError naming both when
+    the csv module refuses it."""
+    try:
+        return split_fields(line, delimiter or "")
+    except csv.Error as exc:
+        raise TableError(f"{file}: line {line_no}: {exc}") from None
+
+
+def _split_or_whole(line: str, delimiter: str) -> list[str]:
+    """Cells for layout detection: a line csv refuses counts as one cell (reading it later
+    reports the problem with its line number)."""
+    try:
+        return split_fields(line, delimiter)
+    except csv.Error:
+        return [line]
 
 
 def _most_common_delimiter(lines: list[str]) -> str | None:
@@ -103,12 +125,12 @@ def _most_common_delimiter(lines: list[str]) -> str | None:
 
 
 def _same_value(cell: str, wanted: str) -> bool:
-    if _is_number(cell) and _is_number(wanted):
+    if is_number(cell) and is_number(wanted):
         return float(cell) == float(wanted)
     return cell == wanted
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     """A finite decimal number (not "nan", "inf" or "1_000", which float() accepts)."""
     if "_" in text:
         return False
@@ -159,15 +181,15 @@ def read_angle_table(
         raise TableError(f"{file}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise TableError(f"{file}: cannot be read as text ({exc})") from None
-    delimiter, has_header = _sniff(text[:_SNIFF_BYTES])
+    delimiter, has_header = sniff(text[:SNIFF_BYTES])
     numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
     if not numbered:
         raise TableError(f"{file}: the file is empty")
     if has_header:
-        header = _split(numbered[0][1], delimiter or "")
+        header = split_line(file, *numbered[0], delimiter)
         body = numbered[1:]
     else:
-        width = len(_split(numbered[0][1], delimiter or ""))
+        width = len(split_line(file, *numbered[0], delimiter))
         header = [str(k + 1) for k in range(width)]
         body = numbered
     index: dict[str, int] = {}
@@ -195,7 +217,7 @@ def read_angle_table(
     lines: list[int] = []
     dropped: list[tuple[int, str]] = []
     for line_no, line in body:
-        cells = _split(line, delimiter or "")
+        cells = split_line(file, line_no, line, delimiter)
         if filter_idx is not None:
             cell = cells[filter_idx] if filter_idx < len(cells) else ""
             if not _same_value(cell, wanted_value):

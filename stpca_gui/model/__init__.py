@@ -6,8 +6,6 @@ its signals. :func:`run_analysis` is what the worker thread runs.
 """
 
 from .analysis import (
-    OPTIMIZERS,
-    PNS_MODES,
     AnalysisResult,
     FitCancelled,
     FitParameters,
@@ -24,8 +22,6 @@ __all__ = [
     "HISTORY_LIMIT",
     "MAX_GROUPS",
     "MAX_RECENT",
-    "OPTIMIZERS",
-    "PNS_MODES",
     "SELECTION_MODES",
     "AnalysisResult",
     "AppState",

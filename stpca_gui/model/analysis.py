@@ -8,24 +8,23 @@ updates. Returning True from the callback cancels the run, which then raises
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import numbers
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..core.modes import ModeClustering, periodic_mode_clusters
-from ..core.progress import FitCancelled
+from ..core.progress import CancelCheck, FitCancelled
 from ..core.stpca import PrincipalCurve, ProgressCallback, ProgressEvent, ScaledTorusPCA
+from ..core.summary import fit_summary
 from .dataset import Dataset
 
 __all__ = [
-    "OPTIMIZERS",
-    "PNS_MODES",
     "AnalysisResult",
     "FitCancelled",
     "FitParameters",
@@ -33,52 +32,11 @@ __all__ = [
     "run_analysis",
 ]
 
-#: Values of :attr:`FitParameters.pns_mode`.
-PNS_MODES: tuple[str, ...] = ("seq.test", "small", "great", "bic")
-#: Values of :attr:`FitParameters.optimizer`.
-OPTIMIZERS: tuple[str, ...] = ("lbfgs", "paper")
 
-_STAGE_NAMES = {
-    "smds": "spherical MDS",
-    "pns": "nested spheres",
-    "curve": "principal curve",
-    "torus-variance": "torus variance",
-}
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-
-
-@dataclass(frozen=True)
-class FitParameters:
-    """The ST-PCA settings offered by the application.
-
-    Attributes
-    ----------
-    radius : "auto" or float, default "auto"
-        Sphere radius: estimated, or fixed to a positive number.
-    pns_mode : {"seq.test", "small", "great", "bic"}, default "seq.test"
-        How PNS chooses small or great subspheres.
-    n_curve_points : int, default 100
-        Points of the principal curve (at least 3).
-    random_state : int, default 0
-        Seed of the SMDS restarts and the PNS bootstrap (non-negative).
-    n_init : int, default 1
-        SMDS starts (random restarts after the first).
-    optimizer : {"lbfgs", "paper"}, default "lbfgs"
-        SMDS optimiser ("paper" reproduces the published, unconverged fits).
-    torus_variance : bool, default True
-        Compute the torus explained variance (n·d extra predictions).
-    """
-
-    radius: Literal["auto"] | float = "auto"
-    pns_mode: str = "seq.test"
-    n_curve_points: int = 100
-    random_state: int = 0
-    n_init: int = 1
-    optimizer: Literal["lbfgs", "paper"] = "lbfgs"
-    torus_variance: bool = True
+def _fit_parameters_class() -> type:
+    """A frozen dataclass of the parameters the application offers, made from the
+    estimator's declarations (so a new parameter needs no change here)."""
+    specs = [spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered]
 
     def validate(self) -> None:
         """Check every setting.
@@ -88,43 +46,27 @@ class FitParameters:
         ValueError
             Naming the first bad setting, its value and what is allowed.
         """
-        radius = self.radius
-        if isinstance(radius, str):
-            if radius != "auto":
-                raise ValueError(f"radius must be 'auto' or a positive number, got {radius!r}")
-        elif (isinstance(radius, bool | np.bool_) or not isinstance(radius, numbers.Real)
-              or not math.isfinite(radius) or radius <= 0):
-            raise ValueError(f"radius must be 'auto' or a positive number, got {radius!r}")
-        if self.pns_mode not in PNS_MODES:
-            raise ValueError(f"pns_mode must be one of {', '.join(PNS_MODES)}; "
-                             f"got {self.pns_mode!r}")
-        if not _is_int(self.n_curve_points) or self.n_curve_points < 3:
-            raise ValueError("n_curve_points (points of the principal curve) must be an "
-                             f"integer >= 3, got {self.n_curve_points!r}")
-        if not _is_int(self.random_state) or self.random_state < 0:
-            raise ValueError("random_state (seed) must be a non-negative integer, "
-                             f"got {self.random_state!r}")
-        if not _is_int(self.n_init) or self.n_init < 1:
-            raise ValueError(f"n_init (SMDS starts) must be an integer >= 1, got {self.n_init!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; "
-                             f"got {self.optimizer!r}")
-        if not isinstance(self.torus_variance, bool | np.bool_):
-            raise ValueError(f"torus_variance must be True or False, got {self.torus_variance!r}")
+        for spec in specs:
+            spec.check(getattr(self, spec.name))
 
     def to_estimator(self) -> ScaledTorusPCA:
         """A new, unfitted :class:`ScaledTorusPCA` with these settings (validated first)."""
         self.validate()
-        radius = self.radius if isinstance(self.radius, str) else float(self.radius)
-        return ScaledTorusPCA(
-            radius=radius,
-            pns_mode=self.pns_mode,
-            n_curve_points=int(self.n_curve_points),
-            random_state=int(self.random_state),
-            n_init=int(self.n_init),
-            optimizer=self.optimizer,
-            torus_variance=bool(self.torus_variance),
-        )
+        return ScaledTorusPCA(**dataclasses.asdict(self))
+
+    doc = ("The ST-PCA settings offered by the application and the command line.\n\n"
+           "The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that "
+           "have a label, with the application's defaults (a fixed seed).\n")
+    return dataclasses.make_dataclass(
+        "FitParameters",
+        [(spec.name, Any, dataclasses.field(default=spec.app_default)) for spec in specs],
+        frozen=True,
+        namespace={"validate": validate, "to_estimator": to_estimator, "__doc__": doc,
+                   "__module__": __name__},
+    )
+
+
+FitParameters = _fit_parameters_class()
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,34 +134,11 @@ class AnalysisResult:
     def mode_clusters(self) -> ModeClustering:
         """Periodic mode clustering of PNS1 (paper section 5), checked against the labels
         when the data have them."""
-        labels = self.dataset.labels if self.dataset.has_labels else None
-        return periodic_mode_clusters(self.pns1, period=self.pns1_period, labels=labels)
+        return _cluster_pns1(self)
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
-        model = self.model
-        smds = model.smds_
-        n, d = model.scores_.shape
-        rows: list[tuple[str, str]] = [
-            ("samples n", str(n)),
-            ("angles d", str(d)),
-        ]
-        if isinstance(self.parameters.radius, str):
-            rows.append(("start radius r*", f"{smds.initial_radius_:.4f}"))
-            rows.append(("fitted radius r̂", f"{model.radius_:.4f}"))
-        else:
-            rows.append(("fixed radius r", f"{model.radius_:.4f}"))
-        rows.append(("stress", f"{model.stress_:.5f} (start {smds.initial_stress_:.5f})"))
-        status = "converged" if smds.converged_ else "not converged"
-        rows.append(("SMDS iterations", f"{smds.n_iter_} ({model.optimizer}, {status})"))
-        types = ", ".join(model.pns_.sphere_types_) or "–"
-        rows.append(("PNS spheres", f"{types} ({model.pns_mode})"))
-        for k, value in enumerate(model.explained_variance_ratio_):
-            rows.append((f"sphere variance PNS{k + 1}", _percent(value)))
-        for k, value in enumerate(model.torus_explained_variance_ratio_):
-            rows.append((f"torus variance PNS{k + 1}", _percent(value)))
-        for stage, seconds in model.timings_.items():
-            rows.append((f"time: {_STAGE_NAMES.get(stage, stage)}", f"{seconds:.2f} s"))
+        rows = [(item.label, item.text) for item in fit_summary(self.model) if item.shown]
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
         clusters = self.mode_clusters
         rows.append(("PNS1 mode clusters", f"{len(clusters.modes)} (bandwidth "
@@ -229,9 +148,16 @@ class AnalysisResult:
                                                "correctly classified"))
         return rows
 
+    # Read-only views of the fitted estimator for the app, so it needs no estimator names.
+    @property
+    def circle_radius(self) -> float:
+        """Euclidean radius of the principal circle (PNS1 / this = angle on the circle)."""
+        return float(self.model.pns_.circle_radius_)
 
-def _percent(value: float) -> str:
-    return "not computed" if math.isnan(value) else f"{100.0 * value:.1f} %"
+    @property
+    def stage_seconds(self) -> dict[str, float]:
+        """Seconds spent in each stage of the fit ("smds", "pns", …)."""
+        return dict(self.model.timings_)
 
 
 def run_analysis(
@@ -261,9 +187,45 @@ def run_analysis(
     """
     estimator = params.to_estimator()
     start = time.perf_counter()
-    estimator.fit(dataset.angles, callback=callback)
+    done: list[ProgressEvent] = []
+    estimator.fit(dataset.angles, callback=_holding_back_done(callback, done))
     wall_time = time.perf_counter() - start
     result = AnalysisResult(model=estimator, parameters=params, dataset=dataset,
                             wall_time=wall_time)
-    _ = result.mode_clusters  # computed here, in the caller's (worker) thread
+    # The mode clusters are computed here, in the caller's (worker) thread, and can be
+    # cancelled like the fit's stages (seconds for 10⁵ points); "done" comes after them.
+    check = None
+    if callback is not None:
+        event = ProgressEvent("modes", 0.0, message="mode clusters")
+
+        def check() -> None:
+            if callback(event):
+                raise FitCancelled("cancelled during modes")
+
+        check()
+    result.__dict__["mode_clusters"] = _cluster_pns1(result, check)  # fills the cache
+    if callback is not None and done and callback(done[0]):
+        raise FitCancelled("cancelled at the end")
     return result
+
+
+def _holding_back_done(
+    callback: ProgressCallback | None, held: list[ProgressEvent]
+) -> ProgressCallback | None:
+    """The fit's callback, minus its "done" event, which is kept in ``held`` for later."""
+    if callback is None:
+        return None
+
+    def forward(event: ProgressEvent) -> bool | None:
+        if event.stage == "done":
+            held.append(event)
+            return False
+        return callback(event)
+
+    return forward
+
+
+def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None) -> ModeClustering:
+    labels = result.dataset.labels if result.dataset.has_labels else None
+    return periodic_mode_clusters(result.pns1, period=result.pns1_period, labels=labels,
+                                  check=check)

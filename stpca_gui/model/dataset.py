@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ..core.demos import make_demo
 from ..core.series import lagged_embedding
@@ -23,6 +23,23 @@ def _readonly(values: NDArray) -> NDArray:
     values = np.array(values, copy=True)
     values.setflags(write=False)
     return values
+
+
+def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
+    """An integer code per sample and the label names, in order of first appearance.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n,)
+        Position of each sample's label in ``names``.
+    names : list of str
+    """
+    values = np.asarray(labels).ravel()
+    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(unique), dtype=np.int64)
+    rank[order] = np.arange(len(unique))
+    return rank[inverse.ravel()], [str(unique[k]) for k in order]
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,10 +225,7 @@ class Dataset:
 
     def label_names(self) -> tuple[str, ...]:
         """Distinct labels in order of first appearance (empty without labels)."""
-        if self.labels is None:
-            return ()
-        unique, first = np.unique(self.labels, return_index=True)
-        return tuple(str(u) for u in unique[np.argsort(first, kind="stable")])
+        return () if self.labels is None else tuple(encode_labels(self.labels)[1])
 
     def label_codes(self) -> NDArray[np.int64]:
         """An integer per sample: the position of its label in :meth:`label_names`.
@@ -221,8 +235,4 @@ class Dataset:
         """
         if self.labels is None:
             return np.zeros(self.n_samples, dtype=np.int64)
-        unique, first, inverse = np.unique(self.labels, return_index=True,
-                                           return_inverse=True)
-        rank = np.empty(len(unique), dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(len(unique))
-        return rank[inverse.ravel()]
+        return encode_labels(self.labels)[0]

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..io.export import atomic_write_text
+from ..io.atomic import atomic_write_text
 
 __all__ = ["MAX_RECENT", "RecentFiles"]
 
@@ -125,7 +125,7 @@ class RecentFiles:
         del self._paths[self.max_entries:]
 
     def save(self) -> None:
-        """Write the store atomically (a temporary file, then ``os.replace``).
+        """Write the store atomically (:func:`~stpca_gui.io.atomic.atomic_write_text`).
 
         The folder is created when missing.
 
@@ -135,7 +135,8 @@ class RecentFiles:
             When the folder cannot be created or written.
         """
         self.store.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"version": _FORMAT_VERSION, "recent": self._paths}, indent=2)
+        text = json.dumps({"version": _FORMAT_VERSION, "recent": self._paths}, indent=2,
+                          allow_nan=False)
         atomic_write_text(self.store, text + "\n")
 
     def _changed(self) -> None:

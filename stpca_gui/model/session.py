@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from psygnal import Signal
 
 from .analysis import AnalysisResult
@@ -12,9 +10,15 @@ from .selection import SelectionModel
 
 __all__ = ["COLOR_MODES", "AppState", "ColorMode"]
 
-ColorMode = Literal["label", "pns1", "cluster", "selection"]
-#: Values of :attr:`AppState.color_mode` ("cluster": PNS1 mode clusters).
-COLOR_MODES: tuple[str, ...] = ("label", "pns1", "cluster", "selection")
+#: Values of :attr:`AppState.color_mode`, with the name shown to users.
+COLOR_MODES: dict[str, str] = {
+    "label": "label",
+    "pns1": "PNS1 score",
+    "cluster": "PNS1 mode cluster",
+    "selection": "selection",
+}
+#: A key of :data:`COLOR_MODES`.
+ColorMode = str
 
 
 class AppState:
@@ -38,13 +42,14 @@ class AppState:
     color_mode_changed : psygnal.Signal
         Emitted with the new colour mode.
     view_options_changed : psygnal.Signal
-        Emitted (no arguments) when ``scatter_components`` or ``torus_axes`` change.
+        Emitted with the option's name, ``"scatter_components"`` or ``"torus_axes"``, when
+        it changes.
     """
 
     dataset_changed = Signal(object)
     result_changed = Signal(object)
     color_mode_changed = Signal(str)
-    view_options_changed = Signal()
+    view_options_changed = Signal(str)
 
     def __init__(self) -> None:
         self.selection = SelectionModel(0)
@@ -67,8 +72,8 @@ class AppState:
         are reset to the first components / angles. All of that happens before any signal
         is emitted, so every handler sees a consistent state; then ``dataset_changed``,
         ``result_changed`` (if there was a result), ``selection.changed`` (source
-        ``"dataset"``) and ``view_options_changed`` (if they changed) are emitted, in
-        that order.
+        ``"dataset"``) and ``view_options_changed`` (once per option that changed) are
+        emitted, in that order.
         """
         if dataset is self._dataset:
             return
@@ -77,7 +82,9 @@ class AppState:
         n = dataset.n_samples if dataset is not None else 0
         scatter = (0, min(1, d - 1))
         axes = tuple(range(min(d, 3)))
-        views_changed = (scatter, axes) != (self._scatter, self._torus_axes)
+        changed_options = [name for name, old, new in (
+            ("scatter_components", self._scatter, scatter),
+            ("torus_axes", self._torus_axes, axes)) if old != new]
         self._dataset = dataset
         self._result = None
         self._scatter, self._torus_axes = scatter, axes
@@ -87,8 +94,8 @@ class AppState:
         if had_result:
             self.result_changed.emit(None)
         self.selection.changed.emit("dataset")
-        if views_changed:
-            self.view_options_changed.emit()
+        for name in changed_options:
+            self.view_options_changed.emit(name)
 
     # -------------------------------------------------------------------- result
     @property
@@ -157,7 +164,7 @@ class AppState:
                              f"got ({i}, {j})")
         if (i, j) != self._scatter:
             self._scatter = (i, j)
-            self.view_options_changed.emit()
+            self.view_options_changed.emit("scatter_components")
 
     @property
     def torus_axes(self) -> tuple[int, ...]:
@@ -178,7 +185,7 @@ class AppState:
                              f"got {tuple(axes)}")
         if values != self._torus_axes:
             self._torus_axes = values
-            self.view_options_changed.emit()
+            self.view_options_changed.emit("torus_axes")
 
     def _n_angles(self) -> int:
         if self._dataset is None:

@@ -1,23 +1,27 @@
 """Colour-blind-safe colours for points, labels, scores and selections.
 
-Labels use the Okabe–Ito palette (distinguishable with the common colour-vision
-deficiencies); PNS1 is an angle, so it uses a cyclic, perceptually uniform colormap whose
-ends meet; selection groups reuse the palette and unselected points are grey.
+Up to eight labels use the Okabe–Ito palette (distinguishable with the common colour-vision
+deficiencies); more labels use matplotlib's 20 colours of ``tab20``, so no two of up to 20
+labels share a colour (past 20 they repeat). PNS1 is an angle, so it uses a cyclic,
+perceptually uniform colormap whose ends meet; selection groups reuse the palette and
+unselected points are grey.
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import to_rgba_array
 from numpy.typing import ArrayLike, NDArray
 
+from ..model.dataset import encode_labels
+
 #: Okabe & Ito (2008), without black: orange, sky blue, bluish green, yellow, blue,
 #: vermillion, reddish purple, grey.
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
            "#999999")
+#: Colours of 9 to 20 labels: matplotlib's tab20 (ten hues, a dark and a light shade each).
+MANY_LABELS_COLORMAP = "tab20"
 #: Colour of selection group k (1-based) is SELECTION_PALETTE[(k - 1) % len].
 SELECTION_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 NEUTRAL = "#7f7f7f"
@@ -30,15 +34,20 @@ CYCLIC_LEVELS = 64
 #: Alpha of points outside the selection while a selection exists.
 DIMMED_ALPHA = 0.18
 
-ColorMode = Literal["label", "pns1", "selection"]
+def label_palette(n_labels: int) -> NDArray[np.float64]:
+    """RGBA (n_labels, 4) of the labels with codes 0, 1, …: Okabe–Ito up to eight labels,
+    tab20 up to twenty (all different), then tab20 again."""
+    if n_labels <= len(PALETTE):
+        return to_rgba_array(PALETTE)[:n_labels]
+    colours = colormaps[MANY_LABELS_COLORMAP].colors
+    return to_rgba_array([colours[k % len(colours)] for k in range(n_labels)])
 
 
 def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
-    """RGBA per sample from categorical labels (any hashable values), in order of appearance."""
-    values = np.asarray(labels)
-    _, codes = np.unique(values, return_inverse=True)
-    palette = to_rgba_array(PALETTE)
-    return palette[codes % len(palette)]
+    """RGBA per sample from categorical labels (any values): the colour of the label's code
+    (order of first appearance) in :func:`label_palette`."""
+    codes, names = encode_labels(labels)
+    return label_palette(len(names))[codes]
 
 
 def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.float64]:
@@ -58,7 +67,7 @@ def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
 
 
 def point_colors(
-    mode: ColorMode,
+    mode: str,
     *,
     n: int,
     labels: ArrayLike | None = None,

@@ -12,12 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.torus import wrap_angles
+
 _PI = np.pi
-_TWO_PI = 2.0 * np.pi
-
-
-def _wrap(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.mod(values + _PI, _TWO_PI) - _PI
 
 
 def periodic_pieces(
@@ -42,7 +39,7 @@ def periodic_pieces(
     list of ndarray, each of shape (k, d) with k >= 2
         Polylines to draw; consecutive points of a piece are joined by straight lines.
     """
-    pts = _wrap(np.atleast_2d(np.asarray(points, dtype=np.float64)))
+    pts = wrap_angles(np.atleast_2d(np.asarray(points, dtype=np.float64)))
     m, d = pts.shape
     n_segments = m if closed else m - 1
     skip = np.zeros(m, dtype=bool) if breaks is None else np.asarray(breaks, dtype=bool)
@@ -59,7 +56,7 @@ def periodic_pieces(
         if skip[j]:
             flush()
             continue
-        step = _wrap(pts[(j + 1) % m] - start)
+        step = wrap_angles(pts[(j + 1) % m] - start)
         if current and np.any(np.abs(current[-1] - start) > _PI):
             # The previous step ended exactly on a face (value π) and this one starts from
             # the glued face (−π after wrapping): a new piece, not a line across the cube.

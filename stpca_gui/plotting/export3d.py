@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from ..io.atomic import atomic_path
 
 __all__ = ["RASTER_EXTENSIONS", "VECTOR_EXTENSIONS", "save_plotter_image"]
 
@@ -52,33 +52,11 @@ def save_plotter_image(plotter: Any, path: str | os.PathLike[str], scale: int = 
         raise ValueError(f"scale must be a positive integer, got {scale}")
     target.parent.mkdir(parents=True, exist_ok=True)
     # The temporary name keeps the extension: both writers pick the format from it.
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=ext, dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
+    with atomic_path(target, suffix=ext) as tmp:
         if ext in RASTER_EXTENSIONS:
             plotter.screenshot(str(tmp), scale=int(scale) if scale != 1 else None)
         else:
             plotter.save_graphic(str(tmp), title=target.stem, raster=True, painter=True)
         if not tmp.is_file() or tmp.stat().st_size == 0:
             raise OSError(f"the plotter wrote nothing for {target.name}")
-        # mkstemp creates the file private (0600): give it the mode a new file would get.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
     return target
-
-
-def _umask() -> int:
-    """The process umask, read without changing it (Linux); 0o022 when unknown."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022

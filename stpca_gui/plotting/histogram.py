@@ -25,33 +25,28 @@ from matplotlib.text import Text
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
-from .colors import CURVE_COLOR, SELECTION_PALETTE
+from ..core.torus import wrap_angles
+from .colors import CURVE_COLOR, SELECTION_PALETTE, label_palette
 from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
 #: Points of the density curves over one period.
 KDE_POINTS = 512
-#: Colouring with more distinct colours than this (e.g. the cyclic PNS1 colouring) is not
-#: split into stacked groups: the histogram is drawn in one neutral colour instead.
-MAX_GROUPS = 10
+#: More groups than this are not stacked (a bar of 20 slivers is unreadable): the histogram
+#: is drawn in one neutral colour instead.
+MAX_GROUPS = 20
 #: Colour of the histogram when it is not split by groups.
 HISTOGRAM_COLOR = "#bdbdbd"
 SELECTION_COLOR = SELECTION_PALETTE[0]
 #: Colour of the shaded range and the antimode lines.
 RANGE_COLOR = SELECTION_PALETTE[1]
 ANTIMODE_COLOR = "#444444"
+#: Legend entries that still fit inside the axes without hiding the bars.
+_LEGEND_INSIDE_MAX = 8
 #: z-orders: the histogram (stacked by group) and the legend are static; the selection's
 #: bars, its curve, the density curve and the selection count are redrawn on a new
 #: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
 _BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
-
-
-def wrap_period(values: ArrayLike, period: float) -> NDArray[np.float64]:
-    """Wrap values into [−period/2, period/2)."""
-    half = 0.5 * period
-    out = np.mod(np.asarray(values, dtype=np.float64) + half, period) - half
-    out[out >= half] -= period  # np.mod can round up to exactly the period
-    return out
 
 
 def periodic_range_mask(
@@ -156,13 +151,14 @@ class ScoreHistogram:
         self,
         values: ArrayLike,
         period: float,
-        colors_by_group: ArrayLike | None = None,
+        group_codes: ArrayLike | None = None,
         selected: ArrayLike | None = None,
         bins: int = 40,
         bandwidth: float | BandwidthRule = "lcv",
         title: str | None = None,
         label: str = "PNS1 (rad)",
         group_names: Sequence[str] | None = None,
+        group_colors: ArrayLike | None = None,
     ) -> None:
         """Draw the histogram, the density curve and the selection.
 
@@ -172,10 +168,10 @@ class ScoreHistogram:
             PNS1 scores (wrapped into one period).
         period : float
             Period of the values, ``2π·circle_radius_`` for PNS1.
-        colors_by_group : array_like, shape (n, 4), optional
-            Per-sample colours (e.g. the scatter's label colours). Samples sharing a colour
-            (alpha ignored) form a group and the histogram is stacked by group in those
-            colours; with more than ``MAX_GROUPS`` colours it is drawn in one colour.
+        group_codes : array_like of int, shape (n,), optional
+            Group of each sample, 0 … k−1 (e.g. label codes in order of first appearance).
+            The histogram is stacked by group, one series per group in the group's colour;
+            with more than ``MAX_GROUPS`` groups it is drawn in one colour.
         selected : array_like of bool (n,) or of group numbers, optional
             Samples highlighted in the selection colour.
         bins : int, default 40
@@ -189,15 +185,17 @@ class ScoreHistogram:
         label : str, default "PNS1 (rad)"
             x-axis label.
         group_names : sequence of str, optional
-            Legend names of the colour groups, in order of first appearance in
-            ``colors_by_group`` (default "group 1", "group 2", …).
+            Legend name of each group code (default "group 1", "group 2", …).
+        group_colors : array_like, shape (k, 4), optional
+            Colour of each group code; default :func:`~stpca_gui.plotting.colors.label_palette`
+            (the colours the other views give the same label codes).
         """
         period = float(period)
         if not np.isfinite(period) or period <= 0:
             raise ValueError(f"period must be positive, got {period}")
         if int(bins) < 1:
             raise ValueError(f"bins must be >= 1, got {bins}")
-        v = wrap_period(np.asarray(values, dtype=np.float64).ravel(), period)
+        v = wrap_angles(np.asarray(values, dtype=np.float64).ravel(), period)
         if v.size == 0:
             raise ValueError("no values to draw")
         n = v.size
@@ -216,9 +214,9 @@ class ScoreHistogram:
 
         ax = fresh_axes(self.figure)
         self._ax = ax
-        groups = self._groups(colors_by_group, n)
+        groups = self._groups(group_codes, n, group_names, group_colors)
         bottom = np.zeros(centres.size)
-        for colour, members in groups:
+        for colour, _, members in groups:
             counts, _ = np.histogram(v[members], bins=self._edges)
             heights = counts * scale
             ax.bar(centres, heights, width=width, bottom=bottom, color=colour,
@@ -251,15 +249,13 @@ class ScoreHistogram:
 
         legend_handles = []
         legend_labels = []
-        if len(groups) == 1:
+        if groups[0][1] is None:  # not split by group
             legend_handles.append(Patch(facecolor=groups[0][0]))
             legend_labels.append(f"histogram (n = {n})")
         else:
-            legend_handles.extend(Patch(facecolor=colour) for colour, _ in groups)
-            names = list(group_names or [])
-            names += [f"group {k + 1}" for k in range(len(names), len(groups))]
-            legend_labels.extend(f"{names[k]} (n = {int(members.sum())})"
-                                 for k, (_, members) in enumerate(groups))
+            legend_handles.extend(Patch(facecolor=colour) for colour, _, _ in groups)
+            legend_labels.extend(f"{name} (n = {int(members.sum())})"
+                                 for _, name, members in groups)
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
         legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
@@ -268,8 +264,13 @@ class ScoreHistogram:
         # legend does not change with the selection, so it belongs to the static layers
         # (its best place is searched only in full renders); where it avoids the bars and
         # the density curve it also avoids their selected parts, which are drawn over it.
-        legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
-                           framealpha=0.85)
+        if len(legend_labels) > _LEGEND_INSIDE_MAX:
+            # Many labels: a legend inside would hide bars; it goes beside the axes.
+            legend = ax.legend(legend_handles, legend_labels, loc="upper left", fontsize=8,
+                               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+        else:
+            legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
+                               framealpha=0.85)
         legend.set_zorder(_LEGEND_Z)
         # The selection's size, above the top right corner of the axes.
         self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes, ha="right",
@@ -278,22 +279,33 @@ class ScoreHistogram:
 
     @staticmethod
     def _groups(
-        colors: ArrayLike | None, n: int
-    ) -> list[tuple[tuple[float, float, float, float], NDArray[np.bool_]]]:
-        """(opaque colour, member mask) per colour group, in order of first appearance."""
-        everyone = [(to_rgba(HISTOGRAM_COLOR), np.ones(n, dtype=bool))]
-        if colors is None:
+        codes: ArrayLike | None,
+        n: int,
+        names: Sequence[str] | None,
+        colors: ArrayLike | None,
+    ) -> list[tuple[tuple[float, float, float, float], str | None, NDArray[np.bool_]]]:
+        """(opaque colour, legend name, member mask) per group that has members, by code."""
+        everyone = [(to_rgba(HISTOGRAM_COLOR), None, np.ones(n, dtype=bool))]
+        if codes is None:
             return everyone
-        rgba = to_rgba_array(colors)
-        if rgba.shape[0] != n:
-            raise ValueError(f"colors_by_group must have {n} rows, got {rgba.shape[0]}")
-        rgb = np.round(rgba[:, :3], 6)
-        unique, first, codes = np.unique(rgb, axis=0, return_index=True, return_inverse=True)
-        if unique.shape[0] > MAX_GROUPS or unique.shape[0] == 0:
+        code = np.asarray(codes).ravel()
+        if code.shape[0] != n:
+            raise ValueError(f"group_codes must have {n} entries, got {code.shape[0]}")
+        if not np.issubdtype(code.dtype, np.integer) or code.min() < 0:
+            raise ValueError("group_codes must be non-negative integers")
+        k = max(int(code.max()) + 1, len(names or ()))
+        if k > MAX_GROUPS:
             return everyone
-        codes = codes.ravel()
-        order = np.argsort(first)
-        return [((*map(float, unique[k]), 1.0), codes == k) for k in order]
+        legend = list(names or []) + [f"group {g + 1}" for g in range(len(names or ()), k)]
+        rgba = label_palette(k) if colors is None else to_rgba_array(colors)
+        if rgba.shape[0] < k:
+            raise ValueError(f"group_colors must have a colour for each of the {k} groups")
+        groups = []
+        for g in range(k):
+            members = code == g
+            if members.any():
+                groups.append(((*map(float, rgba[g, :3]), 1.0), legend[g], members))
+        return groups
 
     def _set_selection_curve(self, mask: NDArray[np.bool_]) -> None:
         assert self._selection_line is not None
@@ -359,7 +371,7 @@ class ScoreHistogram:
         lo = float(lo)
         hi = float(hi)
         length = hi - lo if lo <= hi else hi - lo + period  # as in range_mask
-        start = float(wrap_period(np.array([lo]), period)[0])
+        start = float(wrap_angles(np.array([lo]), period)[0])
         end = start + length
         if length >= period:
             pieces = [(-half, half)]
@@ -392,7 +404,7 @@ class ScoreHistogram:
         self._antimode_artists = []
         if positions is None:
             return
-        for x in wrap_period(np.atleast_1d(np.asarray(positions, dtype=np.float64)),
+        for x in wrap_angles(np.atleast_1d(np.asarray(positions, dtype=np.float64)),
                              self._period):
             self._antimode_artists.append(self._ax.axvline(
                 float(x), color=ANTIMODE_COLOR, linestyle="--", linewidth=1.0, zorder=6))

@@ -9,7 +9,6 @@ into a given pyvista plotter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ import pyvista as pv
 from numpy.typing import ArrayLike, NDArray
 
 from .colors import CURVE_COLOR, MEAN_COLOR
-from .torus_scene import _FONT, PointLayer, _polylines, _SceneBase, default_point_size
+from .scene3d import SceneBase, polylines
 
 __all__ = ["SphereScene", "circle_axis", "sphere_view_data"]
 
@@ -109,26 +108,18 @@ def _perpendicular(v: NDArray[np.float64]) -> NDArray[np.float64]:
     return w / np.linalg.norm(w)
 
 
-class SphereScene(_SceneBase):
-    """Data on a 2-sphere with the principal circle and the mean, drawn into a plotter.
-
-    Parameters
-    ----------
-    plotter : pyvista.Plotter
-        Any plotter (``pyvista.Plotter(off_screen=True)``, ``pyvistaqt.QtInteractor``). The
-        scene adds and removes its own actors only and never calls ``show``.
+class SphereScene(SceneBase):
+    """Data on a 2-sphere with the principal circle and the mean, drawn into a plotter
+    (see :class:`~stpca_gui.plotting.scene3d.SceneBase`).
 
     Attributes
     ----------
-    point_xyz : ndarray, shape (n, 3)
-        Where the points of the last draw are in the scene.
     circle_polydata : pyvista.PolyData or None
         The drawn principal circle (a closed polyline).
     """
 
     def __init__(self, plotter: pv.Plotter) -> None:
         super().__init__(plotter)
-        self.point_xyz = np.empty((0, 3))
         self.circle_polydata: pv.PolyData | None = None
         self._default_direction = np.array([1.0, -1.0, 0.8])
         self._default_up = np.array([0.0, 0.0, 1.0])
@@ -211,7 +202,7 @@ class SphereScene(_SceneBase):
             if circle.ndim != 2 or circle.shape[1] != 3 or len(circle) < 3:
                 raise ValueError(f"circle3 must have shape (m >= 3, 3), got {circle.shape}")
             closed = np.vstack([circle, circle[:1]]) * (1.004 * r)
-            self.circle_polydata = _polylines([closed])
+            self.circle_polydata = polylines([closed])
             self._add(self.plotter.add_mesh(
                 self.circle_polydata, color=CURVE_COLOR, line_width=4,
                 render_lines_as_tubes=True, reset_camera=False, render=False,
@@ -224,7 +215,7 @@ class SphereScene(_SceneBase):
                 t = np.linspace(0.0, 2.0 * np.pi, 241)
                 great = (np.outer(np.cos(t), u) + np.outer(np.sin(t), w)) * (1.002 * r)
                 self._add(self.plotter.add_mesh(
-                    _polylines([great]), color=_REFERENCE_COLOR, line_width=1.5,
+                    polylines([great]), color=_REFERENCE_COLOR, line_width=1.5,
                     reset_camera=False, render=False, name="sphere-reference",
                     lighting=False,
                 ))
@@ -241,21 +232,10 @@ class SphereScene(_SceneBase):
                 name="sphere-mean",
             ))
 
-        size = default_point_size(len(pts)) if point_size is None else float(point_size)
-        layer = PointLayer(self.plotter, pts * r, size, "sphere")
-        for actor in layer.actors:
-            self._add(actor)
-        layer.set_colors(colors, selected)
-        self._points = layer
-        self.point_xyz = layer.xyz
+        self._draw_points(pts * r, point_size, "sphere", colors, selected)
 
         if title:
-            self._add(self.plotter.add_text(title, position="upper_edge", font_size=10,
-                                            color="black", name="sphere-title"))
-            if _FONT:
-                prop = self._actors[-1].GetTextProperty()
-                prop.SetFontFamily(4)  # VTK_FONT_FILE
-                prop.SetFontFile(_FONT)
+            self._caption(title, "upper_edge", 10, "sphere-title")
         if orientation_axes and getattr(self.plotter.renderer, "axes_widget", None) is None:
             self.plotter.add_axes(interactive=False, line_width=2, color="black")
 
@@ -299,9 +279,3 @@ class SphereScene(_SceneBase):
                        parallel=False, zoom=1.3)
         if render:
             self.plotter.render()
-
-    def set_view(self, direction: Sequence[float], up: Sequence[float] = (0, 0, 1)) -> None:
-        """Look at the sphere's centre from ``direction`` (a vector), with ``up`` upwards."""
-        b = 1.08 * self._radius
-        self._set_view(direction, up, (-b, b, -b, b, -b, b), parallel=False, zoom=1.3)
-        self.plotter.render()

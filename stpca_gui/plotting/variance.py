@@ -1,4 +1,7 @@
-"""Explained variance per PNS component: sphere (PNS) and torus (section 3.5) side by side."""
+"""Explained variance per PNS component, sphere (PNS) and torus side by side.
+
+The torus share is the paper's eq. totalvar (section 3.5) computed on the torus.
+"""
 
 from __future__ import annotations
 

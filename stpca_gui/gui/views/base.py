@@ -11,15 +11,14 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ...model import AppState
+from ...model.dataset import encode_labels
 from ...plotting.colors import point_colors
 
 
-def current_colors(
-    state: AppState, *, dim_unselected: bool = True
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+def current_colors(state: AppState) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """RGBA per sample for the state's colour mode, and the selection mask.
 
-    With ``dim_unselected`` the points outside a non-empty selection are made faint.
+    The points outside a non-empty selection are made faint.
     """
     dataset = state.dataset
     n = 0 if dataset is None else dataset.n_samples
@@ -35,9 +34,25 @@ def current_colors(
         labels=labels,
         pns1=None if result is None else result.pns1,
         pns1_period=2 * np.pi if result is None else result.pns1_period,
-        groups=groups if dim_unselected or mode == "selection" else None,
+        groups=groups,
     )
     return colors, state.selection.mask()
+
+
+def current_groups(state: AppState) -> tuple[NDArray[np.int64] | None, list[str]]:
+    """Group code per sample and group names for the state's colour mode.
+
+    Labels (colour mode "label") or PNS1 mode clusters ("cluster"), coded in order of first
+    appearance as :func:`~stpca_gui.plotting.colors.label_colors` codes them, so a group has
+    the same colour in every view; ``(None, [])`` in the other modes.
+    """
+    mode = state.effective_color_mode
+    if mode == "label":
+        return state.dataset.label_codes(), list(state.dataset.label_names())
+    if mode == "cluster":
+        codes, names = encode_labels(state.result.mode_clusters.labels)
+        return codes, [f"mode cluster {int(name) + 1}" for name in names]
+    return None, []
 
 
 class ViewFrame(QWidget):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +12,13 @@ from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
-from ...model import AppState
+from ...io.atomic import atomic_path
+from ...model import AnalysisResult, AppState
 from ...plotting.histogram import ScoreHistogram
 from ...plotting.partial_redraw import PartialRedraw
 from ...plotting.scores import ScoresScatter
 from ...plotting.variance import draw_variance
-from .base import ViewFrame, current_colors
+from .base import ViewFrame, current_colors, current_groups
 
 #: Selection modes by keyboard modifier held when the gesture ends.
 _MODIFIER_MODES = (
@@ -41,14 +40,8 @@ def selection_mode_from_keyboard() -> str:
 def save_figure_atomically(figure: Figure, path: Path, dpi: int) -> None:
     """Write a figure via a temporary file in the target folder, then rename it."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         figure.savefig(tmp, dpi=dpi, format=path.suffix.lstrip(".").lower() or "png")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class ViewCanvas(FigureCanvasQTAgg):
@@ -80,11 +73,22 @@ class MplView(ViewFrame):
         self.canvas.setMinimumSize(200, 160)
         self.set_content(self.canvas)
         self._drawn = False
+        #: The result the figure shows; colour and selection updates apply only to it.
+        self._drawn_result: AnalysisResult | None = None
         # Constrained layout costs about as much as rendering the figure. It is computed
         # on the first draw after a new plot or a resize and then frozen, so selection
         # updates only re-render.
         self.canvas.mpl_connect("draw_event", lambda _event: self._freeze_layout())
         self.canvas.mpl_connect("resize_event", lambda _event: self.thaw_layout())
+
+    def _result_or_blank(self) -> AnalysisResult | None:
+        """The state's result; without one the figure is cleared."""
+        result = self.state.result
+        if result is None:
+            self.figure.clear()
+            self.canvas.draw_idle()
+            self._drawn = False
+        return result
 
     def thaw_layout(self) -> None:
         """Let the next draw recompute the layout (new content or a new size)."""
@@ -119,7 +123,11 @@ class MplView(ViewFrame):
 
 
 class ScoresView(MplView):
-    """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection."""
+    """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection.
+
+    The components shown are the state's ``scatter_components``: the x/y combo boxes
+    write the user's choice there and follow the state.
+    """
 
     title_text = "Scores"
     export_stem = "scores"
@@ -137,45 +145,71 @@ class ScoresView(MplView):
         self.controls.addWidget(self.y_combo)
         self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
                         " Alt intersect")
-        self.x_combo.currentIndexChanged.connect(self._on_axes_chosen)
-        self.y_combo.currentIndexChanged.connect(self._on_axes_chosen)
+        self.x_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("x"))
+        self.y_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("y"))
         self._lasso: LassoSelector | None = None
         self._rect: RectangleSelector | None = None
+        self._drawn_components: tuple[int, int] | None = None
+        state.dataset_changed.connect(self._fill_combos)
+        state.view_options_changed.connect(self._on_view_option)
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self.update_colors)
 
-    def _fill_combos(self, d: int) -> None:
+    def _fill_combos(self, *_: object) -> None:
+        """One entry per PNS component of the data set, showing the state's choice."""
+        dataset = self.state.dataset
+        d = 0 if dataset is None else dataset.n_angles
         names = [f"PNS{k + 1}" for k in range(d)]
-        for combo, default in ((self.x_combo, 0), (self.y_combo, min(1, d - 1))):
+        for combo in (self.x_combo, self.y_combo):
             combo.blockSignals(True)
             combo.clear()
             combo.addItems(names)
-            combo.setCurrentIndex(default)
             combo.blockSignals(False)
         self.y_combo.setEnabled(d > 1)
+        self._show_components()
 
-    def _on_axes_chosen(self) -> None:
-        self.state.set_scatter_components(self.x_combo.currentIndex(), self.y_combo.currentIndex())
-        self.redraw()
+    def _show_components(self) -> None:
+        """Set the combo boxes to the state's scatter components."""
+        if self.state.dataset is None:
+            return
+        for combo, index in zip((self.x_combo, self.y_combo), self.state.scatter_components,
+                                strict=True):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(index)
+            combo.blockSignals(False)
+
+    def _on_axes_chosen(self, axis: str) -> None:
+        i, j = self.x_combo.currentIndex(), self.y_combo.currentIndex()
+        if i < 0 or j < 0:
+            return
+        if i == j and self.y_combo.count() > 1:
+            # Choosing the other axis's component swaps the two axes.
+            old_i, old_j = self.state.scatter_components
+            i, j = (i, old_i) if axis == "x" else (old_j, j)
+        self.state.set_scatter_components(i, j)
+        self._show_components()
+
+    def _on_view_option(self, name: str) -> None:
+        if name != "scatter_components":
+            return
+        self._show_components()
+        if self._drawn and self._drawn_components != self.state.scatter_components:
+            self.redraw()
 
     def redraw(self, *_: object) -> None:
-        result = self.state.result
+        result = self._result_or_blank()
         if result is None:
-            self.figure.clear()
-            self.canvas.draw_idle()
-            self._drawn = False
             return
-        d = result.scores.shape[1]
-        if self.x_combo.count() != d:
-            self._fill_combos(d)
-        i, j = self.x_combo.currentIndex(), self.y_combo.currentIndex()
+        i, j = self.state.scatter_components
         colors, selected = current_colors(self.state)
         self.thaw_layout()
         self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
         self._attach_selectors()
         self.canvas.draw_idle()
         self._drawn = True
+        self._drawn_components = (i, j)
+        self._drawn_result = result
 
     def selectors(self) -> list:
         return [s for s in (self._lasso, self._rect) if s is not None]
@@ -211,6 +245,11 @@ class ScoresView(MplView):
     def update_colors(self, *_: object) -> None:
         if not self._drawn:
             return
+        if self._drawn_result is not self.state.result:
+            # A new data set's signals are still on their way: the colours of the current
+            # state do not fit the points drawn, so the whole plot is redone (or blanked).
+            self.redraw()
+            return
         colors, selected = current_colors(self.state)
         self.scatter.update_colors(colors, selected)
         self.show_layer_changes(self.scatter.partial_redraw)
@@ -232,17 +271,14 @@ class HistogramView(MplView):
         state.color_mode_changed.connect(self.redraw)
 
     def redraw(self, *_: object) -> None:
-        result = self.state.result
+        result = self._result_or_blank()
         if result is None:
-            self.figure.clear()
-            self.canvas.draw_idle()
-            self._drawn = False
             return
-        colors, selected = current_colors(self.state, dim_unselected=False)
+        codes, names = current_groups(self.state)
         clusters = result.mode_clusters
         self.thaw_layout()
-        self.histogram.draw(result.pns1, result.pns1_period, colors_by_group=colors,
-                            selected=selected, group_names=self._group_names(),
+        self.histogram.draw(result.pns1, result.pns1_period, group_codes=codes,
+                            selected=self.state.selection.mask(), group_names=names,
                             bandwidth=clusters.bandwidth)
         self.histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])
         self._span = SpanSelector(self.histogram.axes, self._on_span, "horizontal",
@@ -250,19 +286,7 @@ class HistogramView(MplView):
                                   props={"alpha": 0.2, "facecolor": "#0072B2"})
         self.canvas.draw_idle()
         self._drawn = True
-
-    def _group_names(self) -> list[str] | None:
-        """Label names in order of first appearance, when colouring by label."""
-        dataset = self.state.dataset
-        mode = self.state.effective_color_mode
-        if mode == "cluster":
-            labels = self.state.result.mode_clusters.labels
-            _, first = np.unique(labels, return_index=True)
-            return [f"mode cluster {labels[i] + 1}" for i in np.sort(first)]
-        if mode != "label" or dataset is None or not dataset.has_labels:
-            return None
-        _, first = np.unique(dataset.labels, return_index=True)
-        return [str(dataset.labels[i]) for i in np.sort(first)]
+        self._drawn_result = result
 
     def _on_span(self, lo: float, hi: float) -> None:
         self.select_range(lo, hi, selection_mode_from_keyboard())
@@ -274,6 +298,9 @@ class HistogramView(MplView):
 
     def update_selection(self, *_: object) -> None:
         if not self._drawn:
+            return
+        if self._drawn_result is not self.state.result:
+            self.redraw()  # drawn from an older result: the selection does not fit it
             return
         self.histogram.update_selection(self.state.selection.mask())
         self.show_layer_changes(self.histogram.partial_redraw)

@@ -131,6 +131,8 @@ class VtkView(ViewFrame):
         self.set_content(self.plotter.interactor if hasattr(self.plotter, "interactor")
                          else self.plotter)
         self._drawn = False
+        #: The (data set, result) the scene shows; colour updates apply only to them.
+        self._drawn_from: tuple[object, object] = (None, None)
 
     def export(self, path: Path, dpi: int = 150) -> None:
         scale = max(1, round(dpi / 96))
@@ -145,6 +147,10 @@ class VtkView(ViewFrame):
 
     def has_content(self) -> bool:
         return self._drawn
+
+    def _shows(self, dataset: object, result: object) -> bool:
+        """Whether the scene was drawn from this data set and result (by identity)."""
+        return self._drawn_from[0] is dataset and self._drawn_from[1] is result
 
     def close_plotter(self) -> None:
         self.plotter.close()
@@ -171,7 +177,9 @@ class TorusView(VtkView):
         self.layout_combo.currentIndexChanged.connect(self.redraw)
         for combo in self.axis_combos:
             combo.currentIndexChanged.connect(self._on_axes_chosen)
+        self._drawn_axes: tuple[int, ...] | None = None
         state.dataset_changed.connect(self._on_dataset)
+        state.view_options_changed.connect(self._on_view_option)
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self.update_colors)
@@ -192,7 +200,7 @@ class TorusView(VtkView):
             combo.clear()
             if many:
                 combo.addItems(list(dataset.column_names))
-                combo.setCurrentIndex(k)
+                combo.setCurrentIndex(self.state.torus_axes[k])
             combo.setVisible(many)
             combo.blockSignals(False)
         self.redraw()
@@ -201,6 +209,16 @@ class TorusView(VtkView):
         axes = tuple(c.currentIndex() for c in self.axis_combos)
         if len(set(axes)) == 3:
             self.state.set_torus_axes(axes)
+
+    def _on_view_option(self, name: str) -> None:
+        if name != "torus_axes" or self.state.dataset is None:
+            return
+        if self.state.dataset.n_angles > 3:
+            for combo, index in zip(self.axis_combos, self.state.torus_axes, strict=True):
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+        if self._drawn and self._drawn_axes != self.state.torus_axes:
             self.redraw()
 
     def _layout_name(self, d: int) -> str:
@@ -218,17 +236,23 @@ class TorusView(VtkView):
         result = self.state.result
         d = dataset.n_angles
         colors, selected = current_colors(self.state)
-        axes = tuple(self.state.torus_axes) if d > 3 else tuple(range(min(d, 3)))
+        axes = tuple(self.state.torus_axes)
         self.scene.draw(
             dataset.angles,
-            curve=None if result is None else result.model.principal_curve_,
+            curve=None if result is None else result.curve,
             colors=colors, selected=selected, axes=axes,
             column_names=dataset.column_names, layout=self._layout_name(d),
         )
         self._drawn = True
+        self._drawn_axes = axes
+        self._drawn_from = (dataset, result)
 
     def update_colors(self, *_: object) -> None:
-        if self._drawn:
+        if self._drawn and not self._shows(self.state.dataset, self.state.result):
+            # A new data set's signals are still on their way: the current colours do not
+            # fit the points drawn, so the scene is redone for the current state.
+            self.redraw()
+        elif self._drawn:
             colors, selected = current_colors(self.state)
             self.scene.update_colors(colors, selected)
 
@@ -264,8 +288,11 @@ class SphereView(VtkView):
         colors, selected = current_colors(self.state)
         self.scene.draw(points, circle3=circle, mean3=mean, colors=colors, selected=selected)
         self._drawn = True
+        self._drawn_from = (None, result)
 
     def update_colors(self, *_: object) -> None:
-        if self._drawn:
+        if self._drawn and not self._shows(None, self.state.result):
+            self.redraw()  # drawn from an older result: the current colours do not fit it
+        elif self._drawn:
             colors, selected = current_colors(self.state)
             self.scene.update_colors(colors, selected)

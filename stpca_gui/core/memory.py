@@ -1,0 +1,151 @@
+"""Memory needed by an exact ST-PCA fit, checked before the fit starts.
+
+Two stages dominate the memory of a fit, one after the other, so its peak is the larger:
+
+* spherical MDS works on a dense n × n float64 matrix (the torus distances turned into the
+  classical-MDS start): 56 MB + 8 B · n², a few hundred MB at n = 6,000, about 7 GB at
+  n = 30,000, more than most machines have at n = 50,000;
+* the isotropy test of PNS (``pns_mode="seq.test"``, when it runs: it depends on the
+  data) draws ``n_bootstrap`` von Mises–Fisher samples of n points on S^d at once:
+  about 28 MB + 220 B · n_bootstrap · n · (d + 1), which dominates for many angles.
+
+A fit that would not fit in the memory available is refused before any work, with a
+message saying what to do, instead of driving the machine into swapping.
+
+Measured as the peak resident memory in a fresh process, above the memory of the process
+before the fit (numpy, scipy and numba loaded); 50 SMDS iterations, default settings:
+
+=========== ============= ===============================
+n, d        measured       model (larger stage)
+=========== ============= ===============================
+3,000, 3     126 MB        128 MB (SMDS)
+6,000, 3     342 MB        344 MB (SMDS)
+9,000, 3     700 MB        704 MB (SMDS; PNS test not run)
+4,000, 6     647 MB        644 MB (PNS test)
+6,000, 6     927 MB        952 MB (PNS test)
+=========== ============= ===============================
+
+PNS alone (seq.test, 100 draws): 298 / 585 / 1,142 MB at n = 2,000 / 4,000 / 8,000 with
+d = 6, and 377 MB at n = 4,000 with d = 3.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "FIT_BASE_BYTES",
+    "FIT_BYTES_PER_PAIR",
+    "MEMORY_HEADROOM",
+    "PNS_BASE_BYTES",
+    "PNS_BYTES_PER_DRAW",
+    "InsufficientMemoryError",
+    "available_memory_bytes",
+    "check_fit_memory",
+    "estimate_fit_bytes",
+    "largest_fitting_n",
+]
+
+#: Bytes per entry of the n × n matrices at the fit's peak (one float64 matrix; measured 7.95).
+FIT_BYTES_PER_PAIR = 8.0
+#: Bytes a fit needs whatever n (compiled kernels, work buffers; measured 56 MB).
+FIT_BASE_BYTES = 64 * 2**20
+#: Bytes of the PNS isotropy test per sample, bootstrap draw and coordinate (measured 199–218).
+PNS_BYTES_PER_DRAW = 220.0
+#: Bytes of the PNS stage whatever n (measured 28 MB).
+PNS_BASE_BYTES = 32 * 2**20
+#: Share of the available memory a fit may take: the app, its views and the rest of the
+#: machine need the remainder.
+MEMORY_HEADROOM = 0.8
+
+
+class InsufficientMemoryError(MemoryError, ValueError):
+    """An exact fit would need more memory than the machine has available.
+
+    Raised before the fit starts; a ``ValueError`` too, so callers that report bad input
+    report this the same way.
+    """
+
+
+def estimate_fit_bytes(n_samples: int, n_angles: int, n_bootstrap: int = 0) -> int:
+    """Peak memory of an exact fit, in bytes (see the module's measurements).
+
+    Parameters
+    ----------
+    n_samples, n_angles : int
+        Shape (n, d) of the data.
+    n_bootstrap : int, optional
+        Bootstrap draws of the PNS isotropy test when it may run (``pns_mode="seq.test"``),
+        else 0.
+    """
+    n, m = int(n_samples), int(n_angles) + 1
+    smds = FIT_BASE_BYTES + FIT_BYTES_PER_PAIR * n * n
+    pns = PNS_BASE_BYTES + PNS_BYTES_PER_DRAW * int(n_bootstrap) * n * m
+    per_sample = 8 * 16 * m  # data, embeddings, scores, curve matching: small beside these
+    return int(max(smds, pns) + per_sample * n)
+
+
+def available_memory_bytes() -> int | None:
+    """Memory available to new allocations without swapping, in bytes; None when unknown.
+
+    Linux's ``MemAvailable`` (free memory plus the caches that can be dropped), else the
+    free physical pages.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:.1f} GiB"
+
+
+def largest_fitting_n(n_angles: int, budget: float, n_bootstrap: int = 0) -> int:
+    """The largest number of samples whose exact fit stays within ``budget`` bytes."""
+    low, high = 0, 1
+    while estimate_fit_bytes(high, n_angles, n_bootstrap) <= budget:
+        low, high = high, 2 * high
+    while high - low > 1:  # the estimate grows with n: bisection
+        middle = (low + high) // 2
+        if estimate_fit_bytes(middle, n_angles, n_bootstrap) <= budget:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def check_fit_memory(n_samples: int, n_angles: int, n_bootstrap: int = 0) -> None:
+    """Refuse a fit that would not fit in the memory available.
+
+    Parameters
+    ----------
+    n_samples, n_angles, n_bootstrap : int
+        As for :func:`estimate_fit_bytes`.
+
+    Raises
+    ------
+    InsufficientMemoryError
+        With a message naming n, the estimate, the memory available and what to do.
+        Nothing is raised when the available memory cannot be known.
+    """
+    available = available_memory_bytes()
+    if available is None:
+        return
+    needed = estimate_fit_bytes(n_samples, n_angles, n_bootstrap)
+    budget = MEMORY_HEADROOM * available
+    if needed <= budget:
+        return
+    fitting = largest_fitting_n(n_angles, budget, n_bootstrap)
+    raise InsufficientMemoryError(
+        f"an exact fit of n = {n_samples:,} samples needs about {_gib(needed)} of memory, "
+        f"but only {_gib(available)} is available; fit a random subsample of at most "
+        f"{fitting:,} samples, close other programs, or use a machine with more memory"
+    )

@@ -1,0 +1,105 @@
+"""The tests of PNS's sequential procedure: great or small sphere at each level.
+
+shapes' ``seq.test`` compares a level's great and small spheres by a likelihood-ratio test
+(χ²₁) and, when that rejects the great sphere, by a parametric-bootstrap isotropy test under a
+von Mises–Fisher fit (shapes' ``LRTpval`` and ``vMFtest``). See ``docs/pns.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import chdtrc
+from scipy.stats import uniform_direction, vonmises_fisher
+
+from .progress import CancelCheck
+from .subsphere import fit_subspheres, geodesic_angles
+
+#: LM iteration limit of the bootstrap fits.
+_MAX_ITER_BOOT = 100
+#: Bootstrap samples × points fitted between two cancel checks (about 0.2 s of work).
+_BOOTSTRAP_CHUNK_POINTS = 20_000
+
+
+# --------------------------------------------------------------------------------------------
+# Tests used by the sequential procedure
+# --------------------------------------------------------------------------------------------
+
+
+def lrt_pvalue(res_great: NDArray[np.float64], res_small: NDArray[np.float64]) -> float:
+    """Likelihood-ratio test of great vs small sphere (shapes' LRTpval, upper tail).
+
+    ``stat = max(n log(Σ ξ_great² / Σ ξ_small²), 0)`` compared with χ²₁.
+    """
+    n = res_great.size
+    ss_g = float(np.sum(res_great**2))
+    ss_s = float(np.sum(res_small**2))
+    if ss_g <= ss_s:
+        stat = 0.0
+    elif ss_s <= 0.0:
+        stat = np.inf
+    else:
+        stat = n * np.log(ss_g / ss_s)
+    return float(chdtrc(1, stat))  # chi-squared(1) survival function
+
+
+def _sample_vmf_north(
+    rng: np.random.Generator, m: int, size: tuple[int, int], kappa: float
+) -> NDArray[np.float64]:
+    """von Mises–Fisher samples on S^{m−1} ⊂ R^m with mean e_m, shape ``size + (m,)``.
+
+    ``scipy.stats.vonmises_fisher`` (Wood's rejection sampler, exact inversion on S²): as
+    fast as a vectorised sampler of our own here (measured at n = 5000, m = 4, 100 samples).
+    """
+    count = size[0] * size[1]
+    if not kappa > 0.0:  # scipy rejects κ = 0, the uniform distribution
+        draws = uniform_direction(m).rvs(count, random_state=rng)
+    else:
+        north = np.zeros(m)
+        north[-1] = 1.0
+        draws = vonmises_fisher(north, float(kappa)).rvs(count, random_state=rng)
+    return draws.reshape(size[0], size[1], m)
+
+
+def _radial_ratio(theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """mean / sd (ddof 1) of the radial distances, along the last axis."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return theta.mean(axis=-1) / theta.std(axis=-1, ddof=1)
+
+
+def vmf_test_pvalue(
+    x: NDArray[np.float64],
+    center_small: NDArray[np.float64],
+    n_bootstrap: int,
+    rng: np.random.Generator,
+    check: CancelCheck | None = None,
+) -> float:
+    """Parametric-bootstrap isotropy test (shapes' vMFtest).
+
+    The statistic is mean/sd of the radial distances to the fitted small sphere's axis; the
+    null distribution comes from ``n_bootstrap`` vMF samples with the approximate MLE of κ.
+    The samples are fitted a chunk at a time; ``check`` (optional) is called before each
+    chunk and raises :class:`~stpca_gui.core.progress.FitCancelled` to stop. Each sample's
+    fit is independent of the others, so the p-value does not depend on the chunks.
+    """
+    n, m = x.shape
+    sumx = x.sum(axis=0)
+    rbar = min(float(np.linalg.norm(sumx)) / n, 1.0 - 1e-12)
+    kappa = (rbar * m - rbar**3) / (1.0 - rbar * rbar)
+    xi_sample = float(_radial_ratio(geodesic_angles(x, center_small)))
+    if n_bootstrap <= 0:
+        return float("nan")
+    if check is not None:
+        check()
+    samples = _sample_vmf_north(rng, m, (n_bootstrap, n), kappa)
+    xi_boot = np.empty(n_bootstrap)
+    chunk = max(1, _BOOTSTRAP_CHUNK_POINTS // n)
+    for begin in range(0, n_bootstrap, chunk):
+        if check is not None:
+            check()
+        part = samples[begin:begin + chunk]
+        v_b, _, _ = fit_subspheres(part, great=False, max_iter=_MAX_ITER_BOOT)
+        c = np.einsum("bnm,bm->bn", part, v_b)
+        s = np.linalg.norm(part - c[:, :, None] * v_b[:, None, :], axis=2)
+        xi_boot[begin:begin + chunk] = _radial_ratio(np.arctan2(s, c))
+    return float(np.mean(xi_boot > xi_sample))

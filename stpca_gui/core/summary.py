@@ -1,0 +1,114 @@
+"""The summary of a fitted ST-PCA model: one list of facts for every place that reports one.
+
+The command line prints it, the application's result panel shows it and ``summary.json``
+stores it; each takes the same :class:`SummaryItem` s, so a fact is added in one place.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .stpca import ScaledTorusPCA
+
+__all__ = ["SummaryItem", "fit_summary", "summary_json"]
+
+
+@dataclass(frozen=True)
+class SummaryItem:
+    """One fact about a fitted model.
+
+    Attributes
+    ----------
+    key : str
+        Name in ``summary.json``.
+    label : str
+        Name shown to people.
+    value : object
+        JSON-ready value: numbers, strings, booleans, None for "not available", and lists or
+        dicts of those (never NaN, which is not JSON).
+    text : str
+        The value formatted for people.
+    shown : bool
+        Whether people see it (False for details only kept in the JSON file).
+    """
+
+    key: str
+    label: str
+    value: Any
+    text: str
+    shown: bool = True
+
+
+def _number_or_none(value: float) -> float | None:
+    """The value as a float, or None when it is NaN or infinite (neither is JSON)."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _numbers_or_none(values: Any) -> list[float | None]:
+    return [_number_or_none(v) for v in np.ravel(values)]
+
+
+def _percentages(ratios: np.ndarray) -> str:
+    if np.all(np.isnan(ratios)):
+        return "not computed"
+    values = " / ".join("n/a" if math.isnan(v) else f"{100 * v:.1f}" for v in ratios)
+    return f"{values} % (PNS1 first)"
+
+
+def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
+    """The facts of a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA`, in reading order."""
+    smds, pns = model.smds_, model.pns_
+    n, d = model.scores_.shape
+    estimated = isinstance(model.radius, str)
+    status = "converged" if smds.converged_ else "not converged"
+    curve = model.principal_curve_
+    breaks = int(curve.breaks.sum())
+    return [
+        SummaryItem("n_samples", "samples n", int(n), str(n)),
+        SummaryItem("n_angles", "angles d", int(d), str(d)),
+        SummaryItem("initial_radius", "start radius r*", _number_or_none(smds.initial_radius_),
+                    f"{smds.initial_radius_:.4f}", shown=estimated),
+        SummaryItem("radius", "fitted radius r̂" if estimated else "fixed radius r",
+                    _number_or_none(model.radius_), f"{model.radius_:.4f}"),
+        SummaryItem("stress", "stress", _number_or_none(model.stress_),
+                    f"{model.stress_:.5f} (start {smds.initial_stress_:.5f})"),
+        SummaryItem("initial_stress", "start stress", _number_or_none(smds.initial_stress_),
+                    f"{smds.initial_stress_:.5f}", shown=False),
+        SummaryItem("smds_iterations", "SMDS iterations", int(smds.n_iter_),
+                    f"{smds.n_iter_} ({model.optimizer}, {status})"),
+        SummaryItem("smds_converged", "SMDS converged", bool(smds.converged_), status,
+                    shown=False),
+        SummaryItem("optimizer", "SMDS optimiser", model.optimizer, model.optimizer,
+                    shown=False),
+        SummaryItem("pns_mode", "PNS mode", model.pns_mode, model.pns_mode, shown=False),
+        SummaryItem("sphere_types", "PNS spheres", list(pns.sphere_types_),
+                    f"{', '.join(pns.sphere_types_) or '–'} ({model.pns_mode})"),
+        SummaryItem("sphere_radii", "subsphere radii", _numbers_or_none(pns.radii_),
+                    ", ".join(f"{r:.4f}" for r in pns.radii_), shown=False),
+        SummaryItem("p_values", "PNS test p-values",
+                    [[_number_or_none(p) for p in row] for row in pns.p_values_],
+                    "", shown=False),
+        SummaryItem("explained_variance_ratio", "sphere variance",
+                    _numbers_or_none(model.explained_variance_ratio_),
+                    _percentages(model.explained_variance_ratio_)),
+        SummaryItem("torus_explained_variance_ratio", "torus variance",
+                    _numbers_or_none(model.torus_explained_variance_ratio_),
+                    _percentages(model.torus_explained_variance_ratio_)),
+        SummaryItem("principal_curve_points", "principal curve", len(curve.angles),
+                    f"{len(curve.angles)} points, {breaks} break(s)"),
+        SummaryItem("principal_curve_breaks", "curve breaks", breaks, str(breaks), shown=False),
+        SummaryItem("timings_seconds", "time per stage",
+                    {stage: _number_or_none(t) for stage, t in model.timings_.items()},
+                    ", ".join(f"{stage} {t:.2f} s" for stage, t in model.timings_.items())),
+    ]
+
+
+def summary_json(items: list[SummaryItem]) -> dict[str, Any]:
+    """The items as a JSON-ready mapping (every item, shown or not)."""
+    return {item.key: item.value for item in items}

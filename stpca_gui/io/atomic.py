@@ -1,0 +1,226 @@
+"""Atomic file writing: readers see either the old file or the whole new one, never a part.
+
+Every writer of the package (the recent-files store, figure and window exports, 3-D view
+images) writes through :func:`atomic_path`: the content goes to a hidden
+temporary file in the target's folder, which then replaces the target in one rename. The
+temporary file is created with the mode the user's umask gives any new file (0644 under
+umask 022), so the result is not left private as ``tempfile.mkstemp`` would make it.
+
+Files that belong together (the result tables and summary of one fit) are written through
+:func:`atomic_file_set`: all are written to temporaries first and replace their targets
+only then, so either the whole set is new or none of it is.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["atomic_file_set", "atomic_path", "atomic_write_text", "check_file_set"]
+
+#: Attempts at a fresh temporary name before giving up (each name has 48 random bits).
+_NAME_ATTEMPTS = 16
+
+
+def _hidden_name(target: Path, kind: str, suffix: str) -> Path:
+    # The extension stays last: writers such as VTK's pick the format from it.
+    return target.with_name(f".{target.stem}.{secrets.token_hex(6)}.{kind}{suffix}")
+
+
+def _create_temporary(target: Path, suffix: str) -> Path:
+    """Create an empty, hidden, uniquely named file beside ``target``; umask applies to it."""
+    for _ in range(_NAME_ATTEMPTS):
+        tmp = _hidden_name(target, "tmp", suffix)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"no free temporary name beside {target}")
+
+
+def _link_backup(target: Path) -> Path | None:
+    """A hidden hard link to the current ``target``, to put it back; None when impossible."""
+    if not target.is_file():
+        return None
+    for _ in range(_NAME_ATTEMPTS):
+        backup = _hidden_name(target, "old", target.suffix)
+        try:
+            os.link(target, backup)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None  # e.g. a file system without hard links: no way back for this one
+        return backup
+    return None
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``path`` in one rename.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to create or replace; its folder must exist.
+    suffix : str, optional
+        Extension of the temporary file, by default the target's (e.g. a lower-case one
+        for writers that only know ``.png``).
+
+    Yields
+    ------
+    pathlib.Path
+        An empty file in the same folder with the extension ``suffix``. The body writes it (or
+        replaces it); when the body raises, the temporary file is removed, the target is
+        left as it was, and the exception propagates.
+
+    Raises
+    ------
+    OSError
+        With a message naming the path when the folder is missing or not writable.
+    """
+    target = Path(path)
+    try:
+        tmp = _create_temporary(target, target.suffix if suffix is None else suffix)
+    except OSError as exc:
+        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        yield tmp
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        # The message names the user's file, not the temporary one.
+        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def check_file_set(folder: str | os.PathLike[str], names: Iterable[str]) -> None:
+    """Check, without writing anything, that files ``names`` could be written into ``folder``.
+
+    The folder may be missing if it can be created: its nearest existing ancestor must be a
+    writable folder. Files that exist must be files (a folder of that name cannot be
+    replaced). Used before long work, so that a bad output path fails at once.
+
+    Raises
+    ------
+    OSError
+        With a message naming the user's path when something stands in the way.
+    """
+    folder = Path(folder)
+    existing = folder
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "" if existing == folder else f" ({existing} is not a folder)"
+        raise OSError(f"cannot write into {folder}: not a folder{where}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OSError(f"cannot write into {folder}: permission denied"
+                      + ("" if existing == folder else f" to create it in {existing}"))
+    if existing == folder:
+        for name in names:
+            target = folder / name
+            if target.is_dir():
+                raise OSError(f"cannot write {target}: a folder of that name is in the way")
+
+
+@contextmanager
+def atomic_file_set(
+    folder: str | os.PathLike[str], names: Iterable[str]
+) -> Iterator[dict[str, Path]]:
+    """Write several files of one folder as a set: all of them are replaced, or none is.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder of the files; created (with its parents) when missing.
+    names : iterable of str
+        File names inside ``folder``.
+
+    Yields
+    ------
+    dict of str to pathlib.Path
+        An empty hidden temporary file in ``folder`` per name, to write. When the body
+        raises, every temporary file is removed, no target changes and the exception
+        propagates. When it returns, every target is replaced; if one replacement fails,
+        the files already replaced are put back (old content restored, new files removed).
+
+    Raises
+    ------
+    OSError
+        With a message naming the user's path (never a temporary one) when the folder or
+        one of the files cannot be written; :func:`check_file_set` runs first.
+    """
+    folder = Path(folder)
+    names = list(names)
+    check_file_set(folder, names)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
+    temporaries: dict[str, Path] = {}
+    try:
+        for name in names:
+            target = folder / name
+            try:
+                temporaries[name] = _create_temporary(target, target.suffix)
+            except OSError as exc:
+                raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+        yield temporaries
+        check_file_set(folder, names)  # e.g. a folder created in the way meanwhile
+        _replace_all(folder, temporaries)
+    finally:
+        for tmp in temporaries.values():
+            tmp.unlink(missing_ok=True)
+
+
+def _replace_all(folder: Path, temporaries: dict[str, Path]) -> None:
+    """Move every temporary onto its target; on a failure, undo the moves already made."""
+    done: list[tuple[Path, Path | None, bool]] = []
+    backups: list[Path] = []
+    try:
+        for name, tmp in temporaries.items():
+            target = folder / name
+            existed = os.path.lexists(target)
+            backup = _link_backup(target)
+            if backup is not None:
+                backups.append(backup)
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                restored = _undo(done)
+                raise OSError(f"cannot write {target}: {exc.strerror or exc}; " + (
+                    f"no file in {folder} was changed" if restored else
+                    f"some files in {folder} may be new and others old")) from None
+            done.append((target, backup, existed))
+    finally:
+        for backup in backups:
+            backup.unlink(missing_ok=True)
+
+
+def _undo(done: list[tuple[Path, Path | None, bool]]) -> bool:
+    """Put back the old files (or remove new ones) of ``done``; whether all went back."""
+    restored = True
+    for replaced, old, existed in reversed(done):
+        try:
+            if old is not None:
+                os.replace(old, replaced)
+            elif not existed:
+                replaced.unlink(missing_ok=True)
+            else:
+                restored = False  # the old file had no backup: the new one stays
+        except OSError:
+            restored = False
+    return restored

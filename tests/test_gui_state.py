@@ -1,0 +1,195 @@
+"""The app's views talk through AppState only; its dialogs run their work as tasks.
+
+Pictures go to ``test-output/gui/`` for a person to look at.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+from stpca_gui.model import Dataset
+
+FIT_TIMEOUT_MS = 120_000
+pytestmark = pytest.mark.usefixtures("display")
+
+
+def fit(qtbot, win, dataset: Dataset) -> None:
+    with qtbot.waitSignal(win.result_shown, timeout=FIT_TIMEOUT_MS):
+        win.set_dataset(dataset)
+
+
+def twelve_labels() -> Dataset:
+    """Twelve groups along a circle of T², labelled in a scrambled order, sizes 20…130."""
+    rng = np.random.default_rng(2)
+    sizes = np.arange(20, 140, 10)
+    centres = np.linspace(-np.pi, np.pi, 12, endpoint=False)
+    angles = np.concatenate([
+        np.column_stack([rng.normal(c, 0.12, size), rng.normal(0.6 * np.sin(c), 0.12, size)])
+        for c, size in zip(centres, sizes, strict=True)])
+    names = [f"site {k}" for k in (7, 3, 11, 0, 5, 9, 1, 10, 2, 8, 4, 6)]
+    labels = np.concatenate([[name] * size for name, size in zip(names, sizes, strict=True)])
+    order = rng.permutation(labels.size)
+    return Dataset(angles=angles[order], labels=labels[order], column_names=("phi", "psi"),
+                   source="synthetic", description="twelve labelled groups")
+
+
+# ---------------------------------------------------------------------- AppState channel
+def test_twelve_labels_each_have_their_own_colour_and_legend_entry(qtbot, window, gui_dir):
+    from stpca_gui.plotting.colors import label_palette
+
+    dataset = twelve_labels()
+    fit(qtbot, window, dataset)
+    assert window.state.effective_color_mode == "label"
+    ax = window.histogram_view.histogram.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    names = dataset.label_names()
+    assert legend[:12] == [f"{name} (n = {int(np.sum(dataset.labels == name))})"
+                           for name in names]
+    colours = [c.patches[0].get_facecolor()[:3] for c in ax.containers[:12]]
+    np.testing.assert_allclose(colours, label_palette(12)[:, :3])
+    # The scatter gives every sample the colour of its label's histogram series.
+    facecolors = window.scores_view.scatter.points.get_facecolors()
+    if len(facecolors) == dataset.n_samples:
+        np.testing.assert_allclose(facecolors[:, :3],
+                                   label_palette(12)[dataset.label_codes(), :3])
+    window.export_view("histogram", gui_dir / "histogram-twelve-labels.png", dpi=100)
+    window.export_window(gui_dir / "window-twelve-labels.png")
+    assert (gui_dir / "window-twelve-labels.png").stat().st_size > 50_000
+
+
+def test_scores_view_draws_and_writes_the_state_components(qtbot, window):
+    fit(qtbot, window, Dataset.from_demo("clusters-t3"))
+    scores = window.state.result.scores
+    view = window.scores_view
+    assert (view.x_combo.currentIndex(), view.y_combo.currentIndex()) == (0, 1)
+    view.x_combo.setCurrentIndex(2)  # the user's choice goes to the state…
+    assert window.state.scatter_components == (2, 1)
+    np.testing.assert_allclose(view.scatter.positions, scores[:, [2, 1]])  # …and is drawn
+    window.state.set_scatter_components(1, 0)  # a change of the state shows in the combos
+    assert (view.x_combo.currentIndex(), view.y_combo.currentIndex()) == (1, 0)
+    np.testing.assert_allclose(view.scatter.positions, scores[:, [1, 0]])
+    view.y_combo.setCurrentIndex(1)  # the x component: the axes swap
+    assert window.state.scatter_components == (0, 1)
+    window.set_dataset(Dataset.from_demo("clusters-t2"), fit=False)  # new data: reset
+    assert view.x_combo.count() == 2 and window.state.scatter_components == (0, 1)
+
+
+def test_torus_axis_choosers_follow_the_state(qtbot, window):
+    rng = np.random.default_rng(0)
+    dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
+    window.set_dataset(dataset, fit=False)
+    view = window.torus_view
+    assert [c.currentIndex() for c in view.axis_combos] == [0, 1, 2]
+    window.state.set_torus_axes((4, 0, 2))
+    assert [c.currentIndex() for c in view.axis_combos] == [4, 0, 2]
+    assert view._drawn_axes == (4, 0, 2)
+    view.axis_combos[1].setCurrentIndex(3)
+    assert window.state.torus_axes == (4, 3, 2) and view._drawn_axes == (4, 3, 2)
+
+
+def test_summary_and_selection_label_follow_the_state(qtbot, window):
+    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    rows = dict(window.summary.rows())
+    assert rows["samples n"] == "300"
+    window.state.set_result(None)
+    assert window.summary.rows() == []
+    window.state.selection.active_group = 3
+    assert "active group 3" in window.selection_label.text()
+
+
+# ---------------------------------------------------------------------- dialog tasks
+def test_monte_carlo_runs_in_the_background_and_can_be_cancelled(qtbot, window):
+    from PySide6.QtCore import QTimer
+
+    from stpca_gui.core.uniformity import uniformity_tests
+
+    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    uniformity_tests(np.linspace(0, 6, 20), n_replicates=10, calibration="monte_carlo",
+                     random_state=0)  # compile the kernel before timing anything
+    dialog = window.uniformity_tests()
+    qtbot.addWidget(dialog)
+    dialog.calibration.setCurrentIndex(1)
+    dialog.replicates.setValue(10_000)
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(lambda: ticks.append(len(ticks)))
+    progress: list[float] = []
+    dialog.runner.progress.connect(lambda report: progress.append(report.fraction))
+    timer.start()
+    with qtbot.waitSignal(dialog.results_shown, timeout=FIT_TIMEOUT_MS) as shown:
+        dialog.run()
+        assert dialog.progress.isVisible() and dialog.cancel_button.isVisible()
+    timer.stop()
+    results = shown.args[0]
+    assert all(test.n_replicates == 10_000 for test in results.values())
+    assert results["Watson"].p_value == pytest.approx(1 / 10_001)  # far from uniform
+    # The GUI thread kept processing events while the replicates ran.
+    assert len(ticks) > 0 and len(progress) > 1 and progress[-1] == 1.0
+    assert dialog.table.rowCount() == 3 and not dialog.progress.isVisible()
+
+    dialog.replicates.setValue(100_000)
+    with qtbot.waitSignal(dialog.runner.progress, timeout=FIT_TIMEOUT_MS):
+        dialog.run()
+    with qtbot.waitSignal(dialog.runner.finished, timeout=FIT_TIMEOUT_MS) as finished:
+        dialog.cancel_button.click()
+    assert finished.args == ["cancelled"] and dialog.note.text() == "Cancelled."
+    assert "10000 replicates" in dialog.table.item(0, 3).text()  # the last finished run
+    dialog.close()
+
+
+def start_a_long_monte_carlo(qtbot, window):
+    """The uniformity dialog, running 100,000 replicates (its first progress received)."""
+    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    dialog = window.uniformity_tests()
+    dialog.calibration.setCurrentIndex(1)
+    dialog.replicates.setValue(100_000)
+    with qtbot.waitSignal(dialog.runner.progress, timeout=FIT_TIMEOUT_MS):
+        dialog.run()
+    return dialog
+
+
+def test_closing_a_dialog_cancels_its_task(qtbot, window):
+    from stpca_gui.gui import tasks
+
+    dialog = start_a_long_monte_carlo(qtbot, window)
+    dialog.close()
+    assert tasks._retired  # let go of, and stopping
+    qtbot.waitUntil(lambda: not tasks._retired, timeout=FIT_TIMEOUT_MS)
+
+
+def test_a_failing_comparison_is_a_message_box(qtbot, window, monkeypatch):
+    from stpca_gui.gui import compare_dialog
+
+    def explode(angles, state):
+        raise RuntimeError("synthetic baseline failure")
+
+    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    monkeypatch.setattr(compare_dialog, "baselines_task", explode)
+    dialog = window.compare_methods()
+    qtbot.addWidget(dialog)
+    with qtbot.waitSignal(dialog.runner.failed, timeout=FIT_TIMEOUT_MS):
+        pass
+    boxes = [w for w in dialog.findChildren(compare_dialog.QWidget)
+             if type(w).__name__ == "QMessageBox"]
+    assert len(boxes) == 1 and boxes[0].text() == "RuntimeError: synthetic baseline failure"
+    assert "Traceback" in boxes[0].detailedText()
+    assert "failed" in dialog.status.text() and dialog.table.rowCount() == 1  # ST-PCA only
+    boxes[0].close()
+    dialog.close()
+
+
+def test_closing_the_window_cancels_every_task(qtbot, window):
+    from stpca_gui.gui import tasks
+
+    dialog = start_a_long_monte_carlo(qtbot, window)
+    window.fit()
+    assert dialog.runner.busy and window.controller.busy
+    window.close()  # returns once every task has stopped
+    assert not tasks._retired
+    assert all(runner._thread is None or runner._thread.isFinished()
+               for runner in window.findChildren(tasks.TaskRunner))

@@ -1,0 +1,88 @@
+"""Progress and cancel hooks of the long core computations the GUI runs as tasks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stpca_gui.core import BASELINES, FitCancelled, run_baselines, uniformity
+from stpca_gui.core.uniformity import _monte_carlo_null, uniformity_tests
+
+
+def record_replicates(monkeypatch) -> list[np.ndarray]:
+    """Replace the compiled replicate kernel by one that records the samples it is given
+    (and returns their first three angles as "statistics")."""
+    seen: list[np.ndarray] = []
+
+    def recorder(samples: np.ndarray, out: np.ndarray) -> None:
+        seen.append(samples.copy())
+        out[:] = samples[:, :3]
+
+    monkeypatch.setattr(uniformity, "replicate_statistics", recorder)
+    return seen
+
+
+def test_monte_carlo_draws_the_same_replicates_with_and_without_a_callback(monkeypatch):
+    seen = record_replicates(monkeypatch)
+    plain = _monte_carlo_null(40, 1234, 7)
+    plain_chunks = len(seen)
+    events = []
+    hooked = _monte_carlo_null(40, 1234, 7, callback=events.append)
+    np.testing.assert_array_equal(plain, hooked)
+    # The chunks take consecutive draws of one generator: together, one block's draws.
+    block = np.random.default_rng(7).uniform(0.0, 2 * np.pi, size=(1234, 40))
+    np.testing.assert_array_equal(np.concatenate(seen[:plain_chunks]), block)
+    np.testing.assert_array_equal(plain, block[:, :3])
+    fractions = [e.fraction for e in events]
+    assert len(events) == plain_chunks > 10 and fractions == sorted(fractions)
+    assert fractions[-1] == 1.0 and all(e.stage == "monte-carlo" for e in events)
+
+
+def test_monte_carlo_p_values_do_not_depend_on_the_callback() -> None:
+    theta = np.random.default_rng(3).vonmises(0.0, 0.5, 60)
+    plain = uniformity_tests(theta, n_replicates=1234, random_state=7,
+                             calibration="monte_carlo")
+    hooked = uniformity_tests(theta, n_replicates=1234, random_state=7,
+                              calibration="monte_carlo", callback=lambda event: None)
+    for name, test in plain.items():
+        # p = (1 + #exceedances) / (B + 1): the same count. (The compiled statistics may
+        # differ in the last bit between calls: their vectorised sums depend on the
+        # alignment of scratch memory.)
+        assert hooked[name].p_value == test.p_value
+        assert hooked[name].statistic == pytest.approx(test.statistic, rel=1e-12)
+
+
+def test_monte_carlo_cancels_at_the_next_chunk() -> None:
+    events = []
+
+    def stop_after_three(event) -> bool:
+        events.append(event)
+        return len(events) >= 3
+
+    theta = np.linspace(0, 6, 50)
+    with pytest.raises(FitCancelled):
+        uniformity_tests(theta, n_replicates=10_000, random_state=0,
+                         calibration="monte_carlo", callback=stop_after_three)
+    assert len(events) == 3 and events[-1].fraction < 0.05
+
+
+def test_asymptotic_tests_ignore_the_callback() -> None:
+    events = []
+    theta = np.linspace(0, 6, 50)
+    results = uniformity_tests(theta, callback=events.append)
+    assert events == [] and set(results) == {"Watson", "Gine_Fn", "PAD"}
+
+
+def test_baselines_report_each_method_and_cancel() -> None:
+    angles = np.random.default_rng(0).uniform(-np.pi, np.pi, (80, 3))
+    events = []
+    hooked = run_baselines(angles, callback=events.append)
+    plain = run_baselines(angles)
+    assert list(hooked) == list(BASELINES)
+    for name in BASELINES:
+        np.testing.assert_array_equal(hooked[name].scores, plain[name].scores)
+    assert [e.fraction for e in events] == pytest.approx(
+        [(k + 1) / len(BASELINES) for k in range(len(BASELINES))])
+    assert all(e.stage == "baselines" for e in events)
+    with pytest.raises(FitCancelled):
+        run_baselines(angles, callback=lambda event: True)

@@ -1,0 +1,55 @@
+"""One summary of a fitted model for the command line, the app's panel and summary.json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stpca_gui.cli import main
+from stpca_gui.core import ScaledTorusPCA, make_demo
+from stpca_gui.core.summary import fit_summary, summary_json
+from stpca_gui.io.export import summary_dict
+from stpca_gui.model import AnalysisResult, Dataset, FitParameters
+
+
+@pytest.fixture(scope="module")
+def fitted() -> ScaledTorusPCA:
+    demo = make_demo("clusters-t2", random_state=0)
+    return ScaledTorusPCA(random_state=0, torus_variance=False).fit(demo.angles)
+
+
+def test_json_holds_every_item_and_is_strict_json(fitted):
+    items = fit_summary(fitted)
+    keys = [item.key for item in items]
+    assert len(keys) == len(set(keys))
+    summary = summary_dict(fitted, source="x.csv")
+    assert set(keys) <= set(summary) and summary["source"] == "x.csv"
+    assert summary["n_samples"] == 300 and summary["n_angles"] == 2
+    # Torus variance was not computed: null in the file, not NaN (which is not JSON).
+    assert summary["torus_explained_variance_ratio"] == [None, None]
+    text = json.dumps(summary, allow_nan=False)
+    assert json.loads(text)["radius"] == pytest.approx(fitted.radius_)
+
+
+def test_panel_rows_and_cli_show_the_same_items(fitted, capsys):
+    shown = [(item.label, item.text) for item in fit_summary(fitted) if item.shown]
+    assert ("torus variance", "not computed") in shown
+    result = AnalysisResult(model=fitted, parameters=FitParameters(torus_variance=False),
+                            dataset=Dataset.from_demo("clusters-t2", random_state=0),
+                            wall_time=1.0)
+    rows = result.summary_rows()
+    assert rows[:len(shown)] == shown
+    assert main(["demo", "clusters-t2", "--no-torus-variance"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for label, _ in shown:
+        assert any(line.startswith(label) for line in lines), label
+
+
+def test_fixed_radius_is_labelled_as_fixed(fitted):
+    demo = make_demo("clusters-t2", random_state=0)
+    model = ScaledTorusPCA(radius=1.5, random_state=0, torus_variance=False).fit(demo.angles)
+    items = {item.key: item for item in fit_summary(model)}
+    assert items["radius"].label == "fixed radius r" and items["radius"].value == 1.5
+    assert not items["initial_radius"].shown
+    assert summary_json(list(items.values()))["initial_radius"] == 1.5
