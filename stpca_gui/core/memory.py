@@ -1,4 +1,4 @@
-"""Memory needed by an exact ST-PCA fit, checked before the fit starts.
+"""Memory needed by an ST-PCA fit, checked before the fit starts.
 
 Two stages dominate the memory of a fit, one after the other, so its peak is the larger:
 
@@ -67,22 +67,28 @@ class InsufficientMemoryError(MemoryError, ValueError):
     """
 
 
-def estimate_fit_bytes(n_samples: int, n_angles: int, n_bootstrap: int = 0) -> int:
-    """Peak memory of an exact fit, in bytes (see the module's measurements).
+def estimate_fit_bytes(
+    n_samples: int, n_angles: int, n_bootstrap: int = 0, n_placed: int = 0
+) -> int:
+    """Peak memory of a fit, in bytes (see the module's measurements).
 
     Parameters
     ----------
     n_samples, n_angles : int
-        Shape (n, d) of the data.
+        Points on which spherical MDS is solved (all n, or the m landmarks) and d.
     n_bootstrap : int, optional
         Bootstrap draws of the PNS isotropy test when it may run (``pns_mode="seq.test"``),
         else 0.
+    n_placed : int, optional
+        For a landmark fit, all n samples (placed on the sphere by interpolation); 0 for
+        an exact fit.
     """
-    n, m = int(n_samples), int(n_angles) + 1
-    smds = FIT_BASE_BYTES + FIT_BYTES_PER_PAIR * n * n
-    pns = PNS_BASE_BYTES + PNS_BYTES_PER_DRAW * int(n_bootstrap) * n * m
+    n_smds, m = int(n_samples), int(n_angles) + 1
+    n_all = max(n_smds, int(n_placed))
+    smds = FIT_BASE_BYTES + FIT_BYTES_PER_PAIR * n_smds * n_smds
+    pns = PNS_BASE_BYTES + PNS_BYTES_PER_DRAW * int(n_bootstrap) * n_all * m
     per_sample = 8 * 16 * m  # data, embeddings, scores, curve matching: small beside these
-    return int(max(smds, pns) + per_sample * n)
+    return int(max(smds, pns) + per_sample * n_all)
 
 
 def available_memory_bytes() -> int | None:
@@ -122,12 +128,14 @@ def largest_fitting_n(n_angles: int, budget: float, n_bootstrap: int = 0) -> int
     return low
 
 
-def check_fit_memory(n_samples: int, n_angles: int, n_bootstrap: int = 0) -> None:
+def check_fit_memory(
+    n_samples: int, n_angles: int, n_bootstrap: int = 0, n_placed: int = 0
+) -> None:
     """Refuse a fit that would not fit in the memory available.
 
     Parameters
     ----------
-    n_samples, n_angles, n_bootstrap : int
+    n_samples, n_angles, n_bootstrap, n_placed : int
         As for :func:`estimate_fit_bytes`.
 
     Raises
@@ -139,13 +147,20 @@ def check_fit_memory(n_samples: int, n_angles: int, n_bootstrap: int = 0) -> Non
     available = available_memory_bytes()
     if available is None:
         return
-    needed = estimate_fit_bytes(n_samples, n_angles, n_bootstrap)
+    needed = estimate_fit_bytes(n_samples, n_angles, n_bootstrap, n_placed)
     budget = MEMORY_HEADROOM * available
     if needed <= budget:
         return
+    if n_placed:
+        raise InsufficientMemoryError(
+            f"a fit of n = {n_placed:,} samples on {n_samples:,} landmarks needs about "
+            f"{_gib(needed)} of memory, but only {_gib(available)} is available; use fewer "
+            f"landmarks, fit a random subsample, or use a machine with more memory"
+        )
     fitting = largest_fitting_n(n_angles, budget, n_bootstrap)
     raise InsufficientMemoryError(
         f"an exact fit of n = {n_samples:,} samples needs about {_gib(needed)} of memory, "
-        f"but only {_gib(available)} is available; fit a random subsample of at most "
-        f"{fitting:,} samples, close other programs, or use a machine with more memory"
+        f"but only {_gib(available)} is available; fit on landmarks (n_landmarks, "
+        f"--landmarks), fit a random subsample of at most {fitting:,} samples, or use a "
+        f"machine with more memory"
     )

@@ -218,6 +218,7 @@ def classical_mds(
     del gram
     order = np.argsort(values)[::-1]
     coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0.0, None))
+    coords *= _column_signs(coords)
     config = np.zeros((n, n_components))
     config[:, :k] = coords
     return normalize_rows(config, random_state)
@@ -253,6 +254,18 @@ def leading_eigenpairs(
     return values[order], basis @ rotation[:, order]
 
 
+def _column_signs(coords: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Signs that make each column's largest entry positive.
+
+    An eigenvector's sign is arbitrary and eigensolvers choose it differently on
+    different machines; fixing it makes the start configuration, and so the fit, the same.
+    """
+    if coords.size == 0:
+        return np.ones(coords.shape[1])
+    largest = coords[np.argmax(np.abs(coords), axis=0), np.arange(coords.shape[1])]
+    return np.where(largest < 0.0, -1.0, 1.0)
+
+
 def _row_blocks(n: int) -> Iterator[slice]:
     """Slices of rows of an n×n matrix, each about ``_START_BLOCK_ENTRIES`` entries."""
     step = max(1, _START_BLOCK_ENTRIES // max(n, 1))
@@ -263,12 +276,15 @@ def _row_blocks(n: int) -> Iterator[slice]:
 def _blocked_product(
     matrix: NDArray[np.float64], vectors: NDArray[np.float64], check: CancelCheck | None
 ) -> NDArray[np.float64]:
-    """``matrix @ vectors`` by blocks of rows, calling ``check`` before each block."""
-    if check is None:
-        return matrix @ vectors
+    """``matrix @ vectors`` by blocks of rows, calling ``check`` (if given) before each block.
+
+    The blocks are the same with or without ``check``: some BLAS kernels round a row
+    block differently from the whole product, and a fit must not depend on whether it
+    can be cancelled.
+    """
     out = np.empty((matrix.shape[0], vectors.shape[1]))
     for rows in _row_blocks(matrix.shape[0]):
-        check()
+        _call(check)
         np.matmul(matrix[rows], vectors, out=out[rows])
     return out
 
