@@ -62,7 +62,7 @@ def test_too_large_fit_is_refused_before_any_work(available):
     events = []
     angles = np.random.default_rng(0).uniform(-np.pi, np.pi, size=(40_000, 3))
     with pytest.raises(InsufficientMemoryError) as raised:
-        ScaledTorusPCA(random_state=0).fit(angles, callback=events.append)
+        ScaledTorusPCA(random_state=0, n_landmarks="exact").fit(angles, callback=events.append)
     message = str(raised.value)
     assert "n = 40,000" in message and "12.0 GiB" in message and "4.0 GiB" in message
     assert "subsample of at most 20,488 samples" in message  # 0.8 × 4 GiB
@@ -87,7 +87,7 @@ def test_bootstrap_counts_only_when_the_test_may_run(available):
     available(int(1.0 * GIB))
     angles = np.random.default_rng(0).uniform(-np.pi, np.pi, size=(3_000, 20))
     with pytest.raises(InsufficientMemoryError):
-        ScaledTorusPCA(pns_mode="seq.test").fit(angles)
+        ScaledTorusPCA(pns_mode="seq.test", n_landmarks="exact").fit(angles)
     check_fit_memory(3_000, 20, n_bootstrap=0)  # "small" mode: no bootstrap, fits
 
 

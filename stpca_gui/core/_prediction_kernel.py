@@ -22,6 +22,11 @@ from ._torus_kernel import torus_distance_rows, wrap_angle
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3
 _LAMBDA_MAX = 1e12
+#: sin² θ below which a partner is treated as coincident (no gradient direction).
+_MIN_SIN2 = 1e-24
+#: A Newton step shorter than this (radians) ends the interpolation of a point: the
+#: convergence is quadratic, so the next step would be far below rounding of the stress.
+_STEP_TOL = 1e-9
 
 
 @numba.njit(cache=True, nogil=True)
@@ -212,13 +217,74 @@ def predict_torus_chain(
 
 
 @numba.njit(cache=True, nogil=True)
-def _sphere_stress(y: NDArray, embedding: NDArray, radius: float, targets: NDArray) -> float:
-    n = embedding.shape[0]
+def _sphere_model(
+    y: NDArray, embedding: NDArray, radius: float, targets: NDArray, grad: NDArray,
+    outer: NDArray, u: NDArray,
+) -> tuple[float, float, float]:
+    """Stress of the unit vector ``y`` and its Newton model, in one pass over the partners.
+
+    With g_i the unit tangent at y pointing away from ŷ_i (the gradient of θ_i) and
+    res_i = r θ_i − t_i, fills ``grad`` = Σ res_i r g_i and ``outer`` = Σ (r² − c_i) g_i g_iᵀ
+    (lower triangle), c_i = res_i r cot θ_i, and returns (mean stress, Σ c_i, Σ r²). The
+    Riemannian Hessian of ½ Σ res_i² on the sphere is then ``outer`` + (Σ c_i) I on the
+    tangent space: the Gauss–Newton term plus the curvature of the geodesic distance,
+    cot θ (I − g gᵀ), which makes the solver converge quadratically even where the
+    residuals are large.
+    """
+    n, p = embedding.shape
+    for k in range(p):
+        grad[k] = 0.0
+        for m in range(k + 1):
+            outer[k, m] = 0.0
     total = 0.0
+    curvature = 0.0
+    gauss_newton = 0.0
+    r2 = radius * radius
     for i in range(n):
-        res = targets[i] - radius * _sphere_angle(y, embedding[i])
+        yi = embedding[i]
+        cos_t = 0.0
+        for k in range(p):
+            cos_t += y[k] * yi[k]
+        sin2 = 0.0
+        for k in range(p):
+            u[k] = yi[k] - cos_t * y[k]
+            sin2 += u[k] * u[k]
+        sin_t = math.sqrt(sin2)
+        # θ from the sine and cosine already at hand (atan2 is accurate at both ends).
+        if cos_t >= 0.0:
+            theta = atan2_nonneg(sin_t, cos_t)
+        else:
+            theta = math.pi - atan2_nonneg(sin_t, -cos_t)
+        res = radius * theta - targets[i]
         total += res * res
-    return total / n
+        if sin2 <= _MIN_SIN2:
+            continue  # at θ = 0 or π the distance has no gradient
+        c = res * radius * cos_t / sin_t
+        if c < -r2:
+            c = -r2  # the curvature of a nearly coincident partner is not trusted
+        curvature += c
+        gauss_newton += r2
+        gscale = -radius * res / sin_t  # res · r · g_i, g_i = -u / sin θ
+        w = (r2 - c) / sin2
+        for k in range(p):
+            grad[k] += gscale * u[k]
+            wk = w * u[k]
+            for m in range(k + 1):
+                outer[k, m] += wk * u[m]
+    return total / n, curvature, gauss_newton
+
+
+@numba.njit(cache=True, nogil=True)
+def _tangent_basis(y: NDArray) -> NDArray:
+    """Columns orthonormal to the unit vector ``y`` (a Householder completion)."""
+    p = y.shape[0]
+    basis = np.eye(p)
+    v = y.copy()
+    v[0] -= 1.0 if y[0] < 0 else -1.0
+    vv = np.sum(v * v)
+    if vv > 0.0:
+        basis = basis - 2.0 * np.outer(v, v) / vv
+    return np.ascontiguousarray(basis[:, 1:])
 
 
 @numba.njit(cache=True, nogil=True)
@@ -226,67 +292,61 @@ def _interpolate_one(
     embedding: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
     tol: float,
 ) -> tuple[NDArray, float]:
-    # Gauss–Newton in an orthonormal basis of the tangent space at the current point,
-    # followed by the retraction y <- (y + step) / |y + step|.
+    # Damped Newton in an orthonormal basis of the tangent space at the current point,
+    # followed by the retraction y <- (y + step) / |y + step| (second order, so Newton's
+    # quadratic convergence is kept). A trial point's model is computed in the same pass
+    # as its stress and reused when the step is accepted.
     n, p = embedding.shape
     y = start / math.sqrt(np.sum(start * start))
-    value = _sphere_stress(y, embedding, radius, targets)
+    grad = np.empty(p)
+    outer = np.empty((p, p))
+    u = np.empty(p)
+    trial_grad = np.empty(p)
+    trial_outer = np.empty((p, p))
+    value, curvature, gauss_newton = _sphere_model(y, embedding, radius, targets, grad,
+                                                   outer, u)
     lam = _LAMBDA_START
     for _ in range(max_iter):
-        # Tangent basis: complete y to an orthonormal basis with a Householder reflection.
-        basis = np.eye(p)
-        v = y.copy()
-        v[0] -= 1.0 if y[0] < 0 else -1.0
-        vv = np.sum(v * v)
-        if vv > 0.0:
-            basis = basis - 2.0 * np.outer(v, v) / vv
-        tangent = np.ascontiguousarray(basis[:, 1:])  # columns orthogonal to y
-        # Accumulate the Gauss–Newton model in ambient coordinates, then restrict it.
-        grad_amb = np.zeros(p)
-        hess_amb = np.zeros((p, p))
-        u = np.empty(p)
-        trial = y
-        trial_value = value
-        for i in range(n):
-            yi = embedding[i]
-            cos_t = 0.0
-            for k in range(p):
-                cos_t += y[k] * yi[k]
-            sin2 = 0.0
-            for k in range(p):
-                u[k] = yi[k] - cos_t * y[k]
-                sin2 += u[k] * u[k]
-            if sin2 == 0.0:
-                continue
-            scale = -radius / math.sqrt(sin2)  # ∂(rθ)/∂y = -r u / sin θ
-            res = radius * _sphere_angle(y, yi) - targets[i]
-            for k in range(p):
-                jk = scale * u[k]
-                grad_amb[k] += res * jk
-                for m in range(k + 1):
-                    hess_amb[k, m] += jk * scale * u[m]
         for k in range(p):
             for m in range(k):
-                hess_amb[m, k] = hess_amb[k, m]
-        grad = np.ascontiguousarray(tangent.T) @ grad_amb
-        hess = np.ascontiguousarray(tangent.T) @ hess_amb @ np.ascontiguousarray(tangent)
+                outer[m, k] = outer[k, m]
+        tangent = _tangent_basis(y)
+        tangent_t = np.ascontiguousarray(tangent.T)
+        g = tangent_t @ grad
+        hess = tangent_t @ outer @ tangent
+        for k in range(p - 1):
+            hess[k, k] += curvature
+        scale = gauss_newton / (p - 1) + 1e-300
         improved = False
+        trial = y
+        trial_value = value
+        trial_curvature = curvature
+        trial_gn = gauss_newton
         while lam < _LAMBDA_MAX:
-            step = _solve_damped(hess, grad, lam)
-            trial = y + tangent @ step
-            trial /= math.sqrt(np.sum(trial * trial))
-            trial_value = _sphere_stress(trial, embedding, radius, targets)
-            if trial_value < value:
-                improved = True
-                break
+            system = hess.copy()
+            for k in range(p - 1):
+                system[k, k] += lam * scale
+            step = -np.linalg.solve(system, g)
+            if np.sum(step * g) < 0.0:  # a descent direction (the Hessian may be indefinite)
+                trial = y + tangent @ step
+                trial /= math.sqrt(np.sum(trial * trial))
+                trial_value, trial_curvature, trial_gn = _sphere_model(
+                    trial, embedding, radius, targets, trial_grad, trial_outer, u)
+                if trial_value < value:
+                    improved = True
+                    break
             lam *= 10.0
         if not improved:
             break
         decrease = value - trial_value
         y = trial
         value = trial_value
+        curvature = trial_curvature
+        gauss_newton = trial_gn
+        grad[:] = trial_grad
+        outer[:, :] = trial_outer
         lam = max(lam * 0.1, 1e-9)
-        if decrease <= tol * max(value, 1e-300):
+        if decrease <= tol * max(value, 1e-300) or np.sum(step * step) <= _STEP_TOL**2:
             break
     return y, value
 

@@ -315,14 +315,14 @@ class ScaledTorusPCA(Estimator):
         else:
             torus_var = np.full(d, np.nan)
 
-        start = time.perf_counter()
         if landmark_indices is None:
             all_pairs_stress = smds.stress_
         else:
+            start = time.perf_counter()
             all_pairs_stress = sampled_pair_stress(
                 angles, embedding, smds.radius_,
                 np.random.default_rng(int(landmark_seed) + 2))
-        timer.record("stress", start)
+            timer.record("stress", start)
 
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)

@@ -1,0 +1,176 @@
+"""Landmark ST-PCA: choosing landmarks, placing the others by T̂, and what the fit reports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stpca_gui.core import ScaledTorusPCA
+from stpca_gui.core import landmarks as lm
+from stpca_gui.core.demos import make_clusters
+from stpca_gui.core.progress import FitCancelled
+from stpca_gui.core.stpca import sampled_pair_stress
+from stpca_gui.core.torus import torus_distance, wrap_angles
+
+
+def _circular_agreement(a: np.ndarray, b: np.ndarray, scale_a: float, scale_b: float) -> float:
+    """Mean resultant length of the differences of two circle scores, up to reflection."""
+    phi_a, phi_b = a / scale_a, b / scale_b
+    return max(abs(np.mean(np.exp(1j * (phi_a - phi_b)))),
+               abs(np.mean(np.exp(1j * (phi_a + phi_b)))))
+
+
+@pytest.fixture(scope="module")
+def t4_clusters() -> np.ndarray:
+    means = [[-1.0, -2.0, 0.0, 1.0], [1.0, 1.0, -1.0, 2.5], [0.0, -1.0, 3.0, -2.0]]
+    return make_clusters(means, n_per_cluster=[300, 200, 100], sd=0.25, random_state=4).angles
+
+
+@pytest.fixture(scope="module")
+def exact_and_landmark(t4_clusters):
+    exact = ScaledTorusPCA(random_state=0, n_landmarks="exact").fit(t4_clusters)
+    landmark = ScaledTorusPCA(random_state=0, n_landmarks=150).fit(t4_clusters)
+    return exact, landmark
+
+
+# ------------------------------------------------------------------ how many, which
+
+
+@pytest.mark.parametrize(("asked", "n", "expected"), [
+    ("auto", lm.AUTO_EXACT_MAX_N, None),
+    ("auto", lm.AUTO_EXACT_MAX_N + 1, lm.AUTO_LANDMARKS),
+    ("exact", 10**6, None),
+    (None, 10**6, None),
+    (500, 10**6, 500),
+    (500, 500, None),  # as many landmarks as samples is the exact fit
+])
+def test_number_of_landmarks(asked, n, expected):
+    assert lm.resolve_n_landmarks(asked, n) == expected
+
+
+@pytest.mark.parametrize("method", list(lm.LANDMARK_METHODS))
+def test_landmarks_are_distinct_sorted_and_reproducible(t4_clusters, method):
+    first = lm.choose_landmarks(t4_clusters, 80, np.random.default_rng(1), method)
+    again = lm.choose_landmarks(t4_clusters, 80, np.random.default_rng(1), method)
+    other = lm.choose_landmarks(t4_clusters, 80, np.random.default_rng(2), method)
+    assert first.shape == (80,) and np.unique(first).size == 80
+    assert np.all(np.diff(first) > 0)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+def test_farthest_points_reach_an_isolated_group():
+    # 995 points in one tight cluster and 5 far away: random landmarks almost surely miss
+    # the five, farthest-point seeding cannot.
+    rng = np.random.default_rng(0)
+    angles = np.vstack([rng.normal(0.0, 0.05, (995, 2)), rng.normal(3.0, 0.05, (5, 2))])
+    far = np.arange(995, 1000)
+    for method in ("maxmin", "mixed"):
+        chosen = lm.choose_landmarks(angles, 20, np.random.default_rng(0), method)
+        assert np.intersect1d(chosen, far).size >= 1, method
+    maxmin = lm.choose_landmarks(angles, 20, np.random.default_rng(0), "maxmin")
+    nearest = np.min(torus_distance(angles[:, None, :], angles[maxmin][None, :, :]), axis=1)
+    random = lm.choose_landmarks(angles, 20, np.random.default_rng(0), "random")
+    nearest_random = np.min(torus_distance(angles[:, None, :], angles[random][None, :, :]),
+                            axis=1)
+    assert nearest.max() < nearest_random.max()  # maxmin covers better
+
+
+def test_repeated_points_still_give_distinct_landmarks():
+    angles = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0], [2.0, -1.0]]), 100, axis=0)
+    chosen = lm.choose_landmarks(angles, 10, np.random.default_rng(0), "maxmin")
+    assert np.unique(chosen).size == 10
+
+
+def test_bad_landmark_requests_name_the_problem(t4_clusters):
+    with pytest.raises(ValueError, match="between 1 and n = 600"):
+        lm.choose_landmarks(t4_clusters, 601, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="unknown landmark method"):
+        lm.choose_landmarks(t4_clusters, 10, np.random.default_rng(0), "kmeans")
+    with pytest.raises(ValueError, match="n_landmarks"):
+        ScaledTorusPCA(n_landmarks=10).fit(t4_clusters)  # below MIN_LANDMARKS
+
+
+# ------------------------------------------------------------------ the fit
+
+
+def test_landmark_fit_reports_what_it_did(exact_and_landmark, t4_clusters):
+    exact, landmark = exact_and_landmark
+    n = len(t4_clusters)
+    assert exact.landmark_indices_ is None and exact.n_landmarks_ == n
+    assert exact.all_pairs_stress_ == exact.stress_
+    indices = landmark.landmark_indices_
+    assert landmark.n_landmarks_ == 150 and indices.shape == (150,)
+    # The landmarks keep their SMDS configuration; every point lies on the unit sphere.
+    np.testing.assert_array_equal(landmark.embedding_[indices], landmark.smds_.embedding_)
+    np.testing.assert_allclose(np.linalg.norm(landmark.embedding_, axis=1), 1.0, atol=1e-12)
+    assert landmark.interpolation_stress_.shape == (n,)
+    assert np.all(landmark.interpolation_stress_[indices] == 0.0)
+    assert landmark.scores_.shape == exact.scores_.shape
+    assert {"landmarks", "interpolation", "stress"} <= set(landmark.timings_)
+
+
+def test_landmark_fit_agrees_with_the_exact_fit(exact_and_landmark):
+    exact, landmark = exact_and_landmark
+    agreement = _circular_agreement(exact.scores_[:, 0], landmark.scores_[:, 0],
+                                    exact.pns_.circle_radius_, landmark.pns_.circle_radius_)
+    assert agreement >= 0.99
+    assert abs(landmark.explained_variance_ratio_[0]
+               - exact.explained_variance_ratio_[0]) <= 0.02
+    assert landmark.all_pairs_stress_ <= 1.10 * exact.stress_
+    # Fitted to fewer pairs, the landmark configuration is no better on all pairs.
+    assert landmark.all_pairs_stress_ >= exact.stress_ * (1 - 1e-9)
+
+
+def test_all_pairs_stress_is_the_smds_stress():
+    # With few samples every pair is used: the value must equal the SMDS stress exactly.
+    angles = np.random.default_rng(1).uniform(-np.pi, np.pi, (80, 3))
+    model = ScaledTorusPCA(random_state=0, n_landmarks="exact",
+                           torus_variance=False).fit(angles)
+    value = sampled_pair_stress(angles, model.embedding_, model.radius_,
+                                np.random.default_rng(0))
+    assert value == pytest.approx(model.stress_, rel=1e-10)
+    # Sampled pairs estimate it (80 samples, 3,160 pairs; 2,000 sampled).
+    estimate = sampled_pair_stress(angles, model.embedding_, model.radius_,
+                                   np.random.default_rng(0), n_pairs=2_000)
+    assert estimate == pytest.approx(model.stress_, rel=0.1)
+
+
+def test_landmark_fit_is_invariant_to_rotations_of_the_torus(t4_clusters):
+    shift = np.array([0.7, -2.0, 1.1, 3.0])
+    base = ScaledTorusPCA(random_state=0, n_landmarks=100, torus_variance=False)
+    fitted = base.fit(t4_clusters)
+    moved = ScaledTorusPCA(**base.get_params()).fit(wrap_angles(t4_clusters + shift))
+    np.testing.assert_array_equal(fitted.landmark_indices_, moved.landmark_indices_)
+    agreement = _circular_agreement(fitted.scores_[:, 0], moved.scores_[:, 0],
+                                    fitted.pns_.circle_radius_, moved.pns_.circle_radius_)
+    assert agreement >= 0.999
+
+
+def test_placing_points_can_be_cancelled(t4_clusters):
+    stages = []
+
+    def callback(event):
+        stages.append(event.stage)
+        return event.stage == "interpolation"
+
+    model = ScaledTorusPCA(random_state=0, n_landmarks=100)
+    with pytest.raises(FitCancelled):
+        model.fit(t4_clusters, callback=callback)
+    assert stages[0] == "landmarks" and stages[-1] == "interpolation"
+    assert not hasattr(model, "scores_")
+
+
+def test_interpolated_points_are_local_minima_of_the_stress(exact_and_landmark, t4_clusters):
+    _, model = exact_and_landmark
+    match = model.match_
+    queries = t4_clusters[:25]
+    units, stress = match.interpolate(queries)
+    targets = torus_distance(queries[:, None, :], match.angles[None, :, :])
+    rng = np.random.default_rng(3)
+    for q in range(len(queries)):
+        for _ in range(5):
+            moved = units[q] + 1e-4 * rng.standard_normal(units.shape[1])
+            moved /= np.linalg.norm(moved)
+            theta = np.arccos(np.clip(match.embedding @ moved, -1.0, 1.0))
+            assert np.mean((targets[q] - match.radius * theta) ** 2) >= stress[q] - 1e-13
