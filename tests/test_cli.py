@@ -175,6 +175,10 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA"):
         assert f"| {method} |" in report
     assert "Uniformity tests" in report
+    landmark_rows = [line.split("|")[1:-1] for line in report.splitlines()
+                     if line.startswith(("| mixed |", "| maxmin |", "| random |"))]
+    assert len(landmark_rows) == 3 and "Landmark fits (m = 250)" in report
+    assert all(float(row[1]) >= 0.99 for row in landmark_rows)  # PNS1 agreement
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
 
