@@ -28,6 +28,14 @@ DEFAULT_MAX_ITER = 200
 DEFAULT_TOL = 1e-12
 #: Parallel chunks per thread when predicting many queries (evens out uneven queries).
 _CHUNKS_PER_THREAD = 4
+#: Query × sample entries of one block of nearest-sample searches (32 MB of float64).
+_BLOCK_ENTRIES = 1 << 22
+
+
+def _query_blocks(n_queries: int, n_samples: int) -> list[slice]:
+    """Slices of queries whose distances to all samples fit in one block."""
+    step = max(1, _BLOCK_ENTRIES // max(n_samples, 1))
+    return [slice(begin, min(n_queries, begin + step)) for begin in range(0, n_queries, step)]
 
 
 @dataclass(frozen=True)
@@ -97,7 +105,10 @@ class SMDSMatch:
         units = self._unit_queries(sphere_points)
         d = self.angles.shape[1]
         if start is None:
-            starts = self.angles[self.nearest_sample_by_sphere(units)]
+            starts = np.concatenate([
+                self.angles[self.nearest_sample_by_sphere(units[rows])]
+                for rows in _query_blocks(units.shape[0], self.angles.shape[0])
+            ]) if units.shape[0] else np.empty((0, d))
         else:
             starts = np.broadcast_to(wrap_angles(as_float_matrix(
                 np.atleast_2d(start), what="start angles")), (units.shape[0], d))
@@ -132,7 +143,14 @@ class SMDSMatch:
                 f"torus points must have {self.angles.shape[1]} angles, got {points.shape[1]}"
             )
         points = np.ascontiguousarray(wrap_angles(points))
-        nearest = np.argmin(torus_cdist(points, self.angles), axis=1)
-        starts = np.ascontiguousarray(self.embedding[nearest])
-        return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
-                                         starts, int(max_iter), float(tol))
+        units = np.empty((points.shape[0], self.embedding.shape[1]))
+        stress = np.empty(points.shape[0])
+        # In blocks, so that the query × sample distances stay small whatever the number
+        # of queries (a block of 4096 against 6000 samples is 200 MB).
+        for rows in _query_blocks(points.shape[0], self.angles.shape[0]):
+            nearest = np.argmin(torus_cdist(points[rows], self.angles), axis=1)
+            starts = np.ascontiguousarray(self.embedding[nearest])
+            units[rows], stress[rows] = kernel.interpolate_sphere(
+                points[rows], self.angles, self.embedding, self.radius, starts,
+                int(max_iter), float(tol))
+        return units, stress
