@@ -21,13 +21,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._smds_kernel import atan2_nonneg
-from ._torus_kernel import torus_distance_rows, wrap_angle
+from ._torus_kernel import wrap_angle
 
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3
 _LAMBDA_MAX = 1e12
+#: Floating-point freedoms that let the compiler vectorise the passes over the partners
+#: (reassociated sums); results stay deterministic for a given machine.
+_VECTOR_MATH = {"contract", "arcp", "reassoc"}
 #: sin² θ below which a partner is treated as coincident (no gradient direction).
 _MIN_SIN2 = 1e-24
+_MIN_SIN = 1e-12
 #: A Newton step shorter than this (radians) ends the interpolation of a point: the
 #: convergence is quadratic, so the next step would be far below rounding of the stress.
 _STEP_TOL = 1e-9
@@ -220,62 +224,69 @@ def predict_torus_chain(
     return out, stress
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath=_VECTOR_MATH)
 def _sphere_model(
-    y: NDArray, embedding: NDArray, radius: float, targets: NDArray, grad: NDArray,
-    outer: NDArray, u: NDArray,
+    y: NDArray, embedding_t: NDArray, radius: float, targets: NDArray, grad: NDArray,
+    outer: NDArray, cosine: NDArray, scale: NDArray, weight: NDArray,
 ) -> tuple[float, float, float]:
-    """Stress of the unit vector ``y`` and its Newton model, in one pass over the partners.
+    """Stress of the unit vector ``y`` and its Newton model, in a few passes over the
+    partners, each a plain loop over a contiguous array that the compiler vectorises.
 
-    With g_i the unit tangent at y pointing away from ŷ_i (the gradient of θ_i) and
-    res_i = r θ_i − t_i, fills ``grad`` = Σ res_i r g_i and ``outer`` = Σ (r² − c_i) g_i g_iᵀ
-    (lower triangle), c_i = res_i r cot θ_i, and returns (mean stress, Σ c_i, Σ r²). The
-    Riemannian Hessian of ½ Σ res_i² on the sphere is then ``outer`` + (Σ c_i) I on the
-    tangent space: the Gauss–Newton term plus the curvature of the geodesic distance,
-    cot θ (I − g gᵀ), which makes the solver converge quadratically even where the
-    residuals are large.
+    ``embedding_t`` holds the partners ŷ_i as columns (p, m). With θ_i the angle between
+    y and ŷ_i, g_i the unit tangent at y pointing away from ŷ_i (the gradient of θ_i),
+    res_i = r θ_i − t_i and c_i = res_i r cot θ_i, fills ``grad`` with E s and ``outer``
+    with E diag(w) Eᵀ (E = ``embedding_t``, s_i = −r res_i / sin θ_i,
+    w_i = (r² − c_i) / sin² θ_i) and returns (mean stress, Σ c_i, Σ r²). Restricted to
+    the tangent space at y (which removes the y-components of ŷ_i − cos θ_i y), these are
+    the gradient Σ res_i r g_i and the Gauss–Newton term Σ (r² − c_i) g_i g_iᵀ; the
+    Riemannian Hessian of ½ Σ res_i² adds (Σ c_i) I, the curvature of the geodesic
+    distance, cot θ (I − g gᵀ), which makes Newton's method converge quadratically even
+    where the residuals are large.
+
+    ``cosine``, ``scale`` and ``weight`` are work arrays of length m. θ comes from
+    cos θ = y·ŷ_i and sin θ = √(1 − cos² θ), accurate to 1e-16 / θ (1e-12 at θ = 1e-4);
+    partners closer than that have no trustworthy direction and no gradient.
     """
-    n, p = embedding.shape
+    p, m = embedding_t.shape
+    for i in range(m):
+        cosine[i] = 0.0
     for k in range(p):
-        grad[k] = 0.0
-        for m in range(k + 1):
-            outer[k, m] = 0.0
+        yk = y[k]
+        row = embedding_t[k]
+        for i in range(m):
+            cosine[i] += yk * row[i]
+    r2 = radius * radius
     total = 0.0
     curvature = 0.0
     gauss_newton = 0.0
-    r2 = radius * radius
-    for i in range(n):
-        yi = embedding[i]
-        cos_t = 0.0
-        for k in range(p):
-            cos_t += y[k] * yi[k]
-        sin2 = 0.0
-        for k in range(p):
-            u[k] = yi[k] - cos_t * y[k]
-            sin2 += u[k] * u[k]
+    for i in range(m):
+        c = min(max(cosine[i], -1.0), 1.0)
+        sin2 = max(1.0 - c * c, 0.0)
         sin_t = math.sqrt(sin2)
-        # θ from the sine and cosine already at hand (atan2 is accurate at both ends).
-        if cos_t >= 0.0:
-            theta = atan2_nonneg(sin_t, cos_t)
-        else:
-            theta = math.pi - atan2_nonneg(sin_t, -cos_t)
+        angle = atan2_nonneg(sin_t, abs(c))
+        theta = math.pi - angle if c < 0.0 else angle
         res = radius * theta - targets[i]
         total += res * res
-        if sin2 <= _MIN_SIN2:
-            continue  # at θ = 0 or π the distance has no gradient
-        c = res * radius * cos_t / sin_t
-        if c < -r2:
-            c = -r2  # the curvature of a nearly coincident partner is not trusted
-        curvature += c
-        gauss_newton += r2
-        gscale = -radius * res / sin_t  # res · r · g_i, g_i = -u / sin θ
-        w = (r2 - c) / sin2
-        for k in range(p):
-            grad[k] += gscale * u[k]
-            wk = w * u[k]
-            for m in range(k + 1):
-                outer[k, m] += wk * u[m]
-    return total / n, curvature, gauss_newton
+        valid = 1.0 if sin2 > _MIN_SIN2 else 0.0
+        inv_sin = valid / max(sin_t, _MIN_SIN)
+        curv = valid * max(res * radius * c * inv_sin, -r2)  # coincident partners: capped
+        curvature += curv
+        gauss_newton += valid * r2
+        scale[i] = -radius * res * inv_sin
+        weight[i] = (r2 - curv) * inv_sin * inv_sin
+    for k in range(p):
+        row = embedding_t[k]
+        acc = 0.0
+        for i in range(m):
+            acc += scale[i] * row[i]
+        grad[k] = acc
+        for j in range(k + 1):
+            other = embedding_t[j]
+            acc = 0.0
+            for i in range(m):
+                acc += weight[i] * row[i] * other[i]
+            outer[k, j] = acc
+    return total / m, curvature, gauss_newton
 
 
 @numba.njit(cache=True, nogil=True)
@@ -293,22 +304,25 @@ def _tangent_basis(y: NDArray) -> NDArray:
 
 @numba.njit(cache=True, nogil=True)
 def _interpolate_one(
-    embedding: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
+    embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
     tol: float,
 ) -> tuple[NDArray, float]:
     # Damped Newton in an orthonormal basis of the tangent space at the current point,
     # followed by the retraction y <- (y + step) / |y + step| (second order, so Newton's
     # quadratic convergence is kept). A trial point's model is computed in the same pass
     # as its stress and reused when the step is accepted.
-    p = embedding.shape[1]
+    p, m = embedding_t.shape
     y = start / math.sqrt(np.sum(start * start))
     grad = np.empty(p)
     outer = np.empty((p, p))
-    u = np.empty(p)
+    cosine = np.empty(m)
+    scale = np.empty(m)
+    weight = np.empty(m)
     trial_grad = np.empty(p)
     trial_outer = np.empty((p, p))
-    value, curvature, gauss_newton = _sphere_model(y, embedding, radius, targets, grad,
-                                                   outer, u)
+    value, curvature, gauss_newton = _sphere_model(y, embedding_t, radius, targets, grad,
+                                                   outer, cosine, scale,
+                                                   weight)
     lam = _LAMBDA_START
     for _ in range(max_iter):
         for k in range(p):
@@ -320,7 +334,7 @@ def _interpolate_one(
         hess = tangent_t @ outer @ tangent
         for k in range(p - 1):
             hess[k, k] += curvature
-        scale = gauss_newton / (p - 1) + 1e-300
+        damping = gauss_newton / (p - 1) + 1e-300
         improved = False
         trial = y
         trial_value = value
@@ -329,13 +343,14 @@ def _interpolate_one(
         while lam < _LAMBDA_MAX:
             system = hess.copy()
             for k in range(p - 1):
-                system[k, k] += lam * scale
+                system[k, k] += lam * damping
             step = -np.linalg.solve(system, g)
             if np.sum(step * g) < 0.0:  # a descent direction (the Hessian may be indefinite)
                 trial = y + tangent @ step
                 trial /= math.sqrt(np.sum(trial * trial))
                 trial_value, trial_curvature, trial_gn = _sphere_model(
-                    trial, embedding, radius, targets, trial_grad, trial_outer, u)
+                    trial, embedding_t, radius, targets, trial_grad, trial_outer, cosine, scale,
+                                                   weight)
                 if trial_value < value:
                     improved = True
                     break
@@ -355,6 +370,23 @@ def _interpolate_one(
     return y, value
 
 
+@numba.njit(cache=True, nogil=True, fastmath=_VECTOR_MATH)
+def _torus_targets(query: NDArray, angles_t: NDArray, out: NDArray) -> None:
+    """Torus distances from one wrapped point to every column of ``angles_t`` (d, n)."""
+    d, n = angles_t.shape
+    for i in range(n):
+        out[i] = 0.0
+    for k in range(d):
+        a = query[k]
+        row = angles_t[k]
+        for i in range(n):
+            diff = abs(a - row[i])
+            diff = min(diff, _TWO_PI - diff)
+            out[i] += diff * diff
+    for i in range(n):
+        out[i] = math.sqrt(out[i])
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def interpolate_sphere(
     queries: NDArray,
@@ -369,13 +401,15 @@ def interpolate_sphere(
     m = queries.shape[0]
     n = angles.shape[0]
     p = embedding.shape[1]
+    # Partners as columns: every pass over them is then a loop over contiguous memory.
+    angles_t = np.ascontiguousarray(angles.T)
+    embedding_t = np.ascontiguousarray(embedding.T)
     out = np.empty((m, p))
     stress = np.empty(m)
     for q in numba.prange(m):
         targets = np.empty(n)
-        for i in range(n):
-            targets[i] = torus_distance_rows(queries, q, angles, i)
-        y, value = _interpolate_one(embedding, radius, targets, starts[q], max_iter, tol)
+        _torus_targets(queries[q], angles_t, targets)
+        y, value = _interpolate_one(embedding_t, radius, targets, starts[q], max_iter, tol)
         out[q] = y
         stress[q] = value
     return out, stress

@@ -43,7 +43,7 @@ LANDMARK_METHODS: dict[str, str] = {
 #: series of the paper, n = 5371, stays exact: about 6 s on two cores).
 AUTO_EXACT_MAX_N = 6000
 #: Landmarks of an ``"auto"`` fit past :data:`AUTO_EXACT_MAX_N` samples.
-AUTO_LANDMARKS = 1500
+AUTO_LANDMARKS = 1000
 #: Fewest landmarks a fit may ask for.
 MIN_LANDMARKS = 50
 #: Share of farthest-point landmarks in the ``"mixed"`` rule.
