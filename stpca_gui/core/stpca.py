@@ -195,7 +195,7 @@ class ScaledTorusPCA(Estimator):
         label="Landmarks", cli_flag="--landmarks")
     landmark_method: str = parameter(
         "mixed", Options(tuple(LANDMARK_METHODS), labels=tuple(LANDMARK_METHODS.values())),
-        doc="How landmarks are chosen: \"mixed\" takes a quarter by farthest-point seeding "
+        doc="How landmarks are chosen: \"mixed\" takes 5 % by farthest-point seeding "
             "on the torus distance (coverage) and the rest at random (density); \"maxmin\" "
             "and \"random\" use one rule only.",
         label="Landmark rule", advanced=True)
