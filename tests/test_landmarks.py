@@ -174,3 +174,12 @@ def test_interpolated_points_are_local_minima_of_the_stress(exact_and_landmark, 
             moved /= np.linalg.norm(moved)
             theta = np.arccos(np.clip(match.embedding @ moved, -1.0, 1.0))
             assert np.mean((targets[q] - match.radius * theta) ** 2) >= stress[q] - 1e-13
+
+
+def test_transform_of_placed_samples_gives_their_scores(exact_and_landmark, t4_clusters):
+    # A placed sample and the same point given to transform go through the same T̂
+    # against the same landmarks: the scores must be the fit's.
+    _, model = exact_and_landmark
+    placed = np.setdiff1d(np.arange(len(t4_clusters)), model.landmark_indices_)[::7]
+    np.testing.assert_allclose(model.transform(t4_clusters[placed]), model.scores_[placed],
+                               rtol=0, atol=1e-12)
