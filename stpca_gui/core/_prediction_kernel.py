@@ -321,8 +321,7 @@ def _interpolate_one(
     trial_grad = np.empty(p)
     trial_outer = np.empty((p, p))
     value, curvature, gauss_newton = _sphere_model(y, embedding_t, radius, targets, grad,
-                                                   outer, cosine, scale,
-                                                   weight)
+                                                   outer, cosine, scale, weight)
     lam = _LAMBDA_START
     for _ in range(max_iter):
         for k in range(p):
@@ -349,8 +348,8 @@ def _interpolate_one(
                 trial = y + tangent @ step
                 trial /= math.sqrt(np.sum(trial * trial))
                 trial_value, trial_curvature, trial_gn = _sphere_model(
-                    trial, embedding_t, radius, targets, trial_grad, trial_outer, cosine, scale,
-                                                   weight)
+                    trial, embedding_t, radius, targets, trial_grad, trial_outer, cosine,
+                    scale, weight)
                 if trial_value < value:
                     improved = True
                     break
