@@ -37,6 +37,8 @@ from .model import FitParameters
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: How long ``stpca transform --scheduler`` tries to reach the scheduler.
+SCHEDULER_TIMEOUT = "20s"
 
 
 def _value_parser(spec: ParamSpec):
@@ -265,7 +267,7 @@ def _scores_on_cluster(address: str, model: ScaledTorusPCA, chunks: Iterator[Ang
                          "install stpca-gui[distributed] (uv sync --extra distributed)"
                          ) from None
     try:
-        client = Client(address, timeout="20s")
+        client = Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, ValueError) as exc:
         raise OSError(f"cannot reach the dask scheduler at {address}: {exc}") from None
     with client:
