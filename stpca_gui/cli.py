@@ -271,7 +271,7 @@ def _scores_on_cluster(address: str, model: ScaledTorusPCA, chunks: Iterator[Ang
     except (OSError, ValueError) as exc:
         raise OSError(f"cannot reach the dask scheduler at {address}: {exc}") from None
     with client:
-        in_flight = max(2, 2 * len(client.scheduler_info(n_workers=-1)["workers"]))
+        in_flight = max(2, 2 * sum(client.nthreads().values()))
         remote_model = client.scatter(model, broadcast=True)
         pending: list[tuple[AngleChunk, object]] = []
         for chunk in chunks:
@@ -279,14 +279,23 @@ def _scores_on_cluster(address: str, model: ScaledTorusPCA, chunks: Iterator[Ang
                                                  chunk.angles, pure=False)
                             if len(chunk.angles) else None))
             while len(pending) >= in_flight:
-                yield _collect(pending.pop(0))
+                yield _collect(address, *pending.pop(0))
         while pending:
-            yield _collect(pending.pop(0))
+            yield _collect(address, *pending.pop(0))
 
 
-def _collect(item: tuple[AngleChunk, object]) -> tuple[AngleChunk, np.ndarray]:
-    chunk, future = item
-    return chunk, chunk.angles if future is None else future.result()
+def _collect(address: str, chunk: AngleChunk, future) -> tuple[AngleChunk, np.ndarray]:
+    """The chunk and its scores, once the cluster has them."""
+    if future is None:
+        return chunk, chunk.angles
+    try:
+        return chunk, future.result()
+    except (ValueError, OSError):
+        raise
+    except Exception as exc:  # lost workers, cancelled tasks: the cluster's own errors
+        raise OSError(f"the dask cluster at {address} failed to score lines "
+                      f"{chunk.line_numbers[0]}-{chunk.line_numbers[-1]}: "
+                      f"{type(exc).__name__}: {exc}") from None
 
 
 def _run_transform(args: argparse.Namespace) -> int:

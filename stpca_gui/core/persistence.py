@@ -312,7 +312,7 @@ def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
     except ModelFileError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
-            ValueError, KeyError, TypeError) as exc:
+            ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
                              ) from None
     if not isinstance(model, ScaledTorusPCA):
