@@ -46,6 +46,7 @@ from .params import (
     inherit_parameter,
     parameter,
 )
+from .persistence import load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import CancelCheck, FitCancelled
@@ -397,8 +398,6 @@ class ScaledTorusPCA(Estimator):
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the fitted model to one versioned file (no pickled code); see
         :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md."""
-        from .persistence import save_model
-
         return save_model(self, path)
 
     @classmethod
@@ -407,8 +406,6 @@ class ScaledTorusPCA(Estimator):
 
         Raises :class:`~stpca_gui.core.persistence.ModelFileError` for a missing, damaged,
         foreign or newer-format file."""
-        from .persistence import load_model
-
         return load_model(path)
 
 
