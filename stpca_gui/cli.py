@@ -1,25 +1,44 @@
-"""Command line interface: ``stpca fit``, ``stpca demo`` and ``stpca demos``."""
+"""Command line interface: ``stpca fit``, ``transform``, ``demo``, ``demos`` and ``reproduce``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
-from .core import DEMO_NAMES, FitCancelled, ScaledTorusPCA, list_demos, make_demo
+from .core import (
+    DEMO_NAMES,
+    FitCancelled,
+    ScaledTorusPCA,
+    list_demos,
+    load_model,
+    make_demo,
+)
 from .core.params import ParamSpec
 from .core.summary import fit_summary
-from .io import RESULT_FILES, TableError, check_file_set, read_angle_table, write_results
+from .io import (
+    RESULT_FILES,
+    AngleChunk,
+    TableError,
+    check_file_set,
+    iter_angle_chunks,
+    read_angle_table,
+    write_results,
+    write_score_stream,
+)
+from .io.tables import CHUNK_ROWS
 from .model import FitParameters
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: How long ``stpca transform --scheduler`` tries to reach the scheduler.
+SCHEDULER_TIMEOUT = "20s"
 
 
 def _value_parser(spec: ParamSpec):
@@ -63,6 +82,19 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for scores.csv, embedding.csv, principal_curve.csv and "
                              "summary.json")
+    parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
+                        help="write the fitted model to this file (e.g. model.stpca), for "
+                             "`stpca transform`")
+
+
+def _add_table_options(parser: argparse.ArgumentParser) -> None:
+    """How the angles are read from a table (``fit`` and ``transform``)."""
+    parser.add_argument("--columns", default=None,
+                        help="comma-separated angle columns (default: all but --label)")
+    parser.add_argument("--label", default=None, help="a label column kept for reference")
+    parser.add_argument("--degrees", action="store_true", help="angles are in degrees")
+    parser.add_argument("--drop-invalid", action="store_true",
+                        help="skip rows with missing or non-numeric angles instead of failing")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -77,13 +109,25 @@ def _build_parser() -> argparse.ArgumentParser:
         "fit", help="run ST-PCA on a table of angles",
         description="Run ST-PCA on angle columns of a CSV/TSV/whitespace-separated file.")
     fit.add_argument("input", type=Path, help="input table (header row optional)")
-    fit.add_argument("--columns", default=None,
-                     help="comma-separated angle columns (default: all but --label)")
-    fit.add_argument("--label", default=None, help="a label column kept for reference")
-    fit.add_argument("--degrees", action="store_true", help="angles are in degrees")
-    fit.add_argument("--drop-invalid", action="store_true",
-                     help="skip rows with missing or non-numeric angles instead of failing")
+    _add_table_options(fit)
     _add_model_options(fit)
+
+    transform = commands.add_parser(
+        "transform", help="score new angles with a saved model (stpca fit --save-model)",
+        description="Score the rows of a table with a saved model: PNS scores through the "
+                    "interpolation map. The table is read in chunks, so its length is not "
+                    "limited by memory; scores.csv has the columns of `stpca fit`'s.")
+    transform.add_argument("model", type=Path, help="a model file written by --save-model")
+    transform.add_argument("input", type=Path, help="input table (header row optional)")
+    _add_table_options(transform)
+    transform.add_argument("--out", type=Path, required=True,
+                           help="the scores table to write (CSV)")
+    transform.add_argument("--chunk-rows", type=int, default=CHUNK_ROWS, metavar="N",
+                           help=f"rows read and scored at a time (default: {CHUNK_ROWS})")
+    transform.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                           help="score the chunks on a running dask scheduler, e.g. "
+                                "tcp://10.0.0.5:8786 (needs stpca-gui[distributed] here and "
+                                "stpca-gui on the workers)")
 
     demo = commands.add_parser(
         "demo", help="run ST-PCA on a built-in demo dataset and print a summary",
@@ -136,9 +180,14 @@ def _fit_and_report(
     if args.out is not None:
         # A bad output folder fails now, not after minutes of fitting.
         check_file_set(args.out, RESULT_FILES)
+    if args.save_model is not None:
+        _check_output_file(args.save_model)
     start = time.perf_counter()
     model.fit(angles)
     _print_summary(model, title, time.perf_counter() - start)
+    if args.save_model is not None:
+        args.save_model.parent.mkdir(parents=True, exist_ok=True)
+        print(f"wrote            {model.save(args.save_model)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
                                 **summary_extra)
@@ -146,14 +195,27 @@ def _fit_and_report(
     return EXIT_OK
 
 
+def _check_output_file(path: Path) -> None:
+    """Fail now, before long work, when ``path`` could not be written."""
+    check_file_set(path.parent, [path.name])
+
+
+def _columns(args: argparse.Namespace) -> list[str] | None:
+    return [c.strip() for c in args.columns.split(",")] if args.columns else None
+
+
+def _report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None:
+    for _, reason in dropped[:shown]:
+        print(f"skipped: {reason}", file=sys.stderr)
+    if len(dropped) > shown:
+        print(f"skipped {len(dropped) - shown} more rows", file=sys.stderr)
+
+
 def _run_fit(args: argparse.Namespace) -> int:
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
+    columns = _columns(args)
     table = read_angle_table(args.input, columns, degrees=args.degrees,
                              label_column=args.label, drop_invalid=args.drop_invalid)
-    for _, reason in table.dropped[:10]:
-        print(f"skipped: {reason}", file=sys.stderr)
-    if len(table.dropped) > 10:
-        print(f"skipped {len(table.dropped) - 10} more rows", file=sys.stderr)
+    _report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
               "degrees, pass --degrees", file=sys.stderr)
@@ -163,6 +225,118 @@ def _run_fit(args: argparse.Namespace) -> int:
         labels=table.labels,
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
+
+
+class _Progress:
+    """A one-line progress bar on stderr: rows done, share of the input file, rate."""
+
+    def __init__(self, total_bytes: int) -> None:
+        self.total_bytes = max(1, total_bytes)
+        self.start = time.perf_counter()
+        self.rows = 0
+
+    def update(self, rows: int, bytes_read: int) -> None:
+        self.rows += rows
+        fraction = min(1.0, bytes_read / self.total_bytes)
+        filled = round(30 * fraction)
+        rate = self.rows / max(time.perf_counter() - self.start, 1e-9)
+        print(f"\rscoring [{'#' * filled}{'.' * (30 - filled)}] {100 * fraction:3.0f}%  "
+              f"{self.rows:,} rows  {rate:,.0f} rows/s", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        print(file=sys.stderr)
+
+
+def _scores_here(model: ScaledTorusPCA, chunks: Iterator[AngleChunk]
+                 ) -> Iterator[tuple[AngleChunk, np.ndarray]]:
+    for chunk in chunks:
+        yield chunk, model.transform(chunk.angles) if len(chunk.angles) else chunk.angles
+
+
+def _scores_on_cluster(address: str, model: ScaledTorusPCA, chunks: Iterator[AngleChunk]
+                       ) -> Iterator[tuple[AngleChunk, np.ndarray]]:
+    """Scores of the chunks computed on the dask cluster at ``address``, in input order.
+
+    The model goes to the workers once; a bounded number of chunks is in flight, so the
+    input is still read as the scores come back, with a few chunks in memory.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("--scheduler needs dask.distributed, which is not installed: "
+                         "install stpca-gui[distributed] (uv sync --extra distributed)"
+                         ) from None
+    try:
+        client = Client(address, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, ValueError) as exc:
+        raise OSError(f"cannot reach the dask scheduler at {address}: {exc}") from None
+    with client:
+        in_flight = max(2, 2 * sum(client.nthreads().values()))
+        remote_model = client.scatter(model, broadcast=True)
+        pending: list[tuple[AngleChunk, object]] = []
+        for chunk in chunks:
+            pending.append((chunk, client.submit(ScaledTorusPCA.transform, remote_model,
+                                                 chunk.angles, pure=False)
+                            if len(chunk.angles) else None))
+            while len(pending) >= in_flight:
+                yield _collect(address, *pending.pop(0))
+        while pending:
+            yield _collect(address, *pending.pop(0))
+
+
+def _collect(address: str, chunk: AngleChunk, future) -> tuple[AngleChunk, np.ndarray]:
+    """The chunk and its scores, once the cluster has them."""
+    if future is None:
+        return chunk, chunk.angles
+    try:
+        return chunk, future.result()
+    except (ValueError, OSError):
+        raise
+    except Exception as exc:  # lost workers, cancelled tasks: the cluster's own errors
+        raise OSError(f"the dask cluster at {address} failed to score lines "
+                      f"{chunk.line_numbers[0]}-{chunk.line_numbers[-1]}: "
+                      f"{type(exc).__name__}: {exc}") from None
+
+
+def _run_transform(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    _check_output_file(args.out)
+    if args.chunk_rows < 1:
+        raise ValueError(f"--chunk-rows must be a positive integer; got {args.chunk_rows}")
+    column_names, chunks = iter_angle_chunks(
+        args.input, _columns(args), degrees=args.degrees, label_column=args.label,
+        drop_invalid=args.drop_invalid, chunk_rows=args.chunk_rows)
+    d = model.n_features_in_
+    if len(column_names) != d:
+        raise ValueError(
+            f"{args.input}: {len(column_names)} angle column(s) ({', '.join(column_names)}), "
+            f"but the model {args.model} was fitted on {d} angles; choose {d} with --columns")
+    progress = _Progress(args.input.stat().st_size)
+    dropped: list[tuple[int, str]] = []
+    warned = False
+
+    def parts():
+        nonlocal warned
+        scored = (_scores_on_cluster(args.scheduler, model, chunks) if args.scheduler
+                  else _scores_here(model, chunks))
+        for chunk, scores in scored:
+            dropped.extend(chunk.dropped)
+            if chunk.degrees_suspected and not warned:
+                warned = True
+                print(f"\nwarning: {args.input}: values beyond 2π in magnitude; if the "
+                      "angles are in degrees, pass --degrees", file=sys.stderr)
+            progress.update(len(chunk.line_numbers), chunk.bytes_read)
+            yield chunk.line_numbers, chunk.labels, scores
+
+    try:
+        rows = write_score_stream(args.out, d, parts(), labelled=args.label is not None)
+    finally:
+        progress.close()
+    _report_dropped(dropped)
+    elapsed = time.perf_counter() - progress.start
+    print(f"scored {rows:,} rows of {args.input} with {args.model} in {elapsed:.1f} s "
+          f"({rows / max(elapsed, 1e-9):,.0f} rows/s); wrote {args.out}")
+    return EXIT_OK
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -186,6 +360,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "fit":
             return _run_fit(args)
+        if args.command == "transform":
+            return _run_transform(args)
         if args.command == "demo":
             return _run_demo(args)
         if args.command == "reproduce":

@@ -4,6 +4,7 @@ from .baselines import BASELINES, BaselineResult, run_baselines
 from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
 from .modes import ModeClustering, periodic_mode_clusters
+from .persistence import ModelFileError, load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import FitCancelled
@@ -28,6 +29,7 @@ __all__ = [
     "DemoDataset",
     "FitCancelled",
     "ModeClustering",
+    "ModelFileError",
     "PrincipalCurve",
     "PrincipalNestedSpheres",
     "ProgressEvent",
@@ -41,9 +43,11 @@ __all__ = [
     "degrees_to_radians",
     "lagged_embedding",
     "list_demos",
+    "load_model",
     "make_demo",
     "periodic_mode_clusters",
     "run_baselines",
+    "save_model",
     "torus_cdist",
     "torus_distance",
     "torus_pdist",

@@ -14,15 +14,20 @@ mapped back to the torus through T̃.
 
 from __future__ import annotations
 
+import copy
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._random import RANDOM_STATE, RandomStateLike, check_random_state
 from ._threads import single_threaded_blas
+from .blockwise import is_chunked_array, map_row_blocks
 from .landmarks import (
     AUTO_EXACT_MAX_N,
     AUTO_LANDMARKS,
@@ -41,6 +46,7 @@ from .params import (
     inherit_parameter,
     parameter,
 )
+from .persistence import load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import CancelCheck, FitCancelled
@@ -359,18 +365,61 @@ class ScaledTorusPCA(Estimator):
             raise RuntimeError("this ScaledTorusPCA is not fitted yet; call fit first")
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Scores of new torus points: interpolation T̂ to the sphere, then PNS scores."""
+        """Scores of new torus points: interpolation T̂ to the sphere, then PNS scores.
+
+        ``X`` may be a ``dask.array.Array`` (n, d): the result is then a dask array built
+        blockwise (:mod:`~stpca_gui.core.blockwise`), to be computed on any dask scheduler.
+        """
         self._check_fitted()
-        units, _ = self.match_.interpolate(X)
-        return self.pns_.transform(units)
+        if is_chunked_array(X):
+            return map_row_blocks(partial(_scores_of, self.match_, self._pns_geometry()), X,
+                                  self.n_features_in_, self.n_features_in_)
+        return _scores_of(self.match_, self.pns_, X)
 
     def inverse_transform(self, scores: ArrayLike) -> NDArray[np.float64]:
-        """Torus points for scores: PNS inverse map to the sphere, then prediction T̃."""
+        """Torus points for scores: PNS inverse map to the sphere, then prediction T̃.
+
+        ``scores`` may be a ``dask.array.Array``, as in :meth:`transform`.
+        """
         self._check_fitted()
-        values = as_float_matrix(np.atleast_2d(scores), what="scores")
-        units = self.pns_.inverse_transform(values)
-        angles, _ = self.match_.predict(units)
-        return angles
+        if is_chunked_array(scores):
+            return map_row_blocks(partial(_angles_of, self.match_, self._pns_geometry()),
+                                  scores, self.n_features_in_, self.n_features_in_, "scores")
+        return _angles_of(self.match_, self.pns_, scores)
+
+    def _pns_geometry(self) -> PrincipalNestedSpheres:
+        """The PNS fit without its per-sample scores, which are its only O(n) attribute:
+        what each task of a blockwise transform carries to a worker."""
+        geometry = copy.copy(self.pns_)
+        vars(geometry).pop("scores_", None)
+        return geometry
+
+    # ------------------------------------------------------------ model files
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the fitted model to one versioned file (no pickled code); see
+        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md."""
+        return save_model(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:
+        """Read a model written by :meth:`save`; ``transform`` gives bit-identical results.
+
+        Raises :class:`~stpca_gui.core.persistence.ModelFileError` for a missing, damaged,
+        foreign or newer-format file."""
+        return load_model(path)
+
+
+def _scores_of(match: SMDSMatch, pns: PrincipalNestedSpheres, X: ArrayLike
+               ) -> NDArray[np.float64]:
+    units, _ = match.interpolate(X)
+    return pns.transform(units)
+
+
+def _angles_of(match: SMDSMatch, pns: PrincipalNestedSpheres, scores: ArrayLike
+               ) -> NDArray[np.float64]:
+    values = as_float_matrix(np.atleast_2d(scores), what="scores")
+    angles, _ = match.predict(pns.inverse_transform(values))
+    return angles
 
 
 class _Reporter:

@@ -1,20 +1,30 @@
 """Reading angle tables and writing results (Qt-free; shared by the CLI and the app)."""
 
 from .atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
-from .export import RESULT_FILES, result_tables, summary_dict, summary_text, write_results
-from .tables import AngleTable, TableError, read_angle_table
+from .export import (
+    RESULT_FILES,
+    result_tables,
+    summary_dict,
+    summary_text,
+    write_results,
+    write_score_stream,
+)
+from .tables import AngleChunk, AngleTable, TableError, iter_angle_chunks, read_angle_table
 
 __all__ = [
     "RESULT_FILES",
+    "AngleChunk",
     "AngleTable",
     "TableError",
     "atomic_file_set",
     "atomic_path",
     "atomic_write_text",
     "check_file_set",
+    "iter_angle_chunks",
     "read_angle_table",
     "result_tables",
     "summary_dict",
     "summary_text",
     "write_results",
+    "write_score_stream",
 ]

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import platform
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +16,36 @@ from numpy.typing import NDArray
 from .. import __version__
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, summary_json
-from .atomic import atomic_file_set
+from .atomic import atomic_file_set, atomic_path
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
 
 
-def _csv_text(header: Sequence[str], columns: Sequence[Any]) -> str:
+def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
     # The csv module quotes labels holding commas or quotes; floats keep every digit.
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
+    if header is not None:
+        writer.writerow(header)
     writer.writerows(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
     return buffer.getvalue()
+
+
+def _scores_header(n_components: int, labelled: bool) -> list[str]:
+    """Columns of a scores table: the row id, the label when there is one, PNS1..PNSd."""
+    return ["row", *(["label"] if labelled else []),
+            *[f"PNS{k + 1}" for k in range(n_components)]]
+
+
+def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64]
+                    ) -> list[Any]:
+    if labels is None:
+        return [ids, *scores.T]
+    labels = np.asarray(labels).astype(str)
+    if labels.shape != (len(ids),):
+        raise ValueError(f"labels must have shape ({len(ids)},), got {labels.shape}")
+    return [ids, labels, *scores.T]
 
 
 def result_tables(
@@ -53,14 +70,8 @@ def result_tables(
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
-    pns = [f"PNS{k + 1}" for k in range(d)]
-    if labels is None:
-        scores = _csv_text(["row", *pns], [ids, *model.scores_.T])
-    else:
-        labels = np.asarray(labels).astype(str)
-        if labels.shape != (n,):
-            raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
-        scores = _csv_text(["row", "label", *pns], [ids, labels, *model.scores_.T])
+    scores = _csv_text(_scores_header(d, labels is not None),
+                       _scores_columns(ids, labels, model.scores_))
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -142,3 +153,48 @@ def write_results(
         for name, tmp in temporaries.items():
             tmp.write_text(texts[name], encoding="utf-8", newline="")
     return [folder / name for name in texts]
+
+
+ScoreRows = tuple[NDArray[np.int64], Any, NDArray[np.float64]]
+
+
+def write_score_stream(path: str | Path, n_components: int, parts: Iterable[ScoreRows], *,
+                       labelled: bool = False) -> int:
+    """Write a scores table (the columns of ``scores.csv``) from consecutive row blocks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file; its folder is created if needed.
+    n_components : int
+        Score columns (PNS1..PNSd).
+    parts : iterable of (row ids, labels or None, scores)
+        Consecutive blocks, consumed one at a time: a table of any length is written with
+        one block in memory.
+    labelled : bool
+        Whether the blocks carry labels (a ``label`` column after ``row``).
+
+    Returns
+    -------
+    int
+        Rows written.
+
+    Raises
+    ------
+    OSError
+        Naming ``path`` when it cannot be written. The file is written atomically: when
+        anything raises before the end (a bad row of the input, an interrupt), no file is
+        left and an old one is kept.
+    """
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
+    rows = 0
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8", newline="") as handle:
+        handle.write(_csv_text(_scores_header(n_components, labelled), []))
+        for ids, labels, scores in parts:
+            handle.write(_csv_text(None, _scores_columns(ids, labels, scores)))
+            rows += len(ids)
+    return rows

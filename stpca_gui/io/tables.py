@@ -8,9 +8,12 @@ in a spreadsheet.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -140,6 +143,106 @@ def is_number(text: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class AngleChunk:
+    """Consecutive rows of a table read by :func:`iter_angle_chunks`.
+
+    Attributes
+    ----------
+    angles : ndarray, shape (k, d)
+        Radians wrapped to [-π, π).
+    labels : ndarray or None
+        Values of the label column, when one was chosen.
+    line_numbers : ndarray of int, shape (k,)
+        1-based line in the file of each row.
+    dropped : list of (int, str)
+        Lines of this stretch skipped with ``drop_invalid=True`` and why.
+    degrees_suspected : bool
+        Values were read as radians but some exceed 2π in magnitude.
+    bytes_read : int
+        Bytes of the file read so far (for progress against the file size).
+    """
+
+    angles: NDArray[np.float64]
+    labels: NDArray[np.str_] | None
+    line_numbers: NDArray[np.int64]
+    dropped: list[tuple[int, str]]
+    degrees_suspected: bool
+    bytes_read: int
+
+
+class _TableLayout:
+    """Where the wanted columns are in the rows of one file, and the reading of a row.
+
+    Built from the sniffed delimiter and header and the first non-empty line; shared by the
+    whole-file reader and the chunked one, so both accept and refuse the same rows with the
+    same messages.
+    """
+
+    def __init__(self, file: Path, first_line: tuple[int, str], delimiter: str | None,
+                 has_header: bool, columns: list[str] | None, label_column: str | None,
+                 row_filter: tuple[str, str] | None) -> None:
+        self.file = file
+        self.delimiter = delimiter
+        self.has_header = has_header
+        if has_header:
+            header = split_line(file, *first_line, delimiter)
+        else:
+            width = len(split_line(file, *first_line, delimiter))
+            header = [str(k + 1) for k in range(width)]
+        self.header = header
+        index: dict[str, int] = {}
+        duplicated: set[str] = set()
+        for k, name in enumerate(header):
+            if name in index:
+                duplicated.add(name)
+            index.setdefault(name, k)
+
+        def column_index(name: str) -> int:
+            if name not in index:
+                raise TableError(
+                    f"{file}: no column named {name!r}; columns are {', '.join(header)}")
+            if name in duplicated:
+                raise TableError(f"{file}: the header has more than one column named {name!r}")
+            return index[name]
+
+        self.label_index = column_index(label_column) if label_column else None
+        self.filter_index = column_index(row_filter[0]) if row_filter else None
+        self.wanted_value = row_filter[1].strip() if row_filter else ""
+        self.wanted = columns if columns else [h for h in header if h != label_column]
+        self.angle_index = [column_index(name) for name in self.wanted]
+
+    def parse(self, line_no: int, line: str) -> tuple[list[float] | None, str, str | None]:
+        """(values, label, problem) of one body line; values is None for a row the filter
+        leaves out or one with a problem (then named in ``problem``)."""
+        cells = split_line(self.file, line_no, line, self.delimiter)
+        if self.filter_index is not None:
+            cell = cells[self.filter_index] if self.filter_index < len(cells) else ""
+            if not _same_value(cell, self.wanted_value):
+                return None, "", None
+        values: list[float] = []
+        for name, k in zip(self.wanted, self.angle_index, strict=True):
+            cell = cells[k] if k < len(cells) else ""
+            try:
+                value = float(cell)
+            except ValueError:
+                value = math.nan
+            if not math.isfinite(value):
+                what = "missing value" if cell == "" else f"non-numeric value {cell!r}"
+                return None, "", f"{self.file}: line {line_no}, column {name!r}: {what}"
+            values.append(value)
+        label = ""
+        if self.label_index is not None:
+            label = cells[self.label_index] if self.label_index < len(cells) else ""
+        return values, label, None
+
+
+def _radians(raw: NDArray[np.float64], degrees: bool) -> tuple[NDArray[np.float64], bool]:
+    """Angles wrapped to [-π, π) and whether radians beyond 2π suggest degrees."""
+    suspected = not degrees and bool(np.any(np.abs(raw) > DEGREE_HINT_THRESHOLD))
+    return wrap_angles(np.deg2rad(raw) if degrees else raw), suspected
+
+
 def read_angle_table(
     path: str | Path,
     columns: list[str] | None = None,
@@ -185,77 +288,146 @@ def read_angle_table(
     numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
     if not numbered:
         raise TableError(f"{file}: the file is empty")
-    if has_header:
-        header = split_line(file, *numbered[0], delimiter)
-        body = numbered[1:]
-    else:
-        width = len(split_line(file, *numbered[0], delimiter))
-        header = [str(k + 1) for k in range(width)]
-        body = numbered
-    index: dict[str, int] = {}
-    duplicated: set[str] = set()
-    for k, name in enumerate(header):
-        if name in index:
-            duplicated.add(name)
-        index.setdefault(name, k)
-
-    def column_index(name: str) -> int:
-        if name not in index:
-            raise TableError(f"{file}: no column named {name!r}; columns are {', '.join(header)}")
-        if name in duplicated:
-            raise TableError(f"{file}: the header has more than one column named {name!r}")
-        return index[name]
-
-    label_idx = column_index(label_column) if label_column else None
-    filter_idx = column_index(row_filter[0]) if row_filter else None
-    wanted_value = row_filter[1].strip() if row_filter else ""
-    wanted = columns if columns else [h for h in header if h != label_column]
-    angle_idx = [column_index(name) for name in wanted]
+    layout = _TableLayout(file, numbered[0], delimiter, has_header, columns, label_column,
+                          row_filter)
+    body = numbered[1:] if has_header else numbered
 
     rows: list[list[float]] = []
     labels: list[str] = []
     lines: list[int] = []
     dropped: list[tuple[int, str]] = []
     for line_no, line in body:
-        cells = split_line(file, line_no, line, delimiter)
-        if filter_idx is not None:
-            cell = cells[filter_idx] if filter_idx < len(cells) else ""
-            if not _same_value(cell, wanted_value):
-                continue
-        problem = None
-        values: list[float] = []
-        for name, k in zip(wanted, angle_idx, strict=True):
-            cell = cells[k] if k < len(cells) else ""
-            try:
-                value = float(cell)
-            except ValueError:
-                value = math.nan
-            if not math.isfinite(value):
-                what = "missing value" if cell == "" else f"non-numeric value {cell!r}"
-                problem = f"{file}: line {line_no}, column {name!r}: {what}"
-                break
-            values.append(value)
+        values, label, problem = layout.parse(line_no, line)
         if problem is not None:
             if not drop_invalid:
                 raise TableError(problem)
             dropped.append((line_no, problem))
             continue
+        if values is None:
+            continue
         rows.append(values)
         lines.append(line_no)
-        if label_idx is not None:
-            labels.append(cells[label_idx] if label_idx < len(cells) else "")
+        labels.append(label)
     if len(rows) < 3:
         where = (f" with {row_filter[0]} = {row_filter[1]}" if row_filter else "")
         raise TableError(f"{file}: {len(rows)} usable row(s){where}; at least 3 are needed")
-    raw = np.asarray(rows, dtype=np.float64)
-    suspected = not degrees and bool(np.any(np.abs(raw) > DEGREE_HINT_THRESHOLD))
-    angles = wrap_angles(np.deg2rad(raw) if degrees else raw)
+    angles, suspected = _radians(np.asarray(rows, dtype=np.float64), degrees)
     return AngleTable(
         path=file,
-        column_names=tuple(wanted),
+        column_names=tuple(layout.wanted),
         angles=angles,
-        labels=np.asarray(labels) if label_idx is not None else None,
+        labels=np.asarray(labels) if layout.label_index is not None else None,
         line_numbers=np.asarray(lines, dtype=np.int64),
         dropped=dropped,
         degrees_suspected=suspected,
+    )
+
+
+#: Rows per chunk of :func:`iter_angle_chunks` (about 4 MB of angles at d = 10).
+CHUNK_ROWS = 50_000
+
+
+def iter_angle_chunks(
+    path: str | Path,
+    columns: list[str] | None = None,
+    *,
+    degrees: bool = False,
+    label_column: str | None = None,
+    drop_invalid: bool = False,
+    row_filter: tuple[str, str] | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> tuple[tuple[str, ...], Iterator[AngleChunk]]:
+    """Read a table like :func:`read_angle_table`, ``chunk_rows`` rows at a time.
+
+    The file is streamed: memory holds one chunk, whatever the file's length. The layout
+    (delimiter, header, columns) is read at once, so an unknown column fails before the
+    first chunk is asked for.
+
+    Returns
+    -------
+    column_names : tuple of str
+        The angle columns read.
+    chunks : iterator of AngleChunk
+        Every chunk holds ``chunk_rows`` rows except the last; a file without data rows
+        gives none. Reading a bad row raises TableError when it is reached (naming the
+        file, line and column), unless ``drop_invalid``.
+    """
+    file = Path(path)
+    try:
+        handle = open(file, "rb")  # closed by the generator of chunks, or below
+    except FileNotFoundError:
+        raise TableError(f"{file}: no such file") from None
+    except OSError as exc:
+        raise TableError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+        delimiter, has_header = sniff(sample)
+        handle.seek(0)
+        lines = _numbered_lines(file, handle)
+        first = next(lines, None)
+        if first is None:
+            raise TableError(f"{file}: the file is empty")
+        layout = _TableLayout(file, first[:2], delimiter, has_header, columns, label_column,
+                              row_filter)
+    except BaseException:
+        handle.close()
+        raise
+    if has_header:
+        body = lines
+    else:
+        body = itertools.chain([first], lines)
+    return tuple(layout.wanted), _chunks(layout, handle, body, degrees, drop_invalid,
+                                         int(chunk_rows))
+
+
+def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:
+    """(1-based line number, text, bytes read so far) of every non-blank line."""
+    done = 0
+    for number, raw in enumerate(handle, start=1):
+        done += len(raw)
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise TableError(f"{file}: line {number}: cannot be read as text ({exc})") from None
+        if line.strip():
+            yield number, line.rstrip("\r\n"), done
+
+
+def _chunks(layout: _TableLayout, handle: BinaryIO, body: Iterator[tuple[int, str, int]],
+            degrees: bool, drop_invalid: bool, chunk_rows: int) -> Iterator[AngleChunk]:
+    with handle:
+        rows: list[list[float]] = []
+        labels: list[str] = []
+        lines: list[int] = []
+        dropped: list[tuple[int, str]] = []
+        done = 0
+        for line_no, line, done in body:
+            values, label, problem = layout.parse(line_no, line)
+            if problem is not None:
+                if not drop_invalid:
+                    raise TableError(problem)
+                dropped.append((line_no, problem))
+            elif values is not None:
+                rows.append(values)
+                labels.append(label)
+                lines.append(line_no)
+            if len(rows) == chunk_rows:
+                yield _chunk(layout, rows, labels, lines, dropped, degrees, done)
+                rows, labels, lines, dropped = [], [], [], []
+        if rows or dropped:
+            yield _chunk(layout, rows, labels, lines, dropped, degrees, done)
+
+
+def _chunk(layout: _TableLayout, rows: list[list[float]], labels: list[str],
+           lines: list[int], dropped: list[tuple[int, str]], degrees: bool,
+           bytes_read: int) -> AngleChunk:
+    raw = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(layout.wanted))
+    angles, suspected = _radians(raw, degrees)
+    return AngleChunk(
+        angles=angles,
+        labels=np.asarray(labels) if layout.label_index is not None else None,
+        line_numbers=np.asarray(lines, dtype=np.int64),
+        dropped=dropped,
+        degrees_suspected=suspected,
+        bytes_read=bytes_read,
     )

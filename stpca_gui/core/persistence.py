@@ -1,0 +1,342 @@
+"""Saving a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA` to one file, and loading it.
+
+The model file (``.stpca``; docs/model_file.md) is a ZIP archive of
+
+* ``metadata.json``: the format name and version, the versions of stpca-gui and numpy that
+  wrote it, notes, and the *tree*: the estimator's parameters and fitted attributes
+  (every attribute ending in ``_``), recursively through the nested estimators and records
+  (``smds_``, ``pns_``, ``match_``, ``principal_curve_``);
+* ``arrays/<attribute path>.npy``: every array of the tree in numpy's ``.npy`` format, which
+  ``numpy.load`` reads as well.
+
+No code is pickled: arrays are read with ``allow_pickle=False`` and objects are rebuilt only
+from the classes of :func:`_registry`, never from a name read in the file. A value of a kind
+the format does not know fails at save time, naming the attribute, so that a new fitted
+attribute is never silently dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import secrets
+import zipfile
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import __version__
+from .params import Estimator
+
+if TYPE_CHECKING:
+    from .stpca import ScaledTorusPCA
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "load_model", "save_model"]
+
+#: Written into every model file; a file without it is not a model file.
+FORMAT_NAME = "stpca-model"
+#: Incremented whenever a file of the new layout cannot be read by the old reader.
+FORMAT_VERSION = 1
+METADATA_ENTRY = "metadata.json"
+ARRAY_FOLDER = "arrays/"
+#: Array dtypes a model file may hold: booleans, numbers and fixed-width text.
+_ARRAY_KINDS = frozenset("biufcU")
+_ENTRY_DATE = (1980, 1, 1, 0, 0, 0)
+#: The key that marks a JSON object of the tree as an encoded value rather than a dict.
+_TAG = "$type"
+
+
+class ModelFileError(ValueError):
+    """A model file cannot be read; the message names the file and the problem."""
+
+
+@cache
+def _registry() -> dict[str, type]:
+    """The classes a model file may contain, by the name written for them."""
+    from .pns import PrincipalNestedSpheres
+    from .prediction import SMDSMatch
+    from .smds import SphericalMDS
+    from .stpca import PrincipalCurve, ScaledTorusPCA
+
+    classes = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, SMDSMatch, PrincipalCurve)
+    return {cls.__name__: cls for cls in classes}
+
+
+# ---------------------------------------------------------------------------- saving
+class _Encoder:
+    """Turns a fitted estimator into a JSON tree plus named arrays."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self.notes: list[str] = []
+        # An array shared by several attributes (the sample angles are held by the model,
+        # its SMDS fit and its match) is written once and shared again after loading.
+        self._entries_by_id: dict[int, str] = {}
+
+    def value(self, value: Any, path: str) -> Any:
+        # numpy scalars first: np.float64 is also a float and np.bool_ is not a bool.
+        if isinstance(value, np.generic):
+            return {_TAG: "scalar", "entry": self._array(np.asarray(value), path)}
+        if value is None or isinstance(value, bool | int | str):
+            return value
+        if isinstance(value, float):
+            return value if math.isfinite(value) else {_TAG: "float", "value": repr(value)}
+        if isinstance(value, np.ndarray):
+            return {_TAG: "array", "entry": self._array(value, path)}
+        if isinstance(value, list):
+            return [self.value(item, f"{path}.{k}") for k, item in enumerate(value)]
+        if isinstance(value, tuple):
+            return {_TAG: "tuple",
+                    "items": [self.value(item, f"{path}.{k}") for k, item in enumerate(value)]}
+        if isinstance(value, dict):
+            bad = [key for key in value if not isinstance(key, str)]
+            if bad:
+                raise TypeError(f"cannot save {path}: dict key {bad[0]!r} is not a string")
+            return {_TAG: "dict",
+                    "items": {key: self.value(item, f"{path}.{key}")
+                              for key, item in value.items()}}
+        if _registry().get(type(value).__name__) is type(value):
+            return self.object(value, path)
+        raise TypeError(
+            f"cannot save {path}: a {type(value).__module__}.{type(value).__qualname__} is not "
+            "a kind of value the model file format knows (arrays, numbers, text, None, "
+            f"lists, tuples, dicts and the classes {', '.join(_registry())}); add it to "
+            "stpca_gui/core/persistence.py")
+
+    def object(self, obj: Any, path: str) -> dict[str, Any]:
+        name = type(obj).__name__
+        prefix = f"{path}." if path else ""
+        if isinstance(obj, Estimator):
+            parameters = {}
+            for key, value in obj.get_params().items():
+                if isinstance(value, np.random.Generator | np.random.SeedSequence):
+                    self.notes.append(f"{prefix}{key}: a numpy {type(value).__name__} was given;"
+                                      " stored as None")
+                    value = None
+                parameters[key] = self.value(value, f"{prefix}{key}")
+            attributes = {}
+            for key, value in vars(obj).items():
+                if key in parameters:
+                    continue
+                if not key.endswith("_") or key.startswith("_"):
+                    raise TypeError(
+                        f"cannot save {prefix}{key}: an attribute of {name} that is neither a "
+                        "parameter nor a fitted attribute (a public name ending in '_')")
+                attributes[key] = self.value(value, f"{prefix}{key}")
+            return {_TAG: "estimator", "class": name, "parameters": parameters,
+                    "attributes": attributes}
+        names = [f.name for f in dataclasses.fields(obj)]
+        extra = sorted(set(vars(obj)) - set(names))
+        if extra:
+            raise TypeError(f"cannot save {prefix}{extra[0]}: not a field of the record {name}")
+        return {_TAG: "record", "class": name,
+                "fields": {key: self.value(getattr(obj, key), f"{prefix}{key}")
+                           for key in names}}
+
+    def _array(self, array: np.ndarray, path: str) -> str:
+        if array.dtype.kind not in _ARRAY_KINDS or array.dtype.fields is not None:
+            raise TypeError(f"cannot save {path}: arrays of dtype {array.dtype} are not "
+                            "supported (booleans, numbers and text only)")
+        if id(array) in self._entries_by_id:
+            return self._entries_by_id[id(array)]
+        entry = f"{ARRAY_FOLDER}{path}.npy"
+        if entry in self.arrays:
+            raise TypeError(f"cannot save {path}: two values map to the entry {entry}")
+        self.arrays[entry] = array
+        self._entries_by_id[id(array)] = entry
+        return entry
+
+
+def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
+    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name.
+
+    Raises
+    ------
+    RuntimeError
+        When the model is not fitted.
+    TypeError
+        When an attribute holds a value the format does not know (naming the attribute).
+    """
+    model._check_fitted()
+    encoder = _Encoder()
+    tree = encoder.object(model, "")
+    metadata = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "package": "stpca-gui",
+        "package_version": __version__,
+        "numpy_version": np.__version__,
+        "class": type(model).__name__,
+        "notes": encoder.notes,
+        "tree": tree,
+    }
+    text = json.dumps(metadata, indent=1, allow_nan=False, ensure_ascii=False)
+    return {METADATA_ENTRY: text.encode("utf-8"), **encoder.arrays}
+
+
+def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
+    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically.
+
+    The file is written beside the target under a hidden temporary name and renamed onto it,
+    so a reader sees the old file or the whole new one. Nothing is written when an
+    attribute cannot be saved.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    RuntimeError
+        The model is not fitted.
+    TypeError
+        An attribute holds a value the format does not know; the message names it.
+    OSError
+        The file cannot be written; the message names it.
+    """
+    entries = model_entries(model)
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        # O_EXCL with mode 0o666: a fresh file whose permissions follow the umask.
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED,
+                             allowZip64=True) as archive:
+            for name, content in entries.items():
+                # A fixed date: the same model gives the same file.
+                info = zipfile.ZipInfo(name, date_time=_ENTRY_DATE)
+                if isinstance(content, bytes):
+                    archive.writestr(info, content)
+                    continue
+                with archive.open(info, "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, content, allow_pickle=False)
+        os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+# --------------------------------------------------------------------------- loading
+class _Decoder:
+    """Rebuilds values from the tree, reading arrays from the archive."""
+
+    def __init__(self, read_array: Callable[[str], np.ndarray]) -> None:
+        self.read_array = read_array
+
+    def value(self, node: Any) -> Any:
+        if node is None or isinstance(node, bool | int | float | str):
+            return node
+        if isinstance(node, list):
+            return [self.value(item) for item in node]
+        if not isinstance(node, dict) or not isinstance(node.get(_TAG), str):
+            raise ValueError(f"unexpected value in the tree: {str(node)[:80]}")
+        kind = node[_TAG]
+        if kind == "array":
+            return self.read_array(node["entry"])
+        if kind == "scalar":
+            return self.read_array(node["entry"])[()]
+        if kind == "float":
+            return float(node["value"])
+        if kind == "tuple":
+            return tuple(self.value(item) for item in node["items"])
+        if kind == "dict":
+            return {key: self.value(item) for key, item in node["items"].items()}
+        if kind in ("estimator", "record"):
+            return self.object(node)
+        raise ValueError(f"unknown value type {kind!r} in the tree")
+
+    def object(self, node: dict[str, Any]) -> Any:
+        name = node.get("class")
+        cls = _registry().get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ValueError(f"the tree names the class {name!r}, which is not one a model "
+                             f"file may hold ({', '.join(_registry())})")
+        if node[_TAG] == "record":
+            return cls(**{key: self.value(item) for key, item in node["fields"].items()})
+        obj = cls(**{key: self.value(item) for key, item in node["parameters"].items()})
+        for key, item in node["attributes"].items():
+            if not key.endswith("_") or key.startswith("_"):
+                raise ValueError(f"{name} attribute {key!r} is not a fitted attribute")
+            setattr(obj, key, self.value(item))
+        return obj
+
+
+def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
+    """Read a model written by :func:`save_model`.
+
+    Raises
+    ------
+    ModelFileError
+        The file is missing, unreadable, corrupt, not a model file, lacks an entry, or was
+        written in a newer format version; the message names the file and the problem.
+    """
+    from .stpca import ScaledTorusPCA
+
+    source = Path(path)
+    if not source.is_file():
+        raise ModelFileError(f"{source}: no such file" if not source.exists()
+                             else f"{source}: not a file")
+    if not zipfile.is_zipfile(source):
+        raise ModelFileError(f"{source}: not an stpca model file (not a ZIP archive)")
+    try:
+        with zipfile.ZipFile(source) as archive:
+            names = set(archive.namelist())
+            if METADATA_ENTRY not in names:
+                raise ModelFileError(f"{source}: not an stpca model file (no {METADATA_ENTRY})")
+            metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
+            _check_metadata(source, metadata)
+
+            arrays: dict[str, np.ndarray] = {}
+
+            def read_array(entry: str) -> np.ndarray:
+                if entry in arrays:  # an array shared in the fit is shared again
+                    return arrays[entry]
+                if entry not in names:
+                    raise ModelFileError(f"{source}: the entry {entry} is missing; the file "
+                                         "is incomplete or damaged")
+                with archive.open(entry) as member:
+                    arrays[entry] = np.lib.format.read_array(member, allow_pickle=False)
+                return arrays[entry]
+
+            model = _Decoder(read_array).value(metadata["tree"])
+    except ModelFileError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
+            ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
+                             ) from None
+    if not isinstance(model, ScaledTorusPCA):
+        raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a ScaledTorusPCA")
+    try:
+        model._validate_params()
+        model._check_fitted()
+    except (ValueError, RuntimeError) as exc:
+        raise ModelFileError(f"{source}: damaged model file ({exc})") from None
+    return model
+
+
+def _check_metadata(source: Path, metadata: Any) -> None:
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"{source}: not an stpca model file ({METADATA_ENTRY} does not "
+                             f"name the format {FORMAT_NAME!r})")
+    version = metadata.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelFileError(f"{source}: damaged model file (format version {version!r})")
+    if version > FORMAT_VERSION:
+        writer = metadata.get("package_version", "unknown")
+        raise ModelFileError(
+            f"{source}: written by stpca-gui {writer} in model file format {version}; this "
+            f"stpca-gui ({__version__}) reads format {FORMAT_VERSION} and older: upgrade "
+            "stpca-gui to load it")
+    if "tree" not in metadata:
+        raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
