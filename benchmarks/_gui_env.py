@@ -39,6 +39,11 @@ FIT_TIMEOUT_S = 900.0
 DEMO = "clusters-t3"
 WINDOW_SIZE = (1500, 950)  # what ``stpca-gui`` uses without --screenshot
 SELECTION_TARGET_MS = 100.0
+#: Targets of the synthetic cases of 10⁶ points and more (issue 11): median selection
+#: latency and peak RSS of the app.
+HUGE_N = 1_000_000
+HUGE_SELECTION_TARGET_MS = 300.0
+HUGE_PEAK_RSS_TARGET_MB = 4096.0
 STALL_TARGET_MS = 100.0
 TIMER_INTERVAL_MS = 10
 SMALL_N = 5000

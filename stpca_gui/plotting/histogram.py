@@ -84,6 +84,7 @@ class ScoreHistogram:
         self.figure = figure
         self._ax = fresh_axes(figure)
         self._values = np.empty(0)
+        self._bin_of = np.empty(0, dtype=np.intp)
         self._period = 2.0 * np.pi
         self._edges = np.linspace(-np.pi, np.pi, 2)
         self._grid = np.linspace(-np.pi, np.pi, KDE_POINTS + 1)
@@ -224,8 +225,10 @@ class ScoreHistogram:
             bottom = bottom + heights
         total_height = bottom
 
+        # The bin of every sample, found once: a new selection's bars are then one count.
+        self._bin_of = np.minimum(np.floor((v + half) / width).astype(np.intp), int(bins) - 1)
         mask = as_mask(selected, n)
-        sel_counts, _ = np.histogram(v[mask], bins=self._edges)
+        sel_counts = self._selection_counts(mask)
         self._selection_bars = ax.bar(
             centres, sel_counts * scale, width=width, color=SELECTION_COLOR, alpha=0.85,
             edgecolor="white", linewidth=0.4, zorder=_SELECTION_BARS_Z)
@@ -334,13 +337,17 @@ class ScoreHistogram:
             raise RuntimeError("draw the histogram before updating the selection")
         n = self._values.size
         mask = as_mask(selected, n)
-        counts, _ = np.histogram(self._values[mask], bins=self._edges)
+        counts = self._selection_counts(mask)
         width = self._edges[1] - self._edges[0]
         heights = counts / (n * width)
         for patch, height in zip(self._selection_bars.patches, heights, strict=True):
             patch.set_height(height)
         self._set_selection_curve(mask)
         self._set_selection_count(mask)
+
+    def _selection_counts(self, mask: NDArray[np.bool_]) -> NDArray[np.int64]:
+        """Selected samples per bin."""
+        return np.bincount(self._bin_of[mask], minlength=self._edges.size - 1)
 
     def _set_selection_count(self, mask: NDArray[np.bool_]) -> None:
         assert self._selection_text is not None
