@@ -33,6 +33,7 @@ from _gui_env import (
     FIT_TIMEOUT_S,
     LARGE_SEED,
     LAUNCH_ENV,
+    SCREENSHOT_ENV,
     SMALL_SEED,
     TIMER_INTERVAL_MS,
     WINDOW_SIZE,
@@ -865,9 +866,27 @@ def child_synthetic_select(n: int, selections: int, breakdown: int, profile: int
     session.flush_paint(renders=2, renders_since=session.renders_at_result)
     out["result_paint_s"] = time.perf_counter() - start
     memory_mark(out["memory"], "fitted and drawn")
+    folder = os.environ.get(SCREENSHOT_ENV)
+    if folder:
+        save_screenshots(session, Path(folder), n)
 
     select_and_close(session, out, n, selections, breakdown, profile, seed=20)
     return out
+
+
+def save_screenshots(session: GuiSession, folder: Path, n: int) -> None:
+    """The window as drawn, then with one cluster selected (to look at, not measured)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    win = session.window
+    session.process_until(lambda: False, timeout_s=0.5)
+    win.export_window(folder / f"window-n{n}.png")
+    mask = cluster_masks(win.state.dataset.labels, 1, seed=99)[0]
+    win.state.selection.apply(mask, "replace", source="bench")
+    session.flush_paint(every_canvas=True, renders=2)
+    win.export_window(folder / f"window-n{n}-selected.png")
+    win.state.selection.clear(source="bench")
+    session.flush_paint(every_canvas=True, renders=2)
+    log(f"screenshots of n = {n} written to {folder}")
 
 
 def run_as_child(args: argparse.Namespace, t0: float, t0_wall: float) -> int:

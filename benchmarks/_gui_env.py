@@ -33,6 +33,8 @@ def fmt(value: float | int | None, spec: str = ".1f") -> str:
 CHILD_MARKER = "BENCH_GUI_CHILD_RESULT "
 LAUNCH_ENV = "STPCA_BENCH_GUI_LAUNCH_WALL"
 WORKDIR_ENV = "STPCA_BENCH_GUI_WORKDIR"
+#: Folder for the synthetic cases' window screenshots (``bench_gui.py --screenshots``).
+SCREENSHOT_ENV = "STPCA_BENCH_GUI_SCREENSHOTS"
 CHILD_TIMEOUT_S = 1800.0
 FIRST_FRAME_TIMEOUT_S = 300.0
 FIT_TIMEOUT_S = 900.0

@@ -92,6 +92,7 @@ from _gui_children import run_as_child, run_child  # noqa: E402
 from _gui_env import (  # noqa: E402
     FIRST_FRAME_TIMEOUT_S,
     LARGE_N,
+    SCREENSHOT_ENV,
     SELECTION_TARGET_MS,
     SMALL_N,
     STALL_TARGET_MS,
@@ -139,6 +140,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--selection-only", action="store_true",
                         help="only section 2 and 4: the n = 5000 fit and the synthetic cases "
                              "(no first frame, diagnostics or Monte Carlo)")
+    parser.add_argument("--screenshots", type=Path, default=None, metavar="DIR",
+                        help="save the window of each synthetic case here (as drawn, and "
+                             "with one cluster selected)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, default=SMALL_N, help=argparse.SUPPRESS)
     parser.add_argument("--breakdown", type=int, default=10, help=argparse.SUPPRESS)
@@ -174,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases: list[dict[str, Any]] = []
     workdir = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     os.environ[WORKDIR_ENV] = str(workdir)  # inherited by the children
+    if args.screenshots is not None:
+        os.environ[SCREENSHOT_ENV] = str(args.screenshots.resolve())
     model_path = workdir / "model-5000.pkl"
     fit_what = "full ST-PCA fit in the GUI, default parameters"
     synth_what = "synthetic: n = 5000 model, nearest fitted sample per point"

@@ -11,6 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.path import Path
 
+from stpca_gui.core.kde import circular_kde
 from stpca_gui.plotting import scores as scores_module
 from stpca_gui.plotting.colors import (
     PointColoring,
@@ -195,3 +196,12 @@ def test_histogram_selection_bars_count_all_selected_samples():
     heights = np.array([p.get_height() for p in hist.selection_bars.patches])
     np.testing.assert_allclose(heights * values.size * width, counts)
     assert hist.selection_text.get_text().startswith(f"{mask.sum():,} of 3,000")
+    # More than half selected: the selection's curve is the whole minus the others'.
+    for lo, hi in [(-1.0, 0.7), (-2.4, 1.9)]:
+        mask = hist.range_mask(lo, hi)
+        hist.update_selection(mask)
+        direct = mask.mean() * circular_kde(hist.values[mask], hist.selection_line.get_xdata(),
+                                            0.3, period, method="binned")
+        np.testing.assert_allclose(hist.selection_line.get_ydata(), direct,
+                                   atol=1e-9 * direct.max())
+    assert 2 * mask.sum() > mask.size

@@ -130,7 +130,7 @@ class PointColoring:
         else:
             fallback = self.palette[0] if not self.by_groups else to_rgba_array(NEUTRAL)[0]
             rgba = np.tile(fallback, (size, 1))
-        rgba = np.array(rgba, dtype=np.float64)
+        rgba = np.asarray(rgba, dtype=np.float64)  # every branch made a new array
         if group_of is not None and _any_selected(groups):
             rgba[group_of == 0, 3] = DIMMED_ALPHA
         return rgba

@@ -101,9 +101,12 @@ def selected_point_scale(n_selected: int) -> float:
 
 def opaque_over_white(rgba: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The colours a white background shows through translucent RGBA, as opaque RGBA."""
-    alpha = rgba[:, 3:4].astype(np.float64) / 255.0
-    out = np.empty_like(rgba)
-    out[:, :3] = np.rint(rgba[:, :3] * alpha + 255.0 * (1.0 - alpha)).astype(np.uint8)
+    out = rgba.copy()
+    translucent = np.flatnonzero(rgba[:, 3] != 255)
+    if translucent.size:
+        part = rgba[translucent]
+        alpha = part[:, 3:4].astype(np.float64) / 255.0
+        out[translucent, :3] = np.rint(part[:, :3] * alpha + 255.0 * (1.0 - alpha))
     out[:, 3] = 255
     return out
 
