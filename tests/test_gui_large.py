@@ -73,3 +73,15 @@ def test_views_draw_subsets_and_densities_but_select_all_points(qtbot, window, m
 
 def test_app_parameters_default_to_automatic_landmarks(window):
     assert window.parameters.parameters().n_landmarks == FitParameters().n_landmarks == "auto"
+
+
+def test_progress_shows_the_landmark_stages(window):
+    from stpca_gui.core import ProgressEvent
+
+    window._on_busy(True)
+    window._on_progress(ProgressEvent("landmarks", 0.0, message="choosing 1500 landmarks"))
+    assert window.stage_label.text() == "choosing 1500 landmarks"
+    window._on_progress(ProgressEvent("interpolation", 0.25))
+    assert window.stage_label.text() == "Placing points"
+    assert window.progress.value() == 25
+    window._on_busy(False)

@@ -170,6 +170,11 @@ def test_scatter_switches_to_density_past_the_threshold(monkeypatch):
     assert len(plot.overlay.get_offsets()) == 0
     image = plot.selection_image.get_array()
     assert image[..., 3].max() > 0.7
+    # (Computed as everyone minus the others: the same image as from the selected alone.)
+    chosen = np.flatnonzero(many)
+    direct, _ = plot._grid.image(colors.coloring.colors(None, chosen), chosen,
+                                 opacity=(0.75, 1.0))
+    np.testing.assert_allclose(image, direct, atol=1e-9)
 
 
 def test_lasso_tests_every_point():

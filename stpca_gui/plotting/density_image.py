@@ -53,6 +53,43 @@ class DensityGrid:
         cells = self.cells if index is None else self.cells[index]
         return np.bincount(cells, minlength=self.n_cells).reshape(self.height, self.width)
 
+    def sums(self, rgb: ArrayLike, index: ArrayLike | None = None
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Points per cell (n_cells,) and the sums of their RGB colours (n_cells, 3).
+
+        Parameters
+        ----------
+        rgb : array_like, shape (k, 3) or (k, 4)
+            Colour of each of the points ``index`` (alpha is ignored).
+        index : array_like of int or bool mask, optional
+            The points (default all).
+        """
+        cells = self.cells if index is None else self.cells[index]
+        colours = np.asarray(rgb, dtype=np.float64)
+        if colours.shape[0] != cells.size:
+            raise ValueError(f"{colours.shape[0]} colours for {cells.size} points")
+        counts = np.bincount(cells, minlength=self.n_cells).astype(np.float64)
+        sums = np.column_stack([np.bincount(cells, weights=colours[:, c],
+                                            minlength=self.n_cells) for c in range(3)])
+        return counts, sums
+
+    def image_of(self, counts: ArrayLike, sums: ArrayLike,
+                 opacity: tuple[float, float] = (0.3, 1.0)) -> tuple[NDArray[np.float64],
+                                                                    NDArray[np.int64]]:
+        """RGBA image (height, width, 4) from points per cell and colour sums (as
+        :meth:`sums` gives them, or differences of those), and the points per cell."""
+        counts = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
+        sums = np.asarray(sums, dtype=np.float64)
+        filled = counts > 0
+        out = np.zeros((self.n_cells, 4))
+        out[filled, :3] = np.clip(sums[filled] / counts[filled, None], 0.0, 1.0)
+        if filled.any():
+            low, high = opacity
+            level = np.log1p(counts[filled]) / np.log1p(counts.max())
+            out[filled, 3] = low + (high - low) * level
+        shape = (self.height, self.width)
+        return out.reshape(*shape, 4), counts.reshape(shape)
+
     def image(self, rgb: ArrayLike, index: ArrayLike | None = None,
               opacity: tuple[float, float] = (0.3, 1.0)) -> tuple[NDArray[np.float64],
                                                                  NDArray[np.int64]]:
@@ -68,22 +105,7 @@ class DensityGrid:
             Opacity of a cell with one point and of the fullest cell; in between it grows
             with log(1 + count). Empty cells are transparent.
         """
-        cells = self.cells if index is None else self.cells[index]
-        colours = np.asarray(rgb, dtype=np.float64)
-        if colours.shape[0] != cells.size:
-            raise ValueError(f"{colours.shape[0]} colours for {cells.size} points")
-        counts = np.bincount(cells, minlength=self.n_cells)
-        filled = counts > 0
-        out = np.zeros((self.n_cells, 4))
-        for channel in range(3):
-            sums = np.bincount(cells, weights=colours[:, channel], minlength=self.n_cells)
-            out[filled, channel] = sums[filled] / counts[filled]
-        if filled.any():
-            low, high = opacity
-            level = np.log1p(counts[filled]) / np.log1p(counts.max())
-            out[filled, 3] = low + (high - low) * level
-        shape = (self.height, self.width)
-        return out.reshape(*shape, 4), counts.reshape(shape)
+        return self.image_of(*self.sums(rgb, index), opacity=opacity)
 
 
 def _cell_index(values: NDArray[np.float64], lo: float, hi: float, cells: int

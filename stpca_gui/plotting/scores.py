@@ -88,6 +88,8 @@ class ScoresScatter:
         self._selection_image: AxesImage | None = None
         self._veil: Rectangle | None = None
         self._selection_counts = np.zeros((0, 0), dtype=np.int64)
+        self._everyone: ArrayLike | None = None
+        self._everyone_sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
 
     # ------------------------------------------------------------------ access
     @property
@@ -248,7 +250,9 @@ class ScoresScatter:
         # The image of all samples does not change with the selection: its colours are
         # those of the colouring without the selection (see SampleColors).
         everyone = colors.without_selection() if hasattr(colors, "without_selection") else colors
-        image, _ = grid.image(_colours_at(everyone, None, len(x)), opacity=(0.25, 0.9))
+        self._everyone = everyone
+        self._everyone_sums = grid.sums(_colours_at(everyone, None, len(x)))
+        image, _ = grid.image_of(*self._everyone_sums, opacity=(0.25, 0.9))
         style = {"extent": grid.extent, "origin": "lower", "interpolation": "nearest",
                  "aspect": "auto"}
         self._base_image = ax.imshow(image, zorder=_DENSITY_Z, **style)
@@ -268,9 +272,20 @@ class ScoresScatter:
     def _show_density_selection(self, colors: ArrayLike | None,
                                 mask: NDArray[np.bool_]) -> None:
         assert self._grid is not None and self._overlay is not None
+        grid = self._grid
         chosen = np.flatnonzero(mask)
-        rgba = _colours_at(colors, chosen, len(mask))
-        image, counts = self._grid.image(rgba, chosen, opacity=(0.75, 1.0))
+        if (2 * chosen.size > mask.size and chosen.size > OUTLINE_UP_TO
+                and self._selected_keep_their_colours(colors)):
+            # Most samples are selected: their sums are those of everyone minus the others'.
+            others = np.flatnonzero(~mask)
+            counts, sums = grid.sums(_colours_at(self._everyone, others, len(mask)), others)
+            total_counts, total_sums = self._everyone_sums
+            rgba = np.empty((0, 4))  # no markers for so many (> OUTLINE_UP_TO)
+            image, counts = grid.image_of(total_counts - counts, total_sums - sums,
+                                          opacity=(0.75, 1.0))
+        else:
+            rgba = _colours_at(colors, chosen, len(mask))
+            image, counts = grid.image(rgba, chosen, opacity=(0.75, 1.0))
         self._selection_image.set_data(image)
         self._selection_counts = counts
         self._veil.set_visible(chosen.size > 0)
@@ -279,6 +294,13 @@ class ScoresScatter:
         self._overlay.set_offsets(self._xy[chosen[:shown]])
         self._overlay.set_facecolor(rgba[:shown])
         self._style_overlay(int(chosen.size))
+
+    def _selected_keep_their_colours(self, colors: ArrayLike | None) -> bool:
+        """Whether the selected samples have the colours of the image of all samples (a
+        colouring by label or score; not by selection group)."""
+        coloring = getattr(colors, "coloring", None)
+        return (coloring is not None and not coloring.by_groups
+                and getattr(self._everyone, "coloring", None) is coloring)
 
     def draw_principal_circle_axis(self) -> Line2D:
         """Draw the principal circle, PNS2 = 0: a thin black horizontal line at y = 0.
