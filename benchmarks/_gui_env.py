@@ -33,12 +33,19 @@ def fmt(value: float | int | None, spec: str = ".1f") -> str:
 CHILD_MARKER = "BENCH_GUI_CHILD_RESULT "
 LAUNCH_ENV = "STPCA_BENCH_GUI_LAUNCH_WALL"
 WORKDIR_ENV = "STPCA_BENCH_GUI_WORKDIR"
+#: Folder for the synthetic cases' window screenshots (``bench_gui.py --screenshots``).
+SCREENSHOT_ENV = "STPCA_BENCH_GUI_SCREENSHOTS"
 CHILD_TIMEOUT_S = 1800.0
 FIRST_FRAME_TIMEOUT_S = 300.0
 FIT_TIMEOUT_S = 900.0
 DEMO = "clusters-t3"
 WINDOW_SIZE = (1500, 950)  # what ``stpca-gui`` uses without --screenshot
 SELECTION_TARGET_MS = 100.0
+#: Targets of the synthetic cases of 10⁶ points and more (issue 11): median selection
+#: latency and peak RSS of the app.
+HUGE_N = 1_000_000
+HUGE_SELECTION_TARGET_MS = 300.0
+HUGE_PEAK_RSS_TARGET_MB = 4096.0
 STALL_TARGET_MS = 100.0
 TIMER_INTERVAL_MS = 10
 SMALL_N = 5000

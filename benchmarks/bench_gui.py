@@ -92,6 +92,7 @@ from _gui_children import run_as_child, run_child  # noqa: E402
 from _gui_env import (  # noqa: E402
     FIRST_FRAME_TIMEOUT_S,
     LARGE_N,
+    SCREENSHOT_ENV,
     SELECTION_TARGET_MS,
     SMALL_N,
     STALL_TARGET_MS,
@@ -133,6 +134,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="Monte Carlo replicates of section 5 (default 10,000)")
     parser.add_argument("--only-monte-carlo", action="store_true",
                         help="run only section 5, the Monte Carlo responsiveness")
+    parser.add_argument("--large-n", type=int, nargs="+", default=[LARGE_N], metavar="N",
+                        help="sizes of the synthetic-result selection cases (default 100,000; "
+                             "e.g. --large-n 100000 1000000)")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="only section 2 and 4: the n = 5000 fit and the synthetic cases "
+                             "(no first frame, diagnostics or Monte Carlo)")
+    parser.add_argument("--screenshots", type=Path, default=None, metavar="DIR",
+                        help="save the window of each synthetic case here (as drawn, and "
+                             "with one cluster selected)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, default=SMALL_N, help=argparse.SUPPRESS)
     parser.add_argument("--breakdown", type=int, default=10, help=argparse.SUPPRESS)
@@ -159,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     info["display"] = display.description
     quick = args.quick
     only_monte_carlo = args.only_monte_carlo
-    diagnostics = not quick and not args.no_diagnostics
+    diagnostics = not quick and not args.no_diagnostics and not args.selection_only
     diagnostics_skipped = False
     selections = args.selections or (5 if quick else 20)
     common = ["--selections", str(selections), "--breakdown", str(5 if quick else 10)]
@@ -168,15 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases: list[dict[str, Any]] = []
     workdir = Path(tempfile.mkdtemp(prefix="bench-gui-"))
     os.environ[WORKDIR_ENV] = str(workdir)  # inherited by the children
+    if args.screenshots is not None:
+        os.environ[SCREENSHOT_ENV] = str(args.screenshots.resolve())
     model_path = workdir / "model-5000.pkl"
     fit_what = "full ST-PCA fit in the GUI, default parameters"
     synth_what = "synthetic: n = 5000 model, nearest fitted sample per point"
     try:
-        for k in range(0 if only_monte_carlo else 1 if quick else 2):
+        for k in range(0 if only_monte_carlo or args.selection_only else 1 if quick else 2):
             log(f"first frame: run {k + 1} in a fresh process")
             run = run_child("first-frame", timeout=FIRST_FRAME_TIMEOUT_S + 60)
             first.append(run | {"label": f"run {k + 1}"})
-        if not quick and not only_monte_carlo:
+        if not quick and not only_monte_carlo and not args.selection_only:
             # The same with a bytecode cache in a private folder (PYTHONPYCACHEPREFIX): one
             # unreported run writes it, the next one imports from it, as an installed app
             # with compiled .pyc files would.
@@ -191,8 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if only_monte_carlo:
             plan.clear()
         elif not quick:
-            plan.append(("synthetic-select", LARGE_N, [*profile, "--model", str(model_path)],
-                         synth_what))
+            for large_n in args.large_n:
+                plan.append(("synthetic-select", large_n,
+                             [*profile, "--model", str(model_path)], synth_what))
         diagnostic_plan = [
             ("fit-select", SMALL_N, ["--profile", "0", "--stop-auto-render"], fit_what),
             ("synthetic-select", LARGE_N, ["--profile", "0", "--stop-auto-render", "--model",
@@ -216,8 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     diagnostics = False
                     diagnostics_skipped = True
                     log("diagnostic re-runs skipped: the 3-D views have no auto-update timer")
-        log(f"Monte Carlo uniformity test, {args.replicates:,} replicates: fresh process")
-        monte_carlo = run_child("monte-carlo", ["--replicates", str(args.replicates)])
+        monte_carlo = None
+        if not args.selection_only:
+            log(f"Monte Carlo uniformity test, {args.replicates:,} replicates: fresh process")
+            monte_carlo = run_child("monte-carlo", ["--replicates", str(args.replicates)])
     finally:
         display.stop()
         shutil.rmtree(workdir, ignore_errors=True)

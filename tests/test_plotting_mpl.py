@@ -419,7 +419,7 @@ def test_histogram_with_100k_samples(monkeypatch):
         heights = [patch.get_height() for patch in hist._selection_bars.patches]
         assert sum(heights) * (hist._edges[1] - hist._edges[0]) == pytest.approx(
             mask.mean())
-    assert methods == ["binned"] * 3
+    assert set(methods) == {"binned"}
     assert draws == [] and artist_ids(fig) == artists
     x, y = hist.kde_line.get_data()
     assert np.trapezoid(y, x) == pytest.approx(1.0, abs=1e-4)

@@ -53,3 +53,36 @@ def test_fixed_radius_is_labelled_as_fixed(fitted):
     assert items["radius"].label == "fixed radius r" and items["radius"].value == 1.5
     assert not items["initial_radius"].shown
     assert summary_json(list(items.values()))["initial_radius"] == 1.5
+
+
+def test_landmark_fit_says_m_of_n_and_the_all_pairs_stress(fitted):
+    demo = make_demo("clusters-t2", random_state=0)
+    model = ScaledTorusPCA(random_state=0, torus_variance=False, n_landmarks=60).fit(demo.angles)
+    items = {item.key: item for item in fit_summary(model)}
+    assert items["n_landmarks"].shown and items["n_landmarks"].value == 60
+    assert items["n_landmarks"].text == "60 of 300 (mixed)"
+    assert items["landmark_method"].value == "mixed"
+    assert items["stress"].label == "stress on the landmarks"
+    pairs = items["all_pairs_stress"]
+    assert pairs.shown and pairs.value == pytest.approx(model.all_pairs_stress_)
+    assert pairs.text.endswith("(exact)")  # 300 points: every pair is summed
+    result = AnalysisResult(model=model, parameters=FitParameters(n_landmarks=60),
+                            dataset=Dataset.from_demo("clusters-t2", random_state=0),
+                            wall_time=1.0)
+    assert result.landmark_note == (f"landmarks: 60 of 300, all-pairs stress "
+                                    f"{model.all_pairs_stress_:.4f}")
+    assert ("landmarks", "60 of 300 (mixed)") in result.summary_rows()
+    # An exact fit keeps the facts in the JSON only.
+    exact = {item.key: item for item in fit_summary(fitted)}
+    assert not exact["n_landmarks"].shown and exact["n_landmarks"].value == 300
+    assert not exact["all_pairs_stress"].shown
+    assert exact["stress"].label == "stress"
+
+
+def test_the_app_fits_large_tables_with_landmarks():
+    from stpca_gui.core.landmarks import AUTO_EXACT_MAX_N, AUTO_LANDMARKS, resolve_n_landmarks
+
+    assert FitParameters().n_landmarks == "auto"
+    assert resolve_n_landmarks(FitParameters().to_estimator().n_landmarks, 10**6) == (
+        AUTO_LANDMARKS)
+    assert resolve_n_landmarks("auto", AUTO_EXACT_MAX_N) is None

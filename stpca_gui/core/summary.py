@@ -6,11 +6,14 @@ stores it; each takes the same :class:`SummaryItem` s, so a fact is added in one
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .stpca import sampled_pair_stress
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
@@ -69,15 +72,21 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
     status = "converged" if smds.converged_ else "not converged"
     curve = model.principal_curve_
     breaks = int(curve.breaks.sum())
+    exact = getattr(model, "landmark_indices_", None) is None
+    all_pairs = float(getattr(model, "all_pairs_stress_", model.stress_))
     return [
         SummaryItem("n_samples", "samples n", int(n), str(n)),
         SummaryItem("n_angles", "angles d", int(d), str(d)),
+        *_landmark_items(model, n),
         SummaryItem("initial_radius", "start radius r*", _number_or_none(smds.initial_radius_),
                     f"{smds.initial_radius_:.4f}", shown=estimated),
         SummaryItem("radius", "fitted radius r̂" if estimated else "fixed radius r",
                     _number_or_none(model.radius_), f"{model.radius_:.4f}"),
-        SummaryItem("stress", "stress", _number_or_none(model.stress_),
+        SummaryItem("stress", "stress" if exact else "stress on the landmarks",
+                    _number_or_none(model.stress_),
                     f"{model.stress_:.5f} (start {smds.initial_stress_:.5f})"),
+        SummaryItem("all_pairs_stress", "stress on all pairs",
+                    _number_or_none(all_pairs), _all_pairs_text(all_pairs, n), shown=not exact),
         SummaryItem("initial_stress", "start stress", _number_or_none(smds.initial_stress_),
                     f"{smds.initial_stress_:.5f}", shown=False),
         SummaryItem("smds_iterations", "SMDS iterations", int(smds.n_iter_),
@@ -107,6 +116,26 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
                     {stage: _number_or_none(t) for stage, t in model.timings_.items()},
                     ", ".join(f"{stage} {t:.2f} s" for stage, t in model.timings_.items())),
     ]
+
+
+def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:
+    """How many samples spherical MDS was solved on: all (exact) or m landmarks."""
+    m = int(getattr(model, "n_landmarks_", n))
+    if getattr(model, "landmark_indices_", None) is None:
+        return [SummaryItem("n_landmarks", "landmarks", m, f"none (exact fit on all {n:,})",
+                            shown=False),
+                SummaryItem("landmark_method", "landmark rule", None, "–", shown=False)]
+    method = str(model.landmark_method)
+    return [SummaryItem("n_landmarks", "landmarks", m, f"{m:,} of {n:,} ({method})"),
+            SummaryItem("landmark_method", "landmark rule", method, method, shown=False)]
+
+
+def _all_pairs_text(stress: float, n: int) -> str:
+    """The all-pairs stress, saying whether it is exact or estimated from sampled pairs."""
+    pairs = inspect.signature(sampled_pair_stress).parameters["n_pairs"].default
+    how = ("exact" if n * (n - 1) // 2 <= pairs
+           else f"estimated from {pairs:,} random pairs")
+    return f"{stress:.5f} ({how})"
 
 
 def summary_json(items: list[SummaryItem]) -> dict[str, Any]:

@@ -356,8 +356,9 @@ class MainWindow(QMainWindow):
             return  # a result for data that is no longer shown
         self.state.set_result(result)
         seconds = sum(result.stage_seconds.values())
+        landmarks = f" ({result.landmark_note})" if result.landmark_note else ""
         self.stage_label.setText(
-            f"Fitted in {seconds:.2f} s: r = {result.radius:.3f}, stress "
+            f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
             f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         self.result_shown.emit()
 
@@ -397,12 +398,15 @@ class MainWindow(QMainWindow):
     def _on_selection(self, *_: object) -> None:
         selected = self.state.selection.n_selected
         group = self.state.selection.active_group
-        self.selection_label.setText(f" {selected} selected · active group {group} ")
+        self.selection_label.setText(f" {selected:,} selected · active group {group} ")
 
     def highlight_counts(self) -> dict[str, int]:
         """How many samples each linked view draws highlighted, read from what it drew
-        (tests and benchmarks check that a selection reaches every view)."""
-        overlay = self.scores_view.scatter.overlay
+        (tests and benchmarks check that a selection reaches every view).
+
+        The 3-D views draw at most their display cap of points
+        (:mod:`~stpca_gui.plotting.display_subset`), so they highlight at most that many.
+        """
         hist = self.histogram_view.histogram
         bars = hist.selection_bars
         width = hist.edges[1] - hist.edges[0]
@@ -414,7 +418,7 @@ class MainWindow(QMainWindow):
             return layer.overlay.n_points if layer.overlay_actor.GetVisibility() else 0
 
         return {
-            "scores": 0 if overlay is None else len(overlay.get_offsets()),
+            "scores": self.scores_view.scatter.n_highlighted,
             "histogram": hist_count,
             "torus": scene_count(self.torus_view.scene),
             "sphere": scene_count(self.sphere_view.scene),

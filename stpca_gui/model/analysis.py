@@ -130,6 +130,17 @@ class AnalysisResult:
         """Final SMDS stress."""
         return float(self.model.stress_)
 
+    @property
+    def landmark_note(self) -> str:
+        """What a landmark fit says about itself, e.g. "landmarks: 1,500 of 1,000,000,
+        all-pairs stress 0.0168"; "" for an exact fit."""
+        model = self.model
+        if getattr(model, "landmark_indices_", None) is None:
+            return ""
+        n = model.scores_.shape[0]
+        return (f"landmarks: {model.n_landmarks_:,} of {n:,}, all-pairs stress "
+                f"{model.all_pairs_stress_:.4f}")
+
     @cached_property
     def mode_clusters(self) -> ModeClustering:
         """Periodic mode clustering of PNS1 (paper section 5), checked against the labels

@@ -9,12 +9,15 @@ unselected points are grey.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import to_rgba_array
 from numpy.typing import ArrayLike, NDArray
 
 from ..model.dataset import encode_labels
+from ..model.selection import MAX_GROUPS
 
 #: Okabe & Ito (2008), without black: orange, sky blue, bluish green, yellow, blue,
 #: vermillion, reddish purple, grey.
@@ -58,12 +61,125 @@ def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.
 
 def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
     """RGBA per sample: grey outside every group, the group colour inside."""
-    g = np.asarray(groups, dtype=np.int64)
-    out = np.tile(to_rgba_array(NEUTRAL), (g.size, 1))
+    return group_palette()[np.asarray(groups, dtype=np.intp)]
+
+
+class PointColoring:
+    """The colours of one colouring mode as a code per sample and a palette.
+
+    A view of 10⁶ samples draws a subset of them (:mod:`.display_subset`), so colours are
+    looked up only for the samples drawn, from codes computed once per data set, result and
+    mode: a selection then costs a table lookup per drawn sample instead of recomputing
+    every sample's colour (labels alone need a sort of all n labels).
+
+    Parameters
+    ----------
+    mode : {"label", "pns1", "selection", …}
+        "label" colours by ``labels`` (or their ``label_codes``), "pns1" by the cyclic
+        colormap of ``pns1``, "selection" by the selection groups given to :meth:`colors`;
+        any other mode, or a mode without its data, gives one neutral colour.
+    n : int
+        Number of samples.
+    labels, label_codes, pns1, pns1_period
+        The data of the modes; ``label_codes`` (codes in order of first appearance, as
+        :func:`~stpca_gui.model.dataset.encode_labels` gives them) saves encoding ``labels``.
+    """
+
+    def __init__(self, mode: str, *, n: int, labels: ArrayLike | None = None,
+                 label_codes: ArrayLike | None = None, pns1: ArrayLike | None = None,
+                 pns1_period: float = 2.0 * np.pi) -> None:
+        self.n = int(n)
+        self.by_groups = False
+        self.codes: NDArray[np.intp] | None = None
+        if mode == "label" and (labels is not None or label_codes is not None):
+            codes = (encode_labels(labels)[0] if label_codes is None
+                     else np.asarray(label_codes))
+            self.codes = codes
+            self.palette = label_palette(int(codes.max()) + 1 if codes.size else 1)
+        elif mode == "pns1" and pns1 is not None:
+            phase = np.mod(np.asarray(pns1, dtype=np.float64) / pns1_period + 0.5, 1.0)
+            # What the colormap resampled to CYCLIC_LEVELS does with a phase in [0, 1).
+            self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp), CYCLIC_LEVELS - 1)
+            self.palette = colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(
+                np.arange(CYCLIC_LEVELS))
+        elif mode == "selection":
+            self.by_groups = True
+            self.palette = group_palette()
+        else:
+            self.palette = to_rgba_array(NEUTRAL if mode != "label" else PALETTE[4])
+
+    def colors(self, groups: ArrayLike | None, index: ArrayLike | None = None
+               ) -> NDArray[np.float64]:
+        """RGBA (k, 4) of the samples ``index`` (default: all n), those outside a non-empty
+        selection dimmed (so the selection stands out in every mode).
+
+        Parameters
+        ----------
+        groups : array_like of int, shape (n,), or None
+            Selection group of every sample (0 = none).
+        index : array_like of int, optional
+            The samples wanted.
+        """
+        rows = slice(None) if index is None else np.asarray(index, dtype=np.intp)
+        size = self.n if index is None else len(rows)
+        group_of = None if groups is None else np.asarray(groups)[rows]
+        if self.by_groups and group_of is not None:
+            rgba = self.palette[group_of.astype(np.intp)]
+        elif self.codes is not None:
+            rgba = self.palette[self.codes[rows]]
+        else:
+            fallback = self.palette[0] if not self.by_groups else to_rgba_array(NEUTRAL)[0]
+            rgba = np.tile(fallback, (size, 1))
+        rgba = np.asarray(rgba, dtype=np.float64)  # every branch made a new array
+        if group_of is not None and _any_selected(groups):
+            rgba[group_of == 0, 3] = DIMMED_ALPHA
+        return rgba
+
+
+def _any_selected(groups: ArrayLike) -> bool:
+    return bool(np.any(np.asarray(groups)))
+
+
+def group_palette() -> NDArray[np.float64]:
+    """RGBA of selection group numbers 0 (not selected, grey) to 6, indexed by group."""
     palette = to_rgba_array(SELECTION_PALETTE)
-    inside = g > 0
-    out[inside] = palette[(g[inside] - 1) % len(palette)]
-    return out
+    return np.vstack([to_rgba_array(NEUTRAL),
+                      palette[np.arange(MAX_GROUPS) % len(palette)]])
+
+
+class SampleColors:
+    """The colours of every sample for a colouring and a selection, computed on demand.
+
+    ``np.asarray(colors)`` gives all n rows (so it stands in for an (n, 4) array);
+    :meth:`at` gives the rows of a subset, which is what views of many samples draw.
+    """
+
+    def __init__(self, coloring: PointColoring, groups: ArrayLike | None) -> None:
+        self.coloring = coloring
+        self.groups = groups
+
+    @property
+    def n(self) -> int:
+        return self.coloring.n
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.coloring.n, 4)
+
+    def __len__(self) -> int:
+        return self.coloring.n
+
+    def at(self, index: ArrayLike | None = None) -> NDArray[np.float64]:
+        """RGBA (k, 4) of the samples ``index`` (default: all)."""
+        return self.coloring.colors(self.groups, index)
+
+    def without_selection(self) -> SampleColors:
+        """The same colouring with nothing selected (nothing dimmed, groups grey)."""
+        return SampleColors(self.coloring, None)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray:
+        rgba = self.at()
+        return rgba if dtype is None else rgba.astype(dtype)
 
 
 def point_colors(
@@ -79,19 +195,7 @@ def point_colors(
     exists (so the selection stands out in every mode).
 
     Falls back to a neutral colour when the data for the mode is missing (no labels, no
-    fit yet).
+    fit yet). See :class:`PointColoring` for the colours of a subset.
     """
-    if mode == "label" and labels is not None:
-        rgba = label_colors(labels)
-    elif mode == "pns1" and pns1 is not None:
-        rgba = cyclic_colors(pns1, pns1_period)
-    elif mode == "selection" and groups is not None:
-        rgba = selection_colors(groups)
-    else:
-        rgba = np.tile(to_rgba_array(NEUTRAL if mode != "label" else PALETTE[4]), (n, 1))
-    rgba = np.array(rgba, dtype=np.float64)
-    if groups is not None:
-        selected = np.asarray(groups) > 0
-        if selected.any():
-            rgba[~selected, 3] = DIMMED_ALPHA
-    return rgba
+    coloring = PointColoring(mode, n=n, labels=labels, pns1=pns1, pns1_period=pns1_period)
+    return coloring.colors(groups)

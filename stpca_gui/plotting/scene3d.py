@@ -21,6 +21,7 @@ from matplotlib.colors import to_rgba
 from numpy.typing import ArrayLike, NDArray
 
 from .colors import PALETTE
+from .display_subset import MAX_DRAWN_POINTS, DisplaySubset
 
 __all__ = ["FONT", "TEXT_COLOR", "PointLayer", "SceneBase", "default_point_size",
            "opaque_over_white", "polylines", "rgba_uint8", "selected_point_scale",
@@ -100,9 +101,12 @@ def selected_point_scale(n_selected: int) -> float:
 
 def opaque_over_white(rgba: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The colours a white background shows through translucent RGBA, as opaque RGBA."""
-    alpha = rgba[:, 3:4].astype(np.float64) / 255.0
-    out = np.empty_like(rgba)
-    out[:, :3] = np.rint(rgba[:, :3] * alpha + 255.0 * (1.0 - alpha)).astype(np.uint8)
+    out = rgba.copy()
+    translucent = np.flatnonzero(rgba[:, 3] != 255)
+    if translucent.size:
+        part = rgba[translucent]
+        alpha = part[:, 3:4].astype(np.float64) / 255.0
+        out[translucent, :3] = np.rint(part[:, :3] * alpha + 255.0 * (1.0 - alpha))
     out[:, 3] = 255
     return out
 
@@ -166,18 +170,24 @@ class PointLayer:
     opaque by blending them over the white background: translucent (dimmed) points would
     send the whole cloud through the renderer's costly order-independent transparency pass
     on every render. Recolouring rewrites the RGBA array in place.
+
+    With more than ``cap`` points only a subset is drawn
+    (:class:`~stpca_gui.plotting.display_subset.DisplaySubset`): the cloud holds the subset's
+    base and the overlay the selected points drawn.
     """
 
     SCALARS = "rgba"
 
     def __init__(self, plotter: pv.Plotter, xyz: NDArray[np.float64], point_size: float,
-                 name: str) -> None:
+                 name: str, cap: int = MAX_DRAWN_POINTS) -> None:
         self.plotter = plotter
         self.xyz = np.ascontiguousarray(xyz, dtype=np.float64)
         self.n = self.xyz.shape[0]
+        self.subset = DisplaySubset(self.n, cap)
         self.point_size = float(point_size)
-        self.cloud = pv.PolyData(self.xyz)
-        self.cloud.point_data[self.SCALARS] = np.zeros((self.n, 4), dtype=np.uint8)
+        base = self.subset.base
+        self.cloud = pv.PolyData(self.xyz if self.subset.complete else self.xyz[base])
+        self.cloud.point_data[self.SCALARS] = np.zeros((base.size, 4), dtype=np.uint8)
         self._all_vertices = self.cloud.verts.copy()
         self.actor = plotter.add_mesh(
             self.cloud, scalars=self.SCALARS, rgba=True, render_points_as_spheres=True,
@@ -193,44 +203,71 @@ class PointLayer:
             name=f"{name}-selected", show_scalar_bar=False, **_POINT_LOOK,
         )
         self.overlay_actor.SetVisibility(False)
+        #: Indices of the selected points the overlay draws.
+        self.overlay_indices = np.empty(0, dtype=np.intp)
 
     @property
     def actors(self) -> list[Any]:
         return [self.actor, self.overlay_actor]
 
+    @property
+    def n_drawn(self) -> int:
+        """Points drawn: all n, or the cap of the display subset."""
+        return self.subset.n_drawn
+
     def set_colors(self, colors: Any, selected: ArrayLike | None) -> None:
-        """Rewrite the RGBA array (in place) and rebuild the selection overlay."""
-        rgba = opaque_over_white(rgba_uint8(colors, self.n))
-        target = self.cloud.point_data[self.SCALARS]
-        target[:] = rgba
-        target.VTKObject.Modified()
+        """Rewrite the RGBA array (in place) and rebuild the selection overlay.
+
+        ``colors`` is anything :func:`rgba_uint8` takes, or an object with an ``at(index)``
+        method giving the colours of some points
+        (:class:`~stpca_gui.plotting.colors.SampleColors`), of which only the drawn points'
+        are asked for.
+        """
         mask = selection_mask(selected, self.n)
-        if mask.any():
-            fresh = pv.PolyData(self.xyz[mask])
-            fresh.point_data[self.SCALARS] = rgba[mask]
+        chosen, positions = self.subset.split(mask)
+        base = None if self.subset.complete else self.subset.base
+        target = self.cloud.point_data[self.SCALARS]
+        target[:] = opaque_over_white(_rgba_at(colors, base, self.n))
+        target.VTKObject.Modified()
+        if chosen.size:
+            fresh = pv.PolyData(self.xyz[chosen])
+            fresh.point_data[self.SCALARS] = opaque_over_white(_rgba_at(colors, chosen, self.n))
             self.overlay.shallow_copy(fresh)
             self.overlay.Modified()
             self.overlay_actor.SetVisibility(True)
             self.overlay_actor.GetProperty().SetPointSize(
-                self.point_size * selected_point_scale(int(mask.sum())))
-            others = np.flatnonzero(~mask)
-            self.cloud.verts = np.column_stack([np.ones_like(others), others]).ravel()
+                self.point_size * selected_point_scale(int(chosen.size)))
         else:
             self.overlay_actor.SetVisibility(False)
+        self.overlay_indices = chosen
+        if positions.size == self.subset.base.size:
             self.cloud.verts = self._all_vertices
-        self.actor.SetVisibility(not mask.all())
+        else:
+            self.cloud.verts = np.column_stack([np.ones_like(positions), positions]).ravel()
+        self.actor.SetVisibility(positions.size > 0)
         self.cloud.Modified()
 
     def colors(self) -> NDArray[np.uint8]:
-        """The RGBA array currently drawn, shape (n, 4), uint8 (opaque)."""
+        """The RGBA array of the cloud, shape (number of base points, 4), uint8 (opaque):
+        one row per point when every point is drawn."""
         return np.asarray(self.cloud.point_data[self.SCALARS]).copy()
 
     def shown_in_cloud(self) -> NDArray[np.bool_]:
-        """Which points the cloud draws (the selected ones are drawn by the overlay)."""
+        """Which of the n points the cloud draws (the selected ones are drawn by the
+        overlay)."""
         shown = np.zeros(self.n, dtype=bool)
         cells = np.asarray(self.cloud.verts).reshape(-1, 2)
-        shown[cells[:, 1]] = True
+        shown[self.subset.base[cells[:, 1]]] = True
         return shown & bool(self.actor.GetVisibility())
+
+
+def _rgba_at(colors: Any, index: NDArray[np.intp] | None, n: int) -> NDArray[np.uint8]:
+    """uint8 RGBA of the points ``index`` (None: all n) from any colour specification."""
+    if hasattr(colors, "at"):
+        rgba = colors.at(index)
+        return rgba_uint8(rgba, len(rgba))
+    rgba = rgba_uint8(colors, n)
+    return rgba if index is None else rgba[index]
 
 
 @dataclass
@@ -260,6 +297,8 @@ class SceneBase:
         self._view_key: tuple | None = None
         self._points: PointLayer | None = None
         self.point_xyz = np.empty((0, 3))
+        #: Most points drawn (see :mod:`~stpca_gui.plotting.display_subset`).
+        self.max_points = MAX_DRAWN_POINTS
 
     # -- actors
     def _add(self, actor: Any) -> Any:
@@ -334,13 +373,22 @@ class SceneBase:
     def _draw_points(self, xyz: NDArray[np.float64], point_size: float | None, name: str,
                      colors: Any, selected: ArrayLike | None) -> None:
         """Draw the point cloud (replacing the scene's point layer) and colour it."""
-        size = default_point_size(len(xyz)) if point_size is None else float(point_size)
-        layer = PointLayer(self.plotter, xyz, size, name)
+        drawn = min(len(xyz), self.max_points)
+        size = default_point_size(drawn) if point_size is None else float(point_size)
+        layer = PointLayer(self.plotter, xyz, size, name, cap=self.max_points)
         for actor in layer.actors:
             self._add(actor)
         layer.set_colors(colors, selected)
         self._points = layer
         self.point_xyz = layer.xyz
+        if layer.subset.label():
+            self._caption(layer.subset.label(), "lower_right", 9, f"{name}-subset-note")
+
+    @property
+    def subset_note(self) -> str:
+        """What the view says about drawing a subset, e.g. "showing 100,000 of 1,000,000
+        points" ("" when every point is drawn or nothing is)."""
+        return "" if self._points is None else self._points.subset.label()
 
     def _caption(self, text: str, position: str, size: int, name: str) -> None:
         """Fixed 2-D text in a corner or along an edge of the view, in the Greek-capable font."""

@@ -15,18 +15,27 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 from matplotlib.path import Path
 from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike, NDArray
 
 from .colors import CURVE_COLOR, PALETTE
+from .density_image import DensityGrid
 from .marker_collection import ColorGroupedCollection, grouped_scatter
 from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label
 from .partial_redraw import PartialRedraw
 
 #: Samples above which the points are rasterised in vector exports (SVG/PDF).
 RASTERIZE_ABOVE = 5000
+#: Samples above which the scatter is a density image (:mod:`.density_image`) instead of a
+#: marker per sample; the selection is then an image of its own on top, with markers as
+#: well up to ``OUTLINE_UP_TO`` selected samples, over a white veil that fades the rest.
+DENSITY_ABOVE = 100_000
+#: Opacity of the veil over the density image of all samples while a selection exists.
+VEIL_ALPHA = 0.7
 #: Colour of the outline of selected points.
 SELECTED_EDGE = "#000000"
 #: Selected points are outlined only up to this many (more outlines merge into a blot).
@@ -35,6 +44,9 @@ OUTLINE_UP_TO = 2000
 #: colouring or selection redraws only what lies above ``_STATIC_BELOW``.
 _CIRCLE_Z, _POINTS_Z, _SELECTED_Z = 1.5, 2.0, 3.0
 _STATIC_BELOW = 1.9
+#: z-orders of the density mode: the image of all samples is static; the veil and the
+#: selection's image are redrawn with the selection markers.
+_DENSITY_Z, _VEIL_Z, _SELECTION_IMAGE_Z = 1.0, 2.5, 2.9
 
 
 def marker_size(n: int) -> float:
@@ -71,6 +83,13 @@ class ScoresScatter:
         self._one_d = False
         self._size = marker_size(0)
         self._partial: PartialRedraw | None = None
+        self._grid: DensityGrid | None = None
+        self._base_image: AxesImage | None = None
+        self._selection_image: AxesImage | None = None
+        self._veil: Rectangle | None = None
+        self._selection_counts = np.zeros((0, 0), dtype=np.int64)
+        self._everyone: ArrayLike | None = None
+        self._everyone_sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
 
     # ------------------------------------------------------------------ access
     @property
@@ -80,8 +99,32 @@ class ScoresScatter:
 
     @property
     def points(self) -> ColorGroupedCollection | None:
-        """The collection of all n points (None before :meth:`draw`)."""
+        """The collection of all n points (None before :meth:`draw` and in density mode)."""
         return self._points
+
+    @property
+    def density(self) -> bool:
+        """Whether the last :meth:`draw` showed a density image (more than
+        :data:`DENSITY_ABOVE` samples) instead of a marker per sample."""
+        return self._grid is not None
+
+    @property
+    def base_image(self) -> AxesImage | None:
+        """Density mode: the image of all samples."""
+        return self._base_image
+
+    @property
+    def selection_image(self) -> AxesImage | None:
+        """Density mode: the image of the selected samples."""
+        return self._selection_image
+
+    @property
+    def n_highlighted(self) -> int:
+        """How many samples are shown as selected (markers, or cells of the selection
+        image)."""
+        if self._grid is not None:
+            return int(self._selection_counts.sum())
+        return 0 if self._overlay is None else len(self._overlay.get_offsets())
 
     @property
     def overlay(self) -> ColorGroupedCollection | None:
@@ -156,25 +199,30 @@ class ScoresScatter:
         x = values[:, i]
         y = np.zeros(n) if self._one_d else values[:, j]
         self._xy = np.ascontiguousarray(np.column_stack([x, y]))
-        rgba = as_rgba(colors, n, PALETTE[4])
         mask = as_mask(selected, n)
         self._size = marker_size(n)
 
         ax = fresh_axes(self.figure)
         self._ax = ax
         self._circle_line = None
+        self._grid = self._base_image = self._selection_image = self._veil = None
         if axis_names is None and (self._one_d or (i, j) == (0, 1)):
             self.draw_principal_circle_axis()
-        self._points = grouped_scatter(ax, x, y, size=self._size, colors=rgba, linewidths=0,
-                                       zorder=_POINTS_Z)
-        self._overlay = grouped_scatter(ax, x[mask], y[mask], size=self._size,
-                                        colors=rgba[mask], edgecolors=SELECTED_EDGE,
-                                        linewidths=0.5, zorder=_SELECTED_Z)
+        if n > DENSITY_ABOVE:
+            xlim = (-0.5 * period, 0.5 * period) if period is not None and i == 0 else None
+            self._draw_density(colors, mask, xlim)
+        else:
+            rgba = as_rgba(colors, n, PALETTE[4])
+            self._points = grouped_scatter(ax, x, y, size=self._size, colors=rgba,
+                                           linewidths=0, zorder=_POINTS_Z)
+            self._overlay = grouped_scatter(ax, x[mask], y[mask], size=self._size,
+                                            colors=rgba[mask], edgecolors=SELECTED_EDGE,
+                                            linewidths=0.5, zorder=_SELECTED_Z)
+            self._style_overlay(int(mask.sum()))
+            if n > RASTERIZE_ABOVE:
+                self._points.set_rasterized(True)
+                self._overlay.set_rasterized(True)
         self._partial = PartialRedraw(ax, _STATIC_BELOW)
-        self._style_overlay(int(mask.sum()))
-        if n > RASTERIZE_ABOVE:
-            self._points.set_rasterized(True)
-            self._overlay.set_rasterized(True)
 
         ax.set_xlabel(pns_label(i) if axis_names is None else axis_names[0])
         if self._one_d:
@@ -190,6 +238,69 @@ class ScoresScatter:
             ax.set_xlim(-half, half)
         if title:
             ax.set_title(title)
+
+    def _draw_density(self, colors: ArrayLike | None, mask: NDArray[np.bool_],
+                      xlim: tuple[float, float] | None) -> None:
+        """Density mode: images of all samples and of the selection, a veil between them."""
+        ax = self._ax
+        x, y = self._xy[:, 0], self._xy[:, 1]
+        grid = DensityGrid(x, y, xlim or _padded_range(x),
+                           (-1.0, 1.0) if self._one_d else _padded_range(y))
+        self._grid = grid
+        # The image of all samples does not change with the selection: its colours are
+        # those of the colouring without the selection (see SampleColors).
+        everyone = colors.without_selection() if hasattr(colors, "without_selection") else colors
+        self._everyone = everyone
+        self._everyone_sums = grid.sums(_colours_at(everyone, None, len(x)))
+        image, _ = grid.image_of(*self._everyone_sums, opacity=(0.25, 0.9))
+        style = {"extent": grid.extent, "origin": "lower", "interpolation": "nearest",
+                 "aspect": "auto"}
+        self._base_image = ax.imshow(image, zorder=_DENSITY_Z, **style)
+        self._veil = ax.add_patch(Rectangle((0.0, 0.0), 1.0, 1.0, transform=ax.transAxes,
+                                            facecolor="white", alpha=VEIL_ALPHA, linewidth=0,
+                                            zorder=_VEIL_Z))
+        self._selection_image = ax.imshow(np.zeros((grid.height, grid.width, 4)),
+                                          zorder=_SELECTION_IMAGE_Z, **style)
+        self._points = None
+        self._overlay = grouped_scatter(ax, [], [], size=self._size, colors=np.empty((0, 4)),
+                                        edgecolors=SELECTED_EDGE, linewidths=0.5,
+                                        zorder=_SELECTED_Z)
+        ax.set_xlim(grid.extent[:2])
+        ax.set_ylim(grid.extent[2:])
+        self._show_density_selection(colors, mask)
+
+    def _show_density_selection(self, colors: ArrayLike | None,
+                                mask: NDArray[np.bool_]) -> None:
+        assert self._grid is not None and self._overlay is not None
+        grid = self._grid
+        chosen = np.flatnonzero(mask)
+        if (2 * chosen.size > mask.size and chosen.size > OUTLINE_UP_TO
+                and self._selected_keep_their_colours(colors)):
+            # Most samples are selected: their sums are those of everyone minus the others'.
+            others = np.flatnonzero(~mask)
+            counts, sums = grid.sums(_colours_at(self._everyone, others, len(mask)), others)
+            total_counts, total_sums = self._everyone_sums
+            rgba = np.empty((0, 4))  # no markers for so many (> OUTLINE_UP_TO)
+            image, counts = grid.image_of(total_counts - counts, total_sums - sums,
+                                          opacity=(0.75, 1.0))
+        else:
+            rgba = _colours_at(colors, chosen, len(mask))
+            image, counts = grid.image(rgba, chosen, opacity=(0.75, 1.0))
+        self._selection_image.set_data(image)
+        self._selection_counts = counts
+        self._veil.set_visible(chosen.size > 0)
+        # A few selected samples would be a few cells of the image: they get markers too.
+        shown = chosen.size if chosen.size <= OUTLINE_UP_TO else 0
+        self._overlay.set_offsets(self._xy[chosen[:shown]])
+        self._overlay.set_facecolor(rgba[:shown])
+        self._style_overlay(int(chosen.size))
+
+    def _selected_keep_their_colours(self, colors: ArrayLike | None) -> bool:
+        """Whether the selected samples have the colours of the image of all samples (a
+        colouring by label or score; not by selection group)."""
+        coloring = getattr(colors, "coloring", None)
+        return (coloring is not None and not coloring.by_groups
+                and getattr(self._everyone, "coloring", None) is coloring)
 
     def draw_principal_circle_axis(self) -> Line2D:
         """Draw the principal circle, PNS2 = 0: a thin black horizontal line at y = 0.
@@ -222,11 +333,14 @@ class ScoresScatter:
         selected : array_like of bool (n,) or of group numbers, optional
             Samples drawn larger and on top (None: no selection).
         """
-        if self._points is None or self._overlay is None:
+        if self._overlay is None:
             raise RuntimeError("draw the scores before updating their colours")
         n = self._xy.shape[0]
-        rgba = as_rgba(colors, n, PALETTE[4])
         mask = as_mask(selected, n)
+        if self._grid is not None:
+            self._show_density_selection(colors, mask)
+            return
+        rgba = as_rgba(colors, n, PALETTE[4])
         self._points.set_facecolor(rgba)
         self._overlay.set_offsets(self._xy[mask])
         self._overlay.set_facecolor(rgba[mask])
@@ -251,9 +365,15 @@ class ScoresScatter:
         ndarray of bool, shape (n,)
         """
         corners = np.asarray(vertices, dtype=np.float64).reshape(-1, 2)
+        inside = np.zeros(self._xy.shape[0], dtype=bool)
         if corners.shape[0] < 3 or self._xy.shape[0] == 0:
-            return np.zeros(self._xy.shape[0], dtype=bool)
-        return Path(corners).contains_points(self._xy)
+            return inside
+        # Only the points in the polygon's bounding box need the exact test.
+        (xlo, ylo), (xhi, yhi) = corners.min(axis=0), corners.max(axis=0)
+        x, y = self._xy[:, 0], self._xy[:, 1]
+        candidates = np.flatnonzero((x >= xlo) & (x <= xhi) & (y >= ylo) & (y <= yhi))
+        inside[candidates] = Path(corners).contains_points(self._xy[candidates])
+        return inside
 
     def points_in_rectangle(self, x0: float, y0: float, x1: float, y1: float) -> NDArray[np.bool_]:
         """Samples inside the axis-aligned rectangle with corners (x0, y0), (x1, y1).
@@ -269,3 +389,20 @@ class ScoresScatter:
         x = self._xy[:, 0]
         y = self._xy[:, 1]
         return (x >= xlo) & (x <= xhi) & (y >= ylo) & (y <= yhi)
+
+
+def _padded_range(values: NDArray[np.float64]) -> tuple[float, float]:
+    """The range of the values with 2 % room on each side (never empty)."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    pad = 0.02 * (hi - lo) if hi > lo else 1.0
+    return lo - pad, hi + pad
+
+
+def _colours_at(colors: ArrayLike | None, index: NDArray[np.intp] | None, n: int
+                ) -> NDArray[np.float64]:
+    """RGBA of the samples ``index`` (None: all) from per-sample colours, one colour, None
+    (the default) or :class:`~stpca_gui.plotting.colors.SampleColors`."""
+    if hasattr(colors, "at"):
+        return colors.at(index)
+    rgba = as_rgba(colors, n, PALETTE[4])
+    return rgba if index is None else rgba[index]

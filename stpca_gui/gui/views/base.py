@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,31 +13,47 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ...model import AppState
 from ...model.dataset import encode_labels
-from ...plotting.colors import point_colors
+from ...plotting.colors import PointColoring, SampleColors
+
+#: The colouring each state's views share, with what it was made from (mode, data set,
+#: result): made once, not by every view on every selection.
+_colorings: WeakKeyDictionary[AppState, tuple[tuple[str, object, object], PointColoring]] = (
+    WeakKeyDictionary())
 
 
-def current_colors(state: AppState) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """RGBA per sample for the state's colour mode, and the selection mask.
-
-    The points outside a non-empty selection are made faint.
-    """
-    dataset = state.dataset
-    n = 0 if dataset is None else dataset.n_samples
-    result = state.result
-    groups = state.selection.groups
+def state_coloring(state: AppState) -> PointColoring:
+    """The colouring of the state's colour mode, data set and result (cached)."""
     mode = state.effective_color_mode
-    labels = None if dataset is None else dataset.labels
+    dataset, result = state.dataset, state.result
+    cached = _colorings.get(state)
+    if cached is not None:
+        (old_mode, old_dataset, old_result), coloring = cached
+        if old_mode == mode and old_dataset is dataset and old_result is result:
+            return coloring
+    n = 0 if dataset is None else dataset.n_samples
     if mode == "cluster":
-        mode, labels = "label", result.mode_clusters.labels
-    colors = point_colors(
-        mode,
-        n=n,
-        labels=labels,
-        pns1=None if result is None else result.pns1,
-        pns1_period=2 * np.pi if result is None else result.pns1_period,
-        groups=groups,
-    )
-    return colors, state.selection.mask()
+        coloring = PointColoring("label", n=n, labels=result.mode_clusters.labels)
+    else:
+        coloring = PointColoring(
+            mode, n=n,
+            label_codes=None if dataset is None or not dataset.has_labels
+            else dataset.label_codes(),
+            pns1=None if result is None else result.pns1,
+            pns1_period=2 * np.pi if result is None else result.pns1_period)
+    _colorings[state] = ((mode, dataset, result), coloring)
+    return coloring
+
+
+def current_colors(state: AppState) -> tuple[SampleColors, NDArray[np.bool_]]:
+    """Colours of the samples for the state's colour mode and selection, and the selection
+    mask.
+
+    The colours are computed for the samples a view asks for (``colors.at(index)``), or
+    all of them (``np.asarray(colors)``); the points outside a non-empty selection are made
+    faint.
+    """
+    groups = state.selection.groups
+    return SampleColors(state_coloring(state), groups), groups != 0
 
 
 def current_groups(state: AppState) -> tuple[NDArray[np.int64] | None, list[str]]:

@@ -154,7 +154,14 @@ class ScoresView(MplView):
         state.view_options_changed.connect(self._on_view_option)
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
-        state.color_mode_changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self._on_color_mode)
+
+    def _on_color_mode(self, *_: object) -> None:
+        # The density image of all samples has the colours of the mode: it is redrawn.
+        if self._drawn and self.scatter.density:
+            self.redraw()
+        else:
+            self.update_colors()
 
     def _fill_combos(self, *_: object) -> None:
         """One entry per PNS component of the data set, showing the state's choice."""
