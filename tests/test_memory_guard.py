@@ -15,6 +15,7 @@ from stpca_gui.core.memory import (
     available_memory_bytes,
     check_fit_memory,
     estimate_fit_bytes,
+    estimate_pns_bytes,
     largest_fitting_n,
 )
 
@@ -33,14 +34,32 @@ def available(monkeypatch):
 
 def test_estimate_follows_the_measurements():
     # Measured peaks above the process before the fit (see stpca_gui.core.memory).
-    for n, d, n_boot, measured_mb in [(6000, 3, 0, 342), (9000, 3, 0, 700),
-                                      (4000, 6, 100, 647), (6000, 6, 100, 927)]:
+    for n, d, n_boot, measured_mb in [(6000, 3, 0, 342), (9000, 3, 0, 700)]:
         estimate_mb = estimate_fit_bytes(n, d, n_boot) / 1e6
         assert measured_mb * 0.95 < estimate_mb < measured_mb * 1.1, (n, d, estimate_mb)
     # The 30,000 rows took 7.7 GB with the app around the fit; 50,000 would not fit
     # on a 16 GB machine.
     assert 7.0e9 < estimate_fit_bytes(30_000, 3, 100) < 7.7e9
     assert estimate_fit_bytes(50_000, 3) > 16 * GIB
+
+
+def test_pns_estimate_follows_the_measurements():
+    # PNS alone, seq.test with the isotropy test run (stpca_gui.core.memory's table).
+    for n, d, measured_mb in [(1_000_000, 3, 455), (1_000_000, 4, 470), (1_000_000, 6, 494)]:
+        estimate_mb = estimate_pns_bytes(n, d, 100) / 2**20
+        assert measured_mb * 0.95 < estimate_mb < measured_mb * 1.1, (n, d, estimate_mb)
+    allowance_mb = (memory.PNS_BASE_BYTES + memory.PNS_TEST_BYTES) / 2**20
+    for n, d, measured_mb in [(100_000, 4, 45), (300_000, 3, 132)]:  # the base dominates
+        estimate_mb = estimate_pns_bytes(n, d, 100) / 2**20
+        assert measured_mb < estimate_mb < 1.1 * measured_mb + allowance_mb, (n, d, estimate_mb)
+
+
+def test_isotropy_test_memory_does_not_grow_with_n_or_draws():
+    # It ran on n_bootstrap · n · (d + 1) draws at once: 1.4 GB at n = 3,000, d = 20.
+    extra = [estimate_pns_bytes(n, d, n_boot) - estimate_pns_bytes(n, d, 0)
+             for n, d, n_boot in [(3_000, 20, 100), (1_000_000, 6, 100), (5_000, 6, 100_000)]]
+    assert extra == [memory.PNS_TEST_BYTES] * 3
+    assert estimate_fit_bytes(3_000, 20, 100) < 0.25 * GIB
 
 
 def test_available_memory_is_known_on_this_machine():
@@ -82,13 +101,13 @@ def test_unknown_available_memory_does_not_refuse(available):
     check_fit_memory(1_000_000, 3)  # nothing to compare with: the fit is not refused
 
 
-def test_bootstrap_counts_only_when_the_test_may_run(available):
-    # n = 3,000, d = 20: the PNS test needs ~1.4 GB, SMDS only ~0.1 GB.
-    available(int(1.0 * GIB))
-    angles = np.random.default_rng(0).uniform(-np.pi, np.pi, size=(3_000, 20))
-    with pytest.raises(InsufficientMemoryError):
-        ScaledTorusPCA(pns_mode="seq.test", n_landmarks="exact").fit(angles)
-    check_fit_memory(3_000, 20, n_bootstrap=0)  # "small" mode: no bootstrap, fits
+def test_placed_points_count_for_pns(available):
+    # A landmark fit runs PNS on all the placed points: 10⁷ points on S^6 need ~4.6 GB.
+    available(int(2.0 * GIB))
+    check_fit_memory(1_000, 6, n_bootstrap=100, n_placed=1_000_000)
+    with pytest.raises(InsufficientMemoryError) as raised:
+        check_fit_memory(1_000, 6, n_bootstrap=100, n_placed=10_000_000)
+    assert "n = 10,000,000 samples on 1,000 landmarks" in str(raised.value)
 
 
 def test_cli_refuses_with_a_message(tmp_path, capsys, available):

@@ -5,9 +5,11 @@ Two stages dominate the memory of a fit, one after the other, so its peak is the
 * spherical MDS works on a dense n × n float64 matrix (the torus distances turned into the
   classical-MDS start): 56 MB + 8 B · n², a few hundred MB at n = 6,000, about 7 GB at
   n = 30,000, more than most machines have at n = 50,000;
-* the isotropy test of PNS (``pns_mode="seq.test"``, when it runs: it depends on the
-  data) draws ``n_bootstrap`` von Mises–Fisher samples of n points on S^d at once:
-  about 28 MB + 220 B · n_bootstrap · n · (d + 1), which dominates for many angles.
+* principal nested spheres on all the points (n of them, or every placed point of a
+  landmark fit): about 380 B + 16 B · (d + 1) per point, whatever the mode. Its isotropy
+  test (``pns_mode="seq.test"``, when it runs) uses at most ``pns_tests.N_TEST`` points and
+  draws its bootstrap a chunk at a time, so it adds a bounded amount (``PNS_TEST_BYTES``)
+  whatever n and ``n_bootstrap``.
 
 A fit that would not fit in the memory available is refused before any work, with a
 message saying what to do, instead of driving the machine into swapping.
@@ -21,12 +23,13 @@ n, d        measured       model (larger stage)
 3,000, 3     126 MB        128 MB (SMDS)
 6,000, 3     342 MB        344 MB (SMDS)
 9,000, 3     700 MB        704 MB (SMDS; PNS test not run)
-4,000, 6     647 MB        644 MB (PNS test)
-6,000, 6     927 MB        952 MB (PNS test)
 =========== ============= ===============================
 
-PNS alone (seq.test, 100 draws): 298 / 585 / 1,142 MB at n = 2,000 / 4,000 / 8,000 with
-d = 6, and 377 MB at n = 4,000 with d = 3.
+PNS alone (seq.test, 100 draws, three clusters with 10 % uniform points; the test ran on
+5,000 points at one or more levels): 45 MB at n = 10⁵, d = 4; 132 MB at n = 3 · 10⁵,
+d = 3; 455 / 470 / 494 MB at n = 10⁶ with d = 3 / 4 / 6 (``benchmarks/bench_scale.py``).
+Before the test was bounded it took 220 B · n_bootstrap · n · (d + 1): 1,142 MB at
+n = 8,000, d = 6; now 3 MB.
 """
 
 from __future__ import annotations
@@ -38,11 +41,14 @@ __all__ = [
     "FIT_BYTES_PER_PAIR",
     "MEMORY_HEADROOM",
     "PNS_BASE_BYTES",
-    "PNS_BYTES_PER_DRAW",
+    "PNS_BYTES_PER_COORDINATE",
+    "PNS_BYTES_PER_POINT",
+    "PNS_TEST_BYTES",
     "InsufficientMemoryError",
     "available_memory_bytes",
     "check_fit_memory",
     "estimate_fit_bytes",
+    "estimate_pns_bytes",
     "largest_fitting_n",
 ]
 
@@ -50,10 +56,15 @@ __all__ = [
 FIT_BYTES_PER_PAIR = 8.0
 #: Bytes a fit needs whatever n (compiled kernels, work buffers; measured 56 MB).
 FIT_BASE_BYTES = 64 * 2**20
-#: Bytes of the PNS isotropy test per sample, bootstrap draw and coordinate (measured 199–218).
-PNS_BYTES_PER_DRAW = 220.0
-#: Bytes of the PNS stage whatever n (measured 28 MB).
+#: Bytes of the PNS stage per point (angles, norms, projections), and per point and
+#: coordinate: with PNS_BASE_BYTES, 5–6 % above the measurements at n = 10⁶ (d = 3, 4, 6).
+PNS_BYTES_PER_POINT = 380.0
+PNS_BYTES_PER_COORDINATE = 16.0
+#: Bytes of the PNS stage whatever n.
 PNS_BASE_BYTES = 32 * 2**20
+#: Bytes of the isotropy test (at most N_TEST points, one chunk of the bootstrap at a time;
+#: measured ≤ 3 MB at n = 8,000, d = 6, 100 draws), whatever n and n_bootstrap.
+PNS_TEST_BYTES = 32 * 2**20
 #: Share of the available memory a fit may take: the app, its views and the rest of the
 #: machine need the remainder.
 MEMORY_HEADROOM = 0.8
@@ -65,6 +76,22 @@ class InsufficientMemoryError(MemoryError, ValueError):
     Raised before the fit starts; a ``ValueError`` too, so callers that report bad input
     report this the same way.
     """
+
+
+def estimate_pns_bytes(n_points: int, n_angles: int, n_bootstrap: int = 0) -> int:
+    """Peak memory of the PNS stage on ``n_points`` points of S^d, in bytes.
+
+    Parameters
+    ----------
+    n_points, n_angles : int
+        Points PNS is fitted on and d.
+    n_bootstrap : int, optional
+        Bootstrap draws of the isotropy test when it may run, else 0. The test's memory is
+        bounded (``PNS_TEST_BYTES``) whatever the number of draws and points.
+    """
+    per_point = PNS_BYTES_PER_POINT + PNS_BYTES_PER_COORDINATE * (int(n_angles) + 1)
+    test = PNS_TEST_BYTES if int(n_bootstrap) > 0 else 0
+    return int(PNS_BASE_BYTES + per_point * int(n_points) + test)
 
 
 def estimate_fit_bytes(
@@ -86,7 +113,7 @@ def estimate_fit_bytes(
     n_smds, m = int(n_samples), int(n_angles) + 1
     n_all = max(n_smds, int(n_placed))
     smds = FIT_BASE_BYTES + FIT_BYTES_PER_PAIR * n_smds * n_smds
-    pns = PNS_BASE_BYTES + PNS_BYTES_PER_DRAW * int(n_bootstrap) * n_all * m
+    pns = estimate_pns_bytes(n_all, n_angles, n_bootstrap)
     per_sample = 8 * 16 * m  # data, embeddings, scores, curve matching: small beside these
     return int(max(smds, pns) + per_sample * n_all)
 

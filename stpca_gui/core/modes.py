@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq, linear_sum_assignment
 
+from ._modes_kernel import windowed_log_kde_terms
 from .bandwidth import (
     check_period,
     check_periodic_sample,
@@ -42,8 +43,11 @@ TWO_PI = 2.0 * np.pi
 
 BandwidthChoice = Literal["hpi", "hpi_tripled"]
 
-#: Samples × grid points evaluated at once when scanning the density (float64: 8 MB).
-_BLOCK_ELEMENTS = 1 << 20
+#: Grid points evaluated between two cancel checks when scanning the density.
+_BLOCK_POINTS = 1024
+#: Terms below e^{−_TAIL}/n of the largest are left out of the kernel sums (their total is
+#: below 1e-21 of the sum; see :mod:`~stpca_gui.core._modes_kernel`).
+_TAIL = 50.0
 #: Grid points per bandwidth, and bounds on the grid size, used to bracket the extrema.
 _POINTS_PER_BANDWIDTH = 8
 _MIN_GRID = 512
@@ -61,23 +65,21 @@ def _log_kde_terms(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """For each point: log of Σ_j exp(−z_j²/2) and the log-derivative Σ w_j (−z_j)/(h Σ w_j).
 
-    ``check`` (optional) is called before each block of points.
+    ``sample`` is sorted; only the samples whose terms matter are summed (within
+    ~10 bandwidths, :mod:`~stpca_gui.core._modes_kernel`). ``check`` (optional) is called
+    before each block of points.
     """
+    points = np.ascontiguousarray(points, dtype=np.float64)
     m = points.size
     log_sum = np.empty(m)
     log_derivative = np.empty(m)
-    step = max(1, _BLOCK_ELEMENTS // max(sample.size, 1))
-    for start in range(0, m, step):
+    tail = _TAIL + math.log(max(sample.size, 1))
+    for start in range(0, m, _BLOCK_POINTS):
         if check is not None:
             check()
-        z = (points[start:start + step, None] - sample[None, :]) / h
-        exponent = -0.5 * z * z
-        top = exponent.max(axis=1)
-        weights = np.exp(exponent - top[:, None])
-        s0 = weights.sum(axis=1)
-        s1 = -(weights * z).sum(axis=1)
-        log_sum[start:start + step] = top + np.log(s0)
-        log_derivative[start:start + step] = s1 / (s0 * h)
+        stop = min(m, start + _BLOCK_POINTS)
+        windowed_log_kde_terms(points[start:stop], sample, h, tail, log_sum[start:stop],
+                               log_derivative[start:stop])
     return log_sum, log_derivative
 
 
@@ -313,7 +315,8 @@ def periodic_mode_clusters(
     x = check_periodic_sample(angles)
     wrapped = wrap_angles(x, period)
     n = x.size
-    tripled = np.concatenate([wrapped - period, wrapped, wrapped + period])
+    ordered = np.sort(wrapped)
+    tripled = np.concatenate([ordered - period, ordered, ordered + period])  # sorted
     if bandwidth is None or bandwidth == "hpi":
         h = hpi_derivative(unwrapped_at_largest_gap(x, period), deriv_order=1)
     elif bandwidth == "hpi_tripled":
@@ -399,8 +402,8 @@ def _classification(
 ) -> tuple[float, ConfusionTable]:
     """Best one-to-one matching rate and the confusion table."""
     values, inverse = np.unique(true_labels, return_inverse=True)
-    counts = np.zeros((k, values.size), dtype=np.int64)
-    np.add.at(counts, (cluster, inverse.ravel()), 1)
+    counts = np.bincount(cluster * values.size + inverse.ravel(),
+                         minlength=k * values.size).reshape(k, values.size).astype(np.int64)
     rows, cols = linear_sum_assignment(counts, maximize=True)
     matched = int(counts[rows, cols].sum())
     matching = tuple((int(r), values[c].item() if hasattr(values[c], "item") else values[c])

@@ -82,6 +82,10 @@ class PrincipalNestedSpheres(Estimator):
         ``"small"`` or ``"great"`` per level.
     p_values_ : ndarray, shape (d − 1, 2)
         Per level, the LRT p-value and the vMF-bootstrap p-value (NaN when not computed).
+    isotropy_test_points_ : ndarray of int, shape (d − 1,)
+        Per level, the number of points the vMF-bootstrap isotropy test ran on: all n up to
+        ``pns_tests.N_TEST`` (5,000), else a random subsample of ``N_TEST`` points drawn
+        with ``random_state``; 0 where the test did not run.
     objectives_ : ndarray, shape (d − 1,)
         Minimised objective ``mean_i (arccos(v_k·x_i) − r_k)²`` of each level.
     rotations_ : list of ndarray
@@ -130,11 +134,12 @@ class PrincipalNestedSpheres(Estimator):
         label="Test level α", advanced=True)
     n_bootstrap: int = parameter(
         100, Interval(int, 1, 100_000),
-        doc="Number of von Mises–Fisher bootstrap samples of the isotropy test (shapes' R).",
+        doc="Number of von Mises–Fisher bootstrap samples of the isotropy test (shapes' R). "
+            "The test runs on at most 5,000 points (a seeded random subsample beyond).",
         label="Bootstrap samples", advanced=True)
     random_state: RandomStateLike = parameter(
         None, *RANDOM_STATE,
-        doc="Seed of the bootstrap.")
+        doc="Seed of the bootstrap and of the isotropy test's subsample.")
 
     # ------------------------------------------------------------------ fitting
 
@@ -189,6 +194,7 @@ class PrincipalNestedSpheres(Estimator):
         radii = np.empty(n_levels)
         types: list[str] = []
         pvals = np.full((n_levels, 2), np.nan)
+        test_points = np.zeros(n_levels, dtype=np.int64)
         objectives = np.empty(n_levels)
 
         # Reduction levels (exact great spheres along the null-space directions).
@@ -242,9 +248,10 @@ class PrincipalNestedSpheres(Estimator):
                 if p1 > self.alpha:
                     v, r, f, kind = v_g, r_g, f_g, "great"
                 else:
-                    p2 = vmf_test_pvalue(cur, v_s, int(self.n_bootstrap), rng, check)
-                    pvals[lev, 1] = p2
-                    if p2 > self.alpha:
+                    isotropy = vmf_test_pvalue(cur, v_s, int(self.n_bootstrap), rng, check)
+                    pvals[lev, 1] = isotropy.p_value
+                    test_points[lev] = isotropy.n_points
+                    if isotropy.p_value > self.alpha:
                         v, r, f, kind = v_g, r_g, f_g, "great"
                         isotropic = True
                     else:
@@ -267,6 +274,7 @@ class PrincipalNestedSpheres(Estimator):
         self.radii_ = radii
         self.sphere_types_ = types
         self.p_values_ = pvals
+        self.isotropy_test_points_ = test_points
         self.objectives_ = objectives
         self.circle_mean_angle_ = circular_frechet_mean(np.arctan2(cur[:, 1], cur[:, 0]))
 

@@ -7,6 +7,8 @@ von Mises–Fisher fit (shapes' ``LRTpval`` and ``vMFtest``). See ``docs/pns.md`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import chdtrc
@@ -17,8 +19,12 @@ from .subsphere import fit_subspheres, geodesic_angles
 
 #: LM iteration limit of the bootstrap fits.
 _MAX_ITER_BOOT = 100
-#: Bootstrap samples × points fitted between two cancel checks (about 0.2 s of work).
+#: Bootstrap samples × points drawn and fitted between two cancel checks (about 0.2 s of
+#: work, a few MB of memory).
 _BOOTSTRAP_CHUNK_POINTS = 20_000
+#: Largest number of points the isotropy test runs on; beyond, it runs on a random
+#: subsample of this many (see :func:`vmf_test_pvalue` and docs/pns.md).
+N_TEST = 5_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -67,39 +73,97 @@ def _radial_ratio(theta: NDArray[np.float64]) -> NDArray[np.float64]:
         return theta.mean(axis=-1) / theta.std(axis=-1, ddof=1)
 
 
+def _replicate_draws(
+    seed: int, first: int, count: int, n: int, m: int, kappa: float
+) -> NDArray[np.float64]:
+    """Bootstrap samples ``first … first + count − 1``, shape (count, n, m).
+
+    Replicate b is drawn by its own generator, seeded by (``seed``, b): the samples do not
+    depend on how the replicates are split into chunks.
+    """
+    out = np.empty((count, n, m))
+    for k in range(count):
+        out[k] = _sample_vmf_north(np.random.default_rng([seed, first + k]), m, (1, n), kappa)[0]
+    return out
+
+
+@dataclass(frozen=True)
+class IsotropyTest:
+    """Outcome of :func:`vmf_test_pvalue`.
+
+    Attributes
+    ----------
+    p_value : float
+        Share of the bootstrap statistics above the observed one (NaN without replicates).
+    n_points : int
+        Points the test used: all of them, or the random subsample of ``N_TEST``.
+    """
+
+    p_value: float
+    n_points: int
+
+
+def isotropy_subsample(n: int, rng: np.random.Generator) -> NDArray[np.int64] | None:
+    """Sorted indices of the points the isotropy test uses, or None for all ``n``.
+
+    Up to :data:`N_TEST` points the test uses them all and draws nothing from ``rng``;
+    beyond, it uses a uniform random subsample of ``N_TEST`` points without replacement,
+    drawn from ``rng`` (so seeded by the estimator's ``random_state``).
+    """
+    if n <= N_TEST:
+        return None
+    return np.sort(rng.choice(n, size=N_TEST, replace=False))
+
+
 def vmf_test_pvalue(
     x: NDArray[np.float64],
-    center_small: NDArray[np.float64],
+    center_small: NDArray[np.float64] | None,
     n_bootstrap: int,
     rng: np.random.Generator,
     check: CancelCheck | None = None,
-) -> float:
-    """Parametric-bootstrap isotropy test (shapes' vMFtest).
+) -> IsotropyTest:
+    """Parametric-bootstrap isotropy test (shapes' vMFtest), on at most ``N_TEST`` points.
 
     The statistic is mean/sd of the radial distances to the fitted small sphere's axis; the
-    null distribution comes from ``n_bootstrap`` vMF samples with the approximate MLE of κ.
-    The samples are fitted a chunk at a time; ``check`` (optional) is called before each
-    chunk and raises :class:`~stpca_gui.core.progress.FitCancelled` to stop. Each sample's
-    fit is independent of the others, so the p-value does not depend on the chunks.
+    null distribution comes from ``n_bootstrap`` vMF samples of as many points, with the
+    approximate MLE of κ. With more than :data:`N_TEST` points the whole test — κ, the small
+    sphere and the statistic — runs on a random subsample of ``N_TEST`` of them
+    (:func:`isotropy_subsample`): shapes' test applied to that subsample, whose cost and memory
+    no longer grow with n (docs/pns.md, "The isotropy test at large n").
+    ``center_small`` is the small sphere's axis fitted on ``x`` (None to fit it here); a
+    subsample gets its own fit, as each bootstrap sample does.
+
+    The replicates are drawn and fitted a chunk at a time (about
+    ``_BOOTSTRAP_CHUNK_POINTS`` points each; replicate b drawn from its own generator seeded
+    by one draw from ``rng`` and b), so memory stays bounded and the p-value does not depend
+    on the chunks; ``check`` (optional) is called before each chunk and raises
+    :class:`~stpca_gui.core.progress.FitCancelled` to stop.
     """
+    chosen = isotropy_subsample(x.shape[0], rng)
+    if chosen is not None:
+        x = np.ascontiguousarray(x[chosen])
+        center_small = None
     n, m = x.shape
+    if center_small is None:
+        center_small = fit_subspheres(x[None], great=False, extended=True)[0][0]
     sumx = x.sum(axis=0)
     rbar = min(float(np.linalg.norm(sumx)) / n, 1.0 - 1e-12)
     kappa = (rbar * m - rbar**3) / (1.0 - rbar * rbar)
     xi_sample = float(_radial_ratio(geodesic_angles(x, center_small)))
     if n_bootstrap <= 0:
-        return float("nan")
+        return IsotropyTest(float("nan"), n)
     if check is not None:
         check()
-    samples = _sample_vmf_north(rng, m, (n_bootstrap, n), kappa)
+    seed = int(rng.integers(0, 2**63 - 1))
     xi_boot = np.empty(n_bootstrap)
     chunk = max(1, _BOOTSTRAP_CHUNK_POINTS // n)
     for begin in range(0, n_bootstrap, chunk):
         if check is not None:
             check()
-        part = samples[begin:begin + chunk]
+        count = min(chunk, n_bootstrap - begin)
+        part = _replicate_draws(seed, begin, count, n, m, kappa)
         v_b, _, _ = fit_subspheres(part, great=False, max_iter=_MAX_ITER_BOOT)
         c = np.einsum("bnm,bm->bn", part, v_b)
         s = np.linalg.norm(part - c[:, :, None] * v_b[:, None, :], axis=2)
-        xi_boot[begin:begin + chunk] = _radial_ratio(np.arctan2(s, c))
-    return float(np.mean(xi_boot > xi_sample))
+        xi_boot[begin:begin + count] = _radial_ratio(np.arctan2(s, c))
+    return IsotropyTest(float(np.mean(xi_boot > xi_sample)), n)

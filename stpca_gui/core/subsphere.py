@@ -14,6 +14,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._subsphere_kernel import objective_terms
 from .validation import reject_complex
 
 __all__ = ["fit_subsphere", "rotation_to_north_pole", "subsphere_objective"]
@@ -27,6 +28,11 @@ HALF_PI = 0.5 * np.pi
 #: data that pass the torus check do not fail here in ST-PCA.
 MIN_SPHERE_SPREAD = 1e-7
 
+#: Above this many points a level's starts are iterated on an evenly spaced subsample of this
+#: size first (see :func:`fit_one_level`); up to it, on all the points as always.
+START_SAMPLE = 20_000
+#: Solutions of the subsample iterated further on all the points.
+_REFINED_STARTS = 2
 #: LM iteration limit of the main fits.
 _MAX_ITER = 200
 #: LM stops when the step on the sphere (radians) falls below this.
@@ -127,25 +133,9 @@ def _initial_axes(x: NDArray[np.float64], extended: bool = False) -> NDArray[np.
     return np.stack([s1, *cov_starts, s3], axis=1)
 
 
-def _residuals(
-    x: NDArray[np.float64], v: NDArray[np.float64], great: bool
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Cosines, residuals, mean squared residual and tangent components for a batch.
-
-    Returns ``c`` (P, n) = x·v, ``e`` (P, n) residuals, ``f`` (P,) and ``perp`` (P, n, m) =
-    x − (x·v) v.
-    """
-    c = np.matmul(x, v[:, :, None])[:, :, 0]
-    perp = x - c[:, :, None] * v[:, None, :]
-    s = np.sqrt(np.matmul(perp * perp, np.ones(x.shape[2])))
-    theta = np.arctan2(s, c)
-    e = theta - HALF_PI if great else theta - theta.mean(axis=1, keepdims=True)
-    f = np.einsum("pn,pn->p", e, e) / x.shape[1]
-    return c, e, f, perp
-
-
 def _lm_fit(
-    x: NDArray[np.float64], v0: NDArray[np.float64], great: bool, max_iter: int
+    x: NDArray[np.float64], which: NDArray[np.int64], v0: NDArray[np.float64], great: bool,
+    max_iter: int,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Minimise the subsphere objective for a batch of problems (damped Riemannian Newton).
 
@@ -155,11 +145,15 @@ def _lm_fit(
     is g_i centred over i for small spheres (the profiled radius) and g_i for great ones.
     Negative curvature is shifted away and a Levenberg–Marquardt parameter adapts to
     success/failure of each step (a step is accepted only if it lowers the objective).
+    The sums over the points come from the compiled two-pass loop of
+    :mod:`~stpca_gui.core._subsphere_kernel` (memory O(problems × n)).
 
     Parameters
     ----------
-    x : ndarray, shape (P, n, m)
-        Unit vectors, one data set per problem.
+    x : ndarray, shape (B, n, m)
+        Unit vectors, B data sets.
+    which : ndarray of int64, shape (P,)
+        Data set of each problem (several starts share one data set).
     v0 : ndarray, shape (P, m)
         Starting axes (unit vectors).
     great : bool
@@ -174,31 +168,22 @@ def _lm_fit(
     f : ndarray, shape (P,)
         Objective (mean squared residual) at ``v``.
     """
-    p_count, n, m = x.shape
+    p_count = which.size
+    n, m = x.shape[1], x.shape[2]
     v = v0 / np.linalg.norm(v0, axis=1, keepdims=True)
-    c_a, e_a, f, perp_a = _residuals(x, v, great)
+    f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
     lam = np.full(p_count, 1e-6)
     active = np.arange(p_count)
     eye = np.eye(m)
-    ones_m = np.ones(m)
     for _ in range(max_iter):
         if active.size == 0:
             break
-        xa = x[active] if active.size < p_count else x
         va = v[active]
-        s = np.sqrt(np.matmul(perp_a * perp_a, ones_m))
-        s_safe = np.maximum(s, 1e-150)
-        g_i = perp_a / (-s_safe)[:, :, None]  # ∇θ_i, tangent at v
-        big_g = g_i - g_i.mean(axis=1, keepdims=True) if not great else g_i
-        w = e_a * c_a / s_safe  # e_i cot θ_i
-        h = (
-            np.matmul(big_g.transpose(0, 2, 1), big_g)
-            - np.matmul((g_i * w[:, :, None]).transpose(0, 2, 1), g_i)
-        ) / n
+        h = (gram[active] - weighted[active]) / n
         vvt = va[:, :, None] * va[:, None, :]
         proj = eye[None] - vvt
-        h += (w.sum(axis=1) / n)[:, None, None] * proj
-        grad = np.matmul(g_i.transpose(0, 2, 1), e_a[:, :, None])[:, :, 0] / n
+        h += (weight_sum[active] / n)[:, None, None] * proj
+        grad = grad_sum[active] / n
         scale = np.abs(np.trace(h, axis1=1, axis2=2)) / max(m - 1, 1) + 1e-300
         big = (np.abs(h).sum(axis=(1, 2)) + 1.0)[:, None, None]
         lam_min = np.linalg.eigvalsh(h + big * vvt)[:, 0]
@@ -216,30 +201,27 @@ def _lm_fit(
         safe = np.where(nd > 0, nd, 1.0)
         v_new = np.cos(nd)[:, None] * va + (np.sin(nd) / safe)[:, None] * step
         v_new /= np.linalg.norm(v_new, axis=1, keepdims=True)
-        c_new, e_new, f_new, perp_new = _residuals(xa, v_new, great)
+        f_new, gram_new, weighted_new, weight_sum_new, grad_sum_new = objective_terms(
+            x, which[active], v_new, great, True)
         f_old = f[active]
         accept = f_new < f_old
         idx_acc = active[accept]
         v[idx_acc] = v_new[accept]
         f[idx_acc] = f_new[accept]
+        gram[idx_acc] = gram_new[accept]
+        weighted[idx_acc] = weighted_new[accept]
+        weight_sum[idx_acc] = weight_sum_new[accept]
+        grad_sum[idx_acc] = grad_sum_new[accept]
         lam[idx_acc] = np.maximum(lam[idx_acc] / 10.0, 1e-12)
         idx_rej = active[~accept]
         lam[idx_rej] = np.maximum(lam[idx_rej] * 10.0, 1e-4)
-        c_a = np.where(accept[:, None], c_new, c_a)
-        e_a = np.where(accept[:, None], e_new, e_a)
-        perp_a = np.where(accept[:, None, None], perp_new, perp_a)
         # Convergence: tiny accepted step, no relative decrease, or hopeless damping.
         done = (
             (accept & (nd < _STEP_TOL))
             | (accept & (f_old - f_new <= 1e-15 * f_old))
             | (~accept & ((nd < _STEP_TOL) | (lam[active] > 1e12)))
         )
-        if np.any(done):
-            keep = ~done
-            active = active[keep]
-            c_a = c_a[keep]
-            e_a = e_a[keep]
-            perp_a = perp_a[keep]
+        active = active[~done]
     return v, f
 
 
@@ -268,16 +250,25 @@ def fit_subspheres(
     f : ndarray, shape (B,)
         Mean squared residuals.
     """
+    x = np.ascontiguousarray(x, dtype=np.float64)
     b, _, m = x.shape
     starts = _initial_axes(x, extended)  # (B, S, m)
     n_starts = starts.shape[1]
-    xr = np.repeat(x, n_starts, axis=0)
-    v_all, f_all = _lm_fit(xr, starts.reshape(b * n_starts, m), great, max_iter)
+    which = np.repeat(np.arange(b, dtype=np.int64), n_starts)
+    v_all, f_all = _lm_fit(x, which, starts.reshape(b * n_starts, m), great, max_iter)
     v_all = v_all.reshape(b, n_starts, m)
     f_all = f_all.reshape(b, n_starts)
     best = np.argmin(f_all, axis=1)
     v = v_all[np.arange(b), best]
     f = f_all[np.arange(b), best]
+    return _oriented(x, v, f, great)
+
+
+def _oriented(
+    x: NDArray[np.float64], v: NDArray[np.float64], f: NDArray[np.float64], great: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Fold small spheres to r ≤ π/2 and orient great spheres' axes; (v, r, f) per data set."""
+    b = x.shape[0]
     if great:
         # A great sphere's axis has no preferred sign: orient it towards the data mean
         # (mean residual ≤ 0), ties broken by the third moment — a rotation-equivariant rule.
@@ -286,15 +277,24 @@ def fit_subspheres(
         v = np.where((key < 0)[:, None], -v, v)
         r = np.full(b, HALF_PI)
     else:
-        theta = np.arctan2(
-            np.linalg.norm(x - np.einsum("bnm,bm->bn", x, v)[:, :, None] * v[:, None, :], axis=2),
-            np.einsum("bnm,bm->bn", x, v),
-        )
-        r = theta.mean(axis=1)
+        r = np.array([geodesic_angles(x[j], v[j]).mean() for j in range(b)])
         flip = r > HALF_PI
         v = np.where(flip[:, None], -v, v)
         r = np.where(flip, np.pi - r, r)
     return v, r, f
+
+
+def _distinct_axes(
+    v: NDArray[np.float64], f: NDArray[np.float64], limit: int
+) -> NDArray[np.float64]:
+    """Up to ``limit`` of the axes, best objective first, none within 1e-3 rad of another."""
+    kept: list[NDArray[np.float64]] = []
+    for k in np.argsort(f, kind="stable"):
+        if all(np.linalg.norm(v[k] - w) > 1e-3 for w in kept):
+            kept.append(v[k])
+        if len(kept) == limit:
+            break
+    return np.array(kept)
 
 
 def fit_subsphere(
@@ -327,7 +327,29 @@ def fit_subsphere(
 
 
 def fit_one_level(x: NDArray[np.float64], great: bool) -> tuple[NDArray[np.float64], float, float]:
-    v, r, f = fit_subspheres(x[None], great, extended=True)
+    """One PNS level: the subsphere of ``x`` (n, m) with the lowest objective, from all starts.
+
+    Up to :data:`START_SAMPLE` points every start is iterated on all the points. Beyond, the
+    starts (computed from all the points) are iterated on an evenly spaced subsample of
+    ``START_SAMPLE`` points, and the best :data:`_REFINED_STARTS` distinct solutions are
+    then iterated to convergence on all the points: the same minimum whenever the
+    subsample ranks the local minima as the full data do, for a few passes over the full
+    data instead of hundreds (docs/pns.md, "Fitting").
+    """
+    xa = np.ascontiguousarray(x, dtype=np.float64)[None]
+    n = xa.shape[1]
+    if n <= START_SAMPLE:
+        v, r, f = fit_subspheres(xa, great, extended=True)
+        return v[0], float(r[0]), float(f[0])
+    starts = _initial_axes(xa, extended=True)[0]
+    sample = np.ascontiguousarray(xa[:, np.linspace(0, n - 1, START_SAMPLE).astype(np.int64)])
+    v_sample, f_sample = _lm_fit(sample, np.zeros(len(starts), dtype=np.int64), starts, great,
+                                 _MAX_ITER)
+    candidates = _distinct_axes(v_sample, f_sample, _REFINED_STARTS)
+    v_all, f_all = _lm_fit(xa, np.zeros(len(candidates), dtype=np.int64), candidates, great,
+                           _MAX_ITER)
+    best = int(np.argmin(f_all))
+    v, r, f = _oriented(xa, v_all[best:best + 1], f_all[best:best + 1], great)
     return v[0], float(r[0]), float(f[0])
 
 
