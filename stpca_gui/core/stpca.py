@@ -85,6 +85,8 @@ _PLACEMENT_BATCH = 4096
 #: scaled to n). Measured on all sunspot births (n = 51,301): the ratios of four such
 #: subsamples differ from those of all samples by at most 0.07 points (sd 0.05).
 TORUS_VARIANCE_SAMPLE = 10_000
+#: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
+LANDMARK_VALIDATION_SAMPLE = 2000
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,8 @@ class _Timer:
     timings: dict[str, float] = field(default_factory=dict)
 
     def record(self, stage: str, start: float) -> None:
-        self.timings[stage] = time.perf_counter() - start
+        """Add the time since ``start`` to ``stage`` (a stage may run several times)."""
+        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
 
 
 @estimator
@@ -206,6 +209,13 @@ class ScaledTorusPCA(Estimator):
             "on the torus distance (coverage) and the rest at random (density); \"maxmin\" "
             "and \"random\" use one rule only.",
         label="Landmark rule", advanced=True)
+    landmark_trials: int = parameter(
+        3, Interval(int, 1, 50),
+        doc="Landmark sets tried by a landmark fit; each gets its own spherical MDS and the "
+            "one with the lowest stress on a common validation sample of "
+            f"{LANDMARK_VALIDATION_SAMPLE} points is kept (spherical MDS has local minima "
+            "that depend on the landmark set).",
+        label="Landmark sets", advanced=True)
     torus_variance: bool = parameter(
         True, Boolean(),
         doc="Compute the torus explained variance (section 3.5), which predicts every "
@@ -249,32 +259,14 @@ class ScaledTorusPCA(Estimator):
         rng = check_random_state(self.random_state)
         smds_seed, pns_seed, landmark_seed = rng.integers(0, 2**63 - 1, size=3)
 
-        landmark_indices = None
-        fit_angles = angles
-        if n_landmarks is not None:
+        if n_landmarks is None:
+            landmark_indices, trial_stress = None, None
             start = time.perf_counter()
-            report(ProgressEvent("landmarks", 0.0, message=f"choosing {n_landmarks} landmarks"))
-            landmark_indices = choose_landmarks(
-                angles, n_landmarks, np.random.default_rng(int(landmark_seed)),
-                self.landmark_method,
-                check=report.checkpoint("landmarks", "choosing landmarks"))
-            fit_angles = angles[landmark_indices]
-            timer.record("landmarks", start)
-
-        start = time.perf_counter()
-        # The start configuration (r* and a classical MDS of an n × n matrix) is the longest
-        # step before the first optimiser iteration: it reports, and can be cancelled,
-        # between blocks of its work.
-        report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
-        smds = SphericalMDS(
-            radius=self.radius, init=self.smds_init, n_init=self.n_init,
-            optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
-            random_state=int(smds_seed),
-        ).fit(fit_angles, callback=report.smds_iteration,
-              check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
-        if smds.cancelled_:
-            raise FitCancelled("cancelled during spherical MDS")
-        timer.record("smds", start)
+            smds = self._fit_smds(angles, self.smds_init, int(smds_seed), report)
+            timer.record("smds", start)
+        else:
+            landmark_indices, smds, trial_stress = self._fit_landmark_smds(
+                angles, n_landmarks, int(landmark_seed), int(smds_seed), report, timer)
 
         match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
         if landmark_indices is None:
@@ -334,6 +326,7 @@ class ScaledTorusPCA(Estimator):
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
+        self.landmark_trial_stress_ = trial_stress
         self.interpolation_stress_ = interpolation_stress
         self.torus_variance_indices_ = variance_indices
         self.smds_ = smds
@@ -355,6 +348,70 @@ class ScaledTorusPCA(Estimator):
         self.timings_ = timer.timings
         report(ProgressEvent("done", 1.0, message="done"))
         return self
+
+    def _fit_smds(self, angles: NDArray[np.float64], init: str | ArrayLike, seed: int,
+                  report: _Reporter) -> SphericalMDS:
+        # The start configuration (r* and a classical MDS of an n × n matrix) is the longest
+        # step before the first optimiser iteration: it reports, and can be cancelled,
+        # between blocks of its work.
+        report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
+        smds = SphericalMDS(
+            radius=self.radius, init=init, n_init=self.n_init,
+            optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
+            random_state=seed,
+        ).fit(angles, callback=report.smds_iteration,
+              check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
+        if smds.cancelled_:
+            raise FitCancelled("cancelled during spherical MDS")
+        return smds
+
+    def _fit_landmark_smds(
+        self, angles: NDArray[np.float64], n_landmarks: int, landmark_seed: int,
+        smds_seed: int, report: _Reporter, timer: _Timer,
+    ) -> tuple[NDArray[np.intp], SphericalMDS, NDArray[np.float64]]:
+        """SMDS on ``landmark_trials`` landmark sets; the set whose configuration gives the
+        lowest stress on a common validation sample wins.
+
+        Spherical MDS has local minima, and which one a start reaches depends on the
+        landmark set: on the sunspots cycle-23 series (m = 1000) single sets reached
+        all-pairs stresses from 0.0975 to 0.111 (the exact fit: 0.0971). The validation
+        sample (:data:`LANDMARK_VALIDATION_SAMPLE` random samples, placed by T̂) estimates
+        the stress over all pairs of samples, which is what the fit is for.
+        """
+        n = angles.shape[0]
+        seeds = np.random.default_rng(landmark_seed).integers(
+            0, 2**63 - 1, size=self.landmark_trials + 1)
+        validation = np.sort(np.random.default_rng(int(seeds[-1])).choice(
+            n, size=min(n, LANDMARK_VALIDATION_SAMPLE), replace=False))
+        best = None
+        trial_stress = np.empty(self.landmark_trials)
+        for trial in range(self.landmark_trials):
+            start = time.perf_counter()
+            label = (f"choosing {n_landmarks} landmarks" if self.landmark_trials == 1 else
+                     f"choosing {n_landmarks} landmarks (set {trial + 1} of "
+                     f"{self.landmark_trials})")
+            report(ProgressEvent("landmarks", trial / self.landmark_trials, message=label))
+            indices = choose_landmarks(
+                angles, n_landmarks, np.random.default_rng(int(seeds[trial])),
+                self.landmark_method, check=report.checkpoint("landmarks", label))
+            timer.record("landmarks", start)
+            start = time.perf_counter()
+            init = self.smds_init
+            if not isinstance(init, str):
+                init = np.asarray(init)[indices]
+            smds = self._fit_smds(angles[indices], init, smds_seed, report)
+            match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
+            if self.landmark_trials > 1:
+                units, _ = match.interpolate(angles[validation])
+                trial_stress[trial] = sampled_pair_stress(
+                    angles[validation], units, smds.radius_, np.random.default_rng(0),
+                    n_pairs=validation.size * (validation.size - 1) // 2)
+            else:
+                trial_stress[trial] = np.nan
+            timer.record("smds", start)
+            if best is None or trial_stress[trial] < trial_stress[best[0]]:
+                best = (trial, indices, smds)
+        return best[1], best[2], trial_stress
 
     def fit_transform(self, X: ArrayLike, y: None = None, callback=None) -> NDArray[np.float64]:
         """Fit and return ``scores_``."""
