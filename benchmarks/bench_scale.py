@@ -144,6 +144,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, help="directory holding the stpca_gui to time")
     parser.add_argument("--only", choices=("pns", "modes", "kde"), help="one kind of case")
     parser.add_argument("--sizes", type=float, nargs="+", help="override the sizes")
+    parser.add_argument("--pns-modes", nargs="+", help="only these PNS modes")
     parser.add_argument("--timeout", type=float, default=900.0, help="per case, seconds")
     args = parser.parse_args()
     if args.child:
@@ -156,7 +157,8 @@ def main() -> None:
     print(f"{'case':22} {'n':>9} {'wall [s]':>9} {'cpu [s]':>8} {'peak MB':>8}  details")
     cases = []
     if args.only in (None, "pns"):
-        cases += [("pns", d, mode) for mode, d in PNS_CASES]
+        cases += [("pns", d, mode) for mode, d in PNS_CASES
+                  if not args.pns_modes or mode in args.pns_modes]
     if args.only in (None, "modes"):
         cases.append(("modes", 0, ""))
     if args.only in (None, "kde"):

@@ -58,11 +58,18 @@ def test_importing_core_loads_no_gui_module():
 
 
 def test_warm_up_runs_every_kernel():
-    from stpca_gui.core import _prediction_kernel, _smds_kernel, _torus_kernel
+    from stpca_gui.core import (
+        _modes_kernel,
+        _prediction_kernel,
+        _smds_kernel,
+        _subsphere_kernel,
+        _torus_kernel,
+    )
     from stpca_gui.core.warmup import warm_up
 
     warm_up()
     kernels = [_smds_kernel.pair_sums, _smds_kernel.pair_sums_serial,
                _torus_kernel.fill_torus_cdist, _prediction_kernel.predict_torus,
-               _prediction_kernel.predict_torus_chain, _prediction_kernel.interpolate_sphere]
+               _prediction_kernel.predict_torus_chain, _prediction_kernel.interpolate_sphere,
+               _subsphere_kernel.objective_terms, _modes_kernel.windowed_log_kde_terms]
     assert all(kernel.signatures for kernel in kernels)

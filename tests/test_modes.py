@@ -271,3 +271,24 @@ def test_invalid_arguments() -> None:
         periodic_mode_clusters([0.0, 1.0, 2.0], bandwidth="silverman")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         periodic_mode_clusters([0.0, 1.0, 2.0], labels=[0, 1])
+
+
+def test_windowed_kernel_sums_equal_the_full_sums():
+    """Only the samples within ~11 bandwidths are summed: the same values to rounding,
+    also at points in an empty arc far from every sample."""
+    from stpca_gui.core.modes import _log_kde_terms
+
+    rng = np.random.default_rng(5)
+    sample = np.sort(np.concatenate([rng.normal(-1.0, 0.05, 3000), rng.normal(1.5, 0.3, 2000)]))
+    points = np.linspace(-np.pi, np.pi, 997)
+    h = 0.02
+    z = (points[:, None] - sample[None, :]) / h
+    exponent = -0.5 * z * z
+    top = exponent.max(axis=1)
+    weights = np.exp(exponent - top[:, None])
+    expected_log_sum = top + np.log(weights.sum(axis=1))
+    expected_derivative = -(weights * z).sum(axis=1) / (weights.sum(axis=1) * h)
+    log_sum, log_derivative = _log_kde_terms(points, sample, h)
+    np.testing.assert_allclose(log_sum, expected_log_sum, rtol=1e-13, atol=1e-12)
+    np.testing.assert_allclose(log_derivative, expected_derivative, rtol=1e-11,
+                               atol=1e-9 * np.abs(expected_derivative).max())

@@ -562,3 +562,100 @@ def test_nested_sphere_views_are_consistent():
     np.testing.assert_allclose(np.arccos(circle @ axis), pns.radii_[-1], atol=1e-12)
     with pytest.raises(ValueError, match="dim"):
         pns.nested_sphere_coordinates(x, dim=0)
+
+
+# ----------------------------------------------------------------------------- scale (issue 11)
+
+
+def _ring_cap(n, seed, shift=0.3):
+    """Points on S² around the north pole whose colatitudes are moved out by ``shift``."""
+    rng = np.random.default_rng(seed)
+    colat = np.abs(0.25 * rng.standard_normal(n)) + shift
+    phi = rng.uniform(-np.pi, np.pi, n)
+    return np.column_stack([np.sin(colat) * np.cos(phi), np.sin(colat) * np.sin(phi),
+                            np.cos(colat)])
+
+
+def test_subsphere_sums_match_their_definition():
+    """The compiled two-pass sums against the formulas of _lm_fit written out in numpy."""
+    from stpca_gui.core._subsphere_kernel import objective_terms
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 400, 4)) * [0.2, 0.3, 0.1, 1.0]
+    x /= np.linalg.norm(x, axis=2, keepdims=True)
+    which = np.array([0, 1, 1], dtype=np.int64)
+    v = rng.standard_normal((3, 4))
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    for great in (False, True):
+        f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
+        for p, b in enumerate(which):
+            c = x[b] @ v[p]
+            perp = x[b] - c[:, None] * v[p]
+            s = np.linalg.norm(perp, axis=1)
+            theta = np.arctan2(s, c)
+            e = theta - (np.pi / 2 if great else theta.mean())
+            g = -perp / s[:, None]
+            big_g = g if great else g - g.mean(axis=0)
+            w = e * c / s
+            np.testing.assert_allclose(f[p], np.mean(e**2), rtol=1e-13)
+            np.testing.assert_allclose(gram[p], big_g.T @ big_g, rtol=1e-11, atol=1e-12)
+            np.testing.assert_allclose(weighted[p], (g * w[:, None]).T @ g, rtol=1e-11,
+                                       atol=1e-12)
+            np.testing.assert_allclose(weight_sum[p], w.sum(), rtol=1e-11, atol=1e-12)
+            np.testing.assert_allclose(grad_sum[p], g.T @ e, rtol=1e-11, atol=1e-12)
+
+
+@pytest.mark.parametrize("great", [False, True])
+def test_large_n_starts_on_a_subsample_find_the_all_points_fit(monkeypatch, great):
+    from stpca_gui.core import subsphere
+
+    x = sphere_clusters(3000, 3, sd=0.3, random_state=4)
+    v_all, r_all, f_all = subsphere.fit_subspheres(x[None], great, extended=True)
+    monkeypatch.setattr(subsphere, "START_SAMPLE", 300)
+    v, r, f = subsphere.fit_one_level(x, great)
+    np.testing.assert_allclose(v, v_all[0], atol=1e-8)
+    assert abs(r - r_all[0]) < 1e-9 and abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
+
+
+def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):
+    from stpca_gui.core import pns_tests
+
+    x = _ring_cap(400, 0)
+    center = pns_tests.fit_subspheres(x[None], great=False, extended=True)[0][0]
+    full = pns_tests.vmf_test_pvalue(x, center, 40, np.random.default_rng(3))
+    monkeypatch.setattr(pns_tests, "N_TEST", 400)  # n = N_TEST: still every point
+    same = pns_tests.vmf_test_pvalue(x, center, 40, np.random.default_rng(3))
+    assert same == full and full.n_points == 400
+
+
+def test_isotropy_test_beyond_n_test_is_the_test_of_a_seeded_subsample(monkeypatch):
+    from stpca_gui.core import pns_tests
+
+    monkeypatch.setattr(pns_tests, "N_TEST", 300)
+    x = _ring_cap(1200, 1, shift=0.02)
+    first = pns_tests.vmf_test_pvalue(x, None, 40, np.random.default_rng(8))
+    again = pns_tests.vmf_test_pvalue(x, None, 40, np.random.default_rng(8))
+    assert first == again and first.n_points == 300
+    # The same test run by hand on the subsample that the generator draws first.
+    rng = np.random.default_rng(8)
+    chosen = pns_tests.isotropy_subsample(1200, rng)
+    assert chosen.shape == (300,) and np.unique(chosen).size == 300
+    by_hand = pns_tests.vmf_test_pvalue(x[chosen], None, 40, rng)
+    assert by_hand == first
+    other_seed = pns_tests.vmf_test_pvalue(x, None, 40, np.random.default_rng(9))
+    assert other_seed.n_points == 300  # another subsample, another bootstrap
+
+
+def test_fit_reports_the_points_of_each_isotropy_test(monkeypatch):
+    from stpca_gui.core import pns_tests
+
+    monkeypatch.setattr(pns_tests, "N_TEST", 250)
+    x = sphere_clusters(600, 3, sd=0.3, random_state=2)
+    a = PrincipalNestedSpheres(mode="seq.test", n_bootstrap=20, random_state=1).fit(x)
+    b = PrincipalNestedSpheres(mode="seq.test", n_bootstrap=20, random_state=1).fit(x)
+    np.testing.assert_array_equal(a.p_values_, b.p_values_)
+    ran = ~np.isnan(a.p_values_[:, 1])
+    assert ran.any()
+    np.testing.assert_array_equal(a.isotropy_test_points_, np.where(ran, 250, 0))
+    small = PrincipalNestedSpheres(mode="small").fit(x)
+    np.testing.assert_array_equal(small.isotropy_test_points_, 0)

@@ -154,7 +154,9 @@ class PrincipalNestedSpheres(Estimator):
         y : ignored
             Present for scikit-learn API compatibility.
         check : callable, optional
-            Called between chunks of the "seq.test" bootstrap; it raises
+            Called at each level, between iterations of a level's fit on more than
+            ``subsphere.START_SAMPLE`` points and between chunks of the "seq.test"
+            bootstrap; it raises
             :class:`~stpca_gui.core.progress.FitCancelled` to stop the fit, which then
             keeps no state. The result does not depend on it.
 
@@ -219,14 +221,14 @@ class PrincipalNestedSpheres(Estimator):
                 check()
             m = cur.shape[1]
             if mode == "small":
-                v, r, f = fit_one_level(cur, great=False)
+                v, r, f = fit_one_level(cur, great=False, check=check)
                 kind = "small"
             elif mode == "great":
-                v, r, f = fit_one_level(cur, great=True)
+                v, r, f = fit_one_level(cur, great=True, check=check)
                 kind = "great"
             elif mode == "bic":
-                v_s, r_s, f_s = fit_one_level(cur, great=False)
-                v_g, r_g, f_g = fit_one_level(cur, great=True)
+                v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
+                v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
                 tiny = np.finfo(np.float64).tiny
                 dim = m - 1
                 bic_s = n * np.log(max(f_s, tiny)) + (dim + 1) * np.log(n)
@@ -236,11 +238,11 @@ class PrincipalNestedSpheres(Estimator):
                 else:
                     v, r, f, kind = v_s, r_s, f_s, "small"
             elif isotropic:
-                v, r, f = fit_one_level(cur, great=True)
+                v, r, f = fit_one_level(cur, great=True, check=check)
                 kind = "great"
             else:
-                v_s, r_s, f_s = fit_one_level(cur, great=False)
-                v_g, r_g, f_g = fit_one_level(cur, great=True)
+                v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
+                v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
                 res_s = geodesic_angles(cur, v_s) - r_s
                 res_g = geodesic_angles(cur, v_g) - r_g
                 p1 = lrt_pvalue(res_g, res_s)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _prediction_kernel, _smds_kernel
+from . import _modes_kernel, _prediction_kernel, _smds_kernel, _subsphere_kernel
 from ._torus_kernel import fill_torus_cdist
 
 
@@ -32,3 +32,9 @@ def warm_up() -> None:
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
     _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5,
                                           np.ascontiguousarray(units[:2]), 5, 1e-12)
+    for great in (True, False):
+        _subsphere_kernel.objective_terms(units[None], np.zeros(2, dtype=np.int64),
+                                          np.ascontiguousarray(units[:2]), great, True)
+    sample = np.sort(angles[:, 0])
+    _modes_kernel.windowed_log_kde_terms(sample[:2], sample, 0.5, 50.0, np.empty(2),
+                                         np.empty(2))
