@@ -108,6 +108,17 @@ def test_landmark_fit_reports_what_it_did(exact_and_landmark, t4_clusters):
     assert np.all(landmark.interpolation_stress_[indices] == 0.0)
     assert landmark.scores_.shape == exact.scores_.shape
     assert {"landmarks", "interpolation", "stress"} <= set(landmark.timings_)
+    # Three landmark sets were tried; the kept one had the lowest validation stress.
+    assert exact.landmark_trial_stress_ is None
+    trials = landmark.landmark_trial_stress_
+    assert trials.shape == (3,) and np.all(np.isfinite(trials))
+    single = ScaledTorusPCA(random_state=0, n_landmarks=150, landmark_trials=1,
+                            torus_variance=False).fit(t4_clusters)
+    assert np.isnan(single.landmark_trial_stress_).all()
+    if np.argmin(trials) == 0:  # the first set is the one a single-set fit uses
+        np.testing.assert_array_equal(single.landmark_indices_, indices)
+    else:
+        assert not np.array_equal(single.landmark_indices_, indices)
 
 
 def test_landmark_fit_agrees_with_the_exact_fit(exact_and_landmark):
