@@ -8,8 +8,8 @@ import pytest
 from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core import landmarks as lm
 from stpca_gui.core.demos import make_clusters
+from stpca_gui.core.pair_stress import sampled_pair_stress
 from stpca_gui.core.progress import FitCancelled
-from stpca_gui.core.stpca import sampled_pair_stress
 from stpca_gui.core.torus import torus_distance, wrap_angles
 
 

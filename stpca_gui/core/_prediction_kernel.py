@@ -26,11 +26,12 @@ from ._torus_kernel import wrap_angle
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3
 _LAMBDA_MAX = 1e12
-#: Floating-point freedoms that let the compiler vectorise the passes over the partners
-#: (reassociated sums); results stay deterministic for a given machine.
+#: Floating-point freedoms that let the compiler vectorise the sums over the partners
+#: (reassociated); on AMD EPYC it vectorises the gradient and outer-product sums but keeps
+#: the pass with divisions and square roots scalar. Results stay deterministic for a
+#: given machine.
 _VECTOR_MATH = {"contract", "arcp", "reassoc"}
-#: sin² θ below which a partner is treated as coincident (no gradient direction).
-_MIN_SIN2 = 1e-24
+#: sin θ below which a partner is treated as coincident (no gradient direction).
 _MIN_SIN = 1e-12
 #: A Newton step shorter than this (radians) ends the interpolation of a point: the
 #: convergence is quadratic, so the next step would be far below rounding of the stress.
@@ -261,13 +262,12 @@ def _sphere_model(
     gauss_newton = 0.0
     for i in range(m):
         c = min(max(cosine[i], -1.0), 1.0)
-        sin2 = max(1.0 - c * c, 0.0)
-        sin_t = math.sqrt(sin2)
+        sin_t = math.sqrt(max(1.0 - c * c, 0.0))
         angle = atan2_nonneg(sin_t, abs(c))
         theta = math.pi - angle if c < 0.0 else angle
         res = radius * theta - targets[i]
         total += res * res
-        valid = 1.0 if sin2 > _MIN_SIN2 else 0.0
+        valid = 1.0 if sin_t > _MIN_SIN else 0.0
         inv_sin = valid / max(sin_t, _MIN_SIN)
         curv = valid * max(res * radius * c * inv_sin, -r2)  # coincident partners: capped
         curvature += curv

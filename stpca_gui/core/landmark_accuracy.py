@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from .pair_stress import all_pairs_stress
+
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
 
@@ -73,12 +75,7 @@ def compare_to_exact(
 
     The landmark fit's stress is taken over all pairs, exactly (O(n²) time, O(n) memory).
     """
-    from .stpca import sampled_pair_stress
-
-    n = exact.angles_.shape[0]
-    all_pairs = n * (n - 1) // 2
-    stress = sampled_pair_stress(landmark.angles_, landmark.embedding_, landmark.radius_,
-                                 np.random.default_rng(0), n_pairs=all_pairs)
+    stress = all_pairs_stress(landmark.angles_, landmark.embedding_, landmark.radius_)
     return LandmarkAccuracy(
         n_landmarks=int(landmark.n_landmarks_),
         method=str(landmark.landmark_method),

@@ -13,6 +13,7 @@ the paper recommends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -32,10 +33,19 @@ _CHUNKS_PER_THREAD = 4
 _BLOCK_ENTRIES = 1 << 22
 
 
-def _query_blocks(n_queries: int, n_samples: int) -> list[slice]:
-    """Slices of queries whose distances to all samples fit in one block."""
+def _blockwise_argbest(
+    queries: NDArray[np.float64], best_of_rows: Callable[[slice], NDArray[np.intp]],
+    n_samples: int,
+) -> NDArray[np.intp]:
+    """``best_of_rows`` over blocks of queries, so that the query × sample matrix of one
+    block stays within :data:`_BLOCK_ENTRIES` whatever the number of queries."""
+    n_queries = queries.shape[0]
     step = max(1, _BLOCK_ENTRIES // max(n_samples, 1))
-    return [slice(begin, min(n_queries, begin + step)) for begin in range(0, n_queries, step)]
+    out = np.empty(n_queries, dtype=np.intp)
+    for begin in range(0, n_queries, step):
+        rows = slice(begin, min(n_queries, begin + step))
+        out[rows] = best_of_rows(rows)
+    return out
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,13 @@ class SMDSMatch:
 
     def nearest_sample_by_sphere(self, units: NDArray[np.float64]) -> NDArray[np.intp]:
         """Index of the sample whose ŷ_i is closest to each unit vector."""
-        return np.argmax(units @ self.embedding.T, axis=1)
+        return _blockwise_argbest(units, lambda rows: np.argmax(
+            units[rows] @ self.embedding.T, axis=1), self.embedding.shape[0])
+
+    def nearest_sample_by_torus(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
+        """Index of the sample x_i closest to each torus point."""
+        return _blockwise_argbest(points, lambda rows: np.argmin(
+            torus_cdist(points[rows], self.angles), axis=1), self.angles.shape[0])
 
     def predict(
         self,
@@ -105,10 +121,7 @@ class SMDSMatch:
         units = self._unit_queries(sphere_points)
         d = self.angles.shape[1]
         if start is None:
-            starts = np.concatenate([
-                self.angles[self.nearest_sample_by_sphere(units[rows])]
-                for rows in _query_blocks(units.shape[0], self.angles.shape[0])
-            ]) if units.shape[0] else np.empty((0, d))
+            starts = self.angles[self.nearest_sample_by_sphere(units)]
         else:
             starts = np.broadcast_to(wrap_angles(as_float_matrix(
                 np.atleast_2d(start), what="start angles")), (units.shape[0], d))
@@ -143,14 +156,6 @@ class SMDSMatch:
                 f"torus points must have {self.angles.shape[1]} angles, got {points.shape[1]}"
             )
         points = np.ascontiguousarray(wrap_angles(points))
-        units = np.empty((points.shape[0], self.embedding.shape[1]))
-        stress = np.empty(points.shape[0])
-        # In blocks, so that the query × sample distances stay small whatever the number
-        # of queries (a block of 4096 against 6000 samples is 200 MB).
-        for rows in _query_blocks(points.shape[0], self.angles.shape[0]):
-            nearest = np.argmin(torus_cdist(points[rows], self.angles), axis=1)
-            starts = np.ascontiguousarray(self.embedding[nearest])
-            units[rows], stress[rows] = kernel.interpolate_sphere(
-                points[rows], self.angles, self.embedding, self.radius, starts,
-                int(max_iter), float(tol))
-        return units, stress
+        starts = np.ascontiguousarray(self.embedding[self.nearest_sample_by_torus(points)])
+        return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
+                                         starts, int(max_iter), float(tol))

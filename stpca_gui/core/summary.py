@@ -6,14 +6,13 @@ stores it; each takes the same :class:`SummaryItem` s, so a fact is added in one
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .stpca import sampled_pair_stress
+from .pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
@@ -132,9 +131,8 @@ def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:
 
 def _all_pairs_text(stress: float, n: int) -> str:
     """The all-pairs stress, saying whether it is exact or estimated from sampled pairs."""
-    pairs = inspect.signature(sampled_pair_stress).parameters["n_pairs"].default
-    how = ("exact" if n * (n - 1) // 2 <= pairs
-           else f"estimated from {pairs:,} random pairs")
+    how = ("exact" if pair_stress_is_exact(n)
+           else f"estimated from {STRESS_PAIR_SAMPLE:,} random pairs")
     return f"{stress:.5f} ({how})"
 
 
