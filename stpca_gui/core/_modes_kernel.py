@@ -17,6 +17,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _scan(
+    x: float, sample: NDArray, h: float, top: float, limit: float, start: int, stop: int,
+    step: int, s0: float, s1: float,
+) -> tuple[float, float]:
+    """Add the terms of samples start, start + step, … (before ``stop``) to (s0, s1) until
+    a sample's z² exceeds ``limit``."""
+    j = start
+    while j != stop:
+        z = (x - sample[j]) / h
+        if z * z > limit:
+            break
+        w = math.exp(-0.5 * z * z - top)
+        s0 += w
+        s1 -= w * z
+        j += step
+    return s0, s1
+
+
 @numba.njit(cache=True, nogil=True)
 def windowed_log_kde_terms(
     points: NDArray, sample: NDArray, h: float, tail: float,
@@ -36,25 +55,8 @@ def windowed_log_kde_terms(
         z0 = (x - sample[nearest]) / h
         top = -0.5 * z0 * z0
         limit = z0 * z0 + 2.0 * tail
-        s0 = 0.0
-        s1 = 0.0
-        j = nearest
-        while j >= 0:
-            z = (x - sample[j]) / h
-            if z * z > limit:
-                break
-            w = math.exp(-0.5 * z * z - top)
-            s0 += w
-            s1 -= w * z
-            j -= 1
-        j = nearest + 1
-        while j < size:
-            z = (x - sample[j]) / h
-            if z * z > limit:
-                break
-            w = math.exp(-0.5 * z * z - top)
-            s0 += w
-            s1 -= w * z
-            j += 1
+        # Outwards from the nearest sample: leftwards first, then rightwards.
+        s0, s1 = _scan(x, sample, h, top, limit, nearest, -1, -1, 0.0, 0.0)
+        s0, s1 = _scan(x, sample, h, top, limit, nearest + 1, size, 1, s0, s1)
         log_sum[k] = top + math.log(s0)
         log_derivative[k] = s1 / (s0 * h)
