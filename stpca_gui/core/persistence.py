@@ -21,7 +21,6 @@ import dataclasses
 import json
 import math
 import os
-import secrets
 import zipfile
 from collections.abc import Callable
 from functools import cache
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
+from .atomic import atomic_path
 from .params import Estimator
 
 if TYPE_CHECKING:
@@ -202,27 +202,16 @@ def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
     """
     entries = model_entries(model)
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        # O_EXCL with mode 0o666: a fresh file whose permissions follow the umask.
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED,
-                             allowZip64=True) as archive:
-            for name, content in entries.items():
-                # A fixed date: the same model gives the same file.
-                info = zipfile.ZipInfo(name, date_time=_ENTRY_DATE)
-                if isinstance(content, bytes):
-                    archive.writestr(info, content)
-                    continue
-                with archive.open(info, "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, content, allow_pickle=False)
-        os.replace(tmp, target)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_path(target) as tmp, zipfile.ZipFile(
+            tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, content in entries.items():
+            # A fixed date: the same model gives the same file.
+            info = zipfile.ZipInfo(name, date_time=_ENTRY_DATE)
+            if isinstance(content, bytes):
+                archive.writestr(info, content)
+                continue
+            with archive.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, content, allow_pickle=False)
     return target
 
 

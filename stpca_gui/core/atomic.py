@@ -1,7 +1,7 @@
 """Atomic file writing: readers see either the old file or the whole new one, never a part.
 
-Every writer of the package (the recent-files store, figure and window exports, 3-D view
-images) writes through :func:`atomic_path`: the content goes to a hidden
+Every writer of the package (model files, the recent-files store, figure and window
+exports, 3-D view images) writes through :func:`atomic_path`: the content goes to a hidden
 temporary file in the target's folder, which then replaces the target in one rename. The
 temporary file is created with the mode the user's umask gives any new file (0644 under
 umask 022), so the result is not left private as ``tempfile.mkstemp`` would make it.
@@ -9,6 +9,9 @@ umask 022), so the result is not left private as ``tempfile.mkstemp`` would make
 Files that belong together (the result tables and summary of one fit) are written through
 :func:`atomic_file_set`: all are written to temporaries first and replace their targets
 only then, so either the whole set is new or none of it is.
+
+The module needs only the standard library and lives in the core so that the core's own
+writer (:mod:`~stpca_gui.core.persistence`) uses it too.
 """
 
 from __future__ import annotations
