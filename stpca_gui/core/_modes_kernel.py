@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ._jit import kernel
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _scan(
     x: float, sample: NDArray, h: float, top: float, limit: float, start: int, stop: int,
     step: int, s0: float, s1: float,
@@ -36,7 +36,7 @@ def _scan(
     return s0, s1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def windowed_log_kde_terms(
     points: NDArray, sample: NDArray, h: float, tail: float,
     log_sum: NDArray, log_derivative: NDArray,

@@ -9,19 +9,20 @@ uses the Gauss–Newton model. Interpolation (sphere side free), which places ev
 non-landmark point of a landmark fit and so runs up to 10⁶ times, adds the curvature of
 the sphere's distance and converges quadratically: four to five passes over the partners
 per point instead of fifteen to thirty.
-Queries are independent and solved in parallel.
+Queries are independent; blocks of them run on the kernel threads (:mod:`.parallel`).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ._jit import kernel
 from ._smds_kernel import atan2_nonneg
 from ._torus_kernel import wrap_angle
+from .parallel import map_parallel, row_blocks
 
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3
@@ -38,7 +39,7 @@ _MIN_SIN = 1e-12
 _STEP_TOL = 1e-9
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def _sphere_angle(a: NDArray, b: NDArray) -> float:
     dd = 0.0
     ss = 0.0
@@ -50,7 +51,7 @@ def _sphere_angle(a: NDArray, b: NDArray) -> float:
     return 2.0 * atan2_nonneg(math.sqrt(dd), math.sqrt(ss))
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract", "arcp", "reassoc"})
+@kernel(fastmath={"contract", "arcp", "reassoc"})
 def _torus_model(
     x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
     grad: NDArray, hess: NDArray,
@@ -103,64 +104,140 @@ def _torus_model(
     return total / n
 
 
-@numba.njit(cache=True, nogil=True)
-def _solve_damped(hess: NDArray, grad: NDArray, lam: float) -> NDArray:
+@kernel()
+def _solve_in_place(system: NDArray, rhs: NDArray) -> bool:
+    """Solve the small square system ``system @ x = rhs`` into ``rhs`` (both overwritten).
+
+    Gaussian elimination with partial pivoting, as LAPACK's ``gesv`` does for small
+    matrices. Returns False, leaving ``rhs`` undefined, when a pivot is zero (or not
+    finite): the callers then treat the step as failed and damp more. Written out rather
+    than ``np.linalg.solve`` because numba's LAPACK binding took ~3 s of the first run's
+    compile time for systems of at most a few unknowns.
+    """
+    size = rhs.shape[0]
+    for col in range(size):
+        pivot = col
+        largest = abs(system[col, col])
+        for row in range(col + 1, size):
+            if abs(system[row, col]) > largest:
+                largest = abs(system[row, col])
+                pivot = row
+        if not largest > 0.0 or not math.isfinite(largest):
+            return False
+        if pivot != col:
+            for k in range(size):
+                system[col, k], system[pivot, k] = system[pivot, k], system[col, k]
+            rhs[col], rhs[pivot] = rhs[pivot], rhs[col]
+        for row in range(col + 1, size):
+            factor = system[row, col] / system[col, col]
+            for k in range(col + 1, size):
+                system[row, k] -= factor * system[col, k]
+            rhs[row] -= factor * rhs[col]
+    for col in range(size - 1, -1, -1):
+        total = rhs[col]
+        for k in range(col + 1, size):
+            total -= system[col, k] * rhs[k]
+        rhs[col] = total / system[col, col]
+    return True
+
+
+@kernel()
+def _damped_step(hess: NDArray, grad: NDArray, lam: float, system: NDArray,
+                 step: NDArray) -> bool:
+    """Levenberg–Marquardt step −(H + λ diag H)⁻¹ g into ``step``; False if singular."""
     d = grad.shape[0]
-    system = hess.copy()
     for k in range(d):
+        for m in range(d):
+            system[k, m] = hess[k, m]
         system[k, k] += lam * (hess[k, k] + 1e-12)
-    return -np.linalg.solve(system, grad)
+        step[k] = -grad[k]
+    return _solve_in_place(system, step)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def _predict_one(
     angles_t: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float,
     scratch: NDArray,
 ) -> tuple[NDArray, float]:
+    # Levenberg–Marquardt with one evaluation site of the model: the first point and every
+    # trial go through the same call, so the compiler optimises _torus_model's vectorised
+    # loops once here rather than once per call site.
     d = angles_t.shape[0]
     x = np.empty(d)
-    for k in range(d):
-        x[k] = wrap_angle(start[k])
     grad = np.empty(d)
     hess = np.empty((d, d))
-    value = _torus_model(x, angles_t, targets, scratch, grad, hess)
     trial = np.empty(d)
     trial_grad = np.empty(d)
     trial_hess = np.empty((d, d))
+    system = np.empty((d, d))
+    step = np.empty(d)
+    for k in range(d):
+        trial[k] = wrap_angle(start[k])
+    value = math.inf
+    first = True
+    accepted = 0
     lam = _LAMBDA_START
-    for _ in range(max_iter):
-        improved = False
-        trial_value = value
-        while lam < _LAMBDA_MAX:
-            step = _solve_damped(hess, grad, lam)
+    while True:
+        trial_value = _torus_model(trial, angles_t, targets, scratch, trial_grad, trial_hess)
+        if first or trial_value < value:
+            decrease = value - trial_value
             for k in range(d):
-                trial[k] = wrap_angle(x[k] + step[k])
-            trial_value = _torus_model(trial, angles_t, targets, scratch, trial_grad,
-                                       trial_hess)
-            if trial_value < value:
-                improved = True
+                x[k] = trial[k]
+                grad[k] = trial_grad[k]
+                for m in range(d):
+                    hess[k, m] = trial_hess[k, m]
+            value = trial_value
+            if not first:
+                accepted += 1
+                lam = max(lam * 0.1, 1e-9)
+                if decrease <= tol * max(value, 1e-300):
+                    break
+            first = False
+            if accepted >= max_iter:
+                break
+        else:
+            lam *= 10.0
+        proposed = False
+        while lam < _LAMBDA_MAX:
+            if _damped_step(hess, grad, lam, system, step):
+                proposed = True
                 break
             lam *= 10.0
-        if not improved:
+        if not proposed:
             break
-        decrease = value - trial_value
-        x[:] = trial
-        grad[:] = trial_grad
-        hess[:, :] = trial_hess
-        value = trial_value
-        lam = max(lam * 0.1, 1e-9)
-        if decrease <= tol * max(value, 1e-300):
-            break
+        for k in range(d):
+            trial[k] = wrap_angle(x[k] + step[k])
     return x, value
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def _targets_for(query: NDArray, embedding: NDArray, radius: float, out: NDArray) -> None:
     for i in range(embedding.shape[0]):
         out[i] = radius * _sphere_angle(query, embedding[i])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@kernel()
+def _predict_rows(
+    queries: NDArray, angles_t: NDArray, embedding: NDArray, radius: float, starts: NDArray,
+    max_iter: int, tol: float, chain: bool, out: NDArray, stress: NDArray,
+) -> None:
+    """T̃ of each query row into ``out``/``stress``; with ``chain`` each query after the
+    first starts from the previous answer instead of its own row of ``starts``."""
+    d, n = angles_t.shape
+    targets = np.empty(n)
+    scratch = np.empty((d + 2, n))
+    start = starts[0]
+    for q in range(queries.shape[0]):
+        if not chain:
+            start = starts[q]
+        _targets_for(queries[q], embedding, radius, targets)
+        x, value = _predict_one(angles_t, targets, start, max_iter, tol, scratch)
+        for k in range(d):
+            out[q, k] = x[k]
+        stress[q] = value
+        start = x
+
+
 def predict_torus(
     queries: NDArray,
     angles: NDArray,
@@ -169,31 +246,26 @@ def predict_torus(
     starts: NDArray,
     max_iter: int,
     tol: float,
-    n_chunks: int,
 ) -> tuple[NDArray, NDArray]:
     """T̃ (eq. invmds2) for every unit vector in ``queries`` (m, p), from given starts (m, d).
 
-    Queries are dealt round-robin to ``n_chunks`` parallel work chunks. Returns the
-    predicted angles (m, d), wrapped, and the attained stress per query.
+    Blocks of queries run on the kernel threads. Returns the predicted angles (m, d),
+    wrapped, and the attained stress per query.
     """
     m = queries.shape[0]
-    n, d = angles.shape
     angles_t = np.ascontiguousarray(angles.T)
-    out = np.empty((m, d))
+    out = np.empty((m, angles.shape[1]))
     stress = np.empty(m)
-    n_chunks = max(1, min(m, n_chunks))
-    for c in numba.prange(n_chunks):
-        targets = np.empty(n)
-        scratch = np.empty((d + 2, n))
-        for q in range(c, m, n_chunks):
-            _targets_for(queries[q], embedding, radius, targets)
-            x, value = _predict_one(angles_t, targets, starts[q], max_iter, tol, scratch)
-            out[q] = x
-            stress[q] = value
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        _predict_rows(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi], max_iter,
+                      tol, False, out[lo:hi], stress[lo:hi])
+
+    map_parallel(run, row_blocks(m))
     return out, stress
 
 
-@numba.njit(cache=True, nogil=True)
 def predict_torus_chain(
     queries: NDArray,
     angles: NDArray,
@@ -209,23 +281,16 @@ def predict_torus_chain(
     predictions on one branch of the (set-valued) prediction map.
     """
     m = queries.shape[0]
-    n, d = angles.shape
-    angles_t = np.ascontiguousarray(angles.T)
-    out = np.empty((m, d))
+    out = np.empty((m, angles.shape[1]))
     stress = np.empty(m)
-    start = first_start.copy()
-    targets = np.empty(n)
-    scratch = np.empty((d + 2, n))
-    for q in range(m):
-        _targets_for(queries[q], embedding, radius, targets)
-        x, value = _predict_one(angles_t, targets, start, max_iter, tol, scratch)
-        out[q] = x
-        stress[q] = value
-        start = x
+    if m:
+        _predict_rows(queries, np.ascontiguousarray(angles.T), embedding, radius,
+                      np.ascontiguousarray(first_start).reshape(1, -1), max_iter, tol, True,
+                      out, stress)
     return out, stress
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_VECTOR_MATH)
+@kernel(fastmath=_VECTOR_MATH)
 def _sphere_model(
     y: NDArray, embedding_t: NDArray, radius: float, targets: NDArray, grad: NDArray,
     outer: NDArray, cosine: NDArray, scale: NDArray, weight: NDArray,
@@ -289,20 +354,23 @@ def _sphere_model(
     return total / m, curvature, gauss_newton
 
 
-@numba.njit(cache=True, nogil=True)
-def _tangent_basis(y: NDArray) -> NDArray:
-    """Columns orthonormal to the unit vector ``y`` (a Householder completion)."""
+@kernel()
+def _tangent_basis(y: NDArray, basis: NDArray) -> None:
+    """Columns orthonormal to the unit vector ``y`` (p,) into ``basis`` (p, p − 1): columns
+    1 … p − 1 of the Householder reflection that maps e₀ to ∓y."""
     p = y.shape[0]
-    basis = np.eye(p)
-    v = y.copy()
-    v[0] -= 1.0 if y[0] < 0 else -1.0
-    vv = np.sum(v * v)
-    if vv > 0.0:
-        basis = basis - 2.0 * np.outer(v, v) / vv
-    return np.ascontiguousarray(basis[:, 1:])
+    v0 = y[0] - 1.0 if y[0] < 0 else y[0] + 1.0
+    vv = v0 * v0
+    for i in range(1, p):
+        vv += y[i] * y[i]
+    scale = 2.0 / vv if vv > 0.0 else 0.0
+    for i in range(p):
+        vi = v0 if i == 0 else y[i]
+        for j in range(1, p):
+            basis[i, j - 1] = (1.0 if i == j else 0.0) - scale * vi * y[j]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def _interpolate_one(
     embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
     tol: float,
@@ -310,66 +378,117 @@ def _interpolate_one(
     # Damped Newton in an orthonormal basis of the tangent space at the current point,
     # followed by the retraction y <- (y + step) / |y + step| (second order, so Newton's
     # quadratic convergence is kept). A trial point's model is computed in the same pass
-    # as its stress and reused when the step is accepted.
+    # as its stress and reused when the step is accepted; the start and every trial go
+    # through one call of _sphere_model (compiled once here, not once per call site). The
+    # small matrix products are written out (p ≤ a few dozen), as numba's BLAS bindings
+    # cost seconds to compile.
     p, m = embedding_t.shape
-    y = start / math.sqrt(np.sum(start * start))
+    q = p - 1
+    y = np.empty(p)
     grad = np.empty(p)
     outer = np.empty((p, p))
     cosine = np.empty(m)
     scale = np.empty(m)
     weight = np.empty(m)
+    trial = np.empty(p)
     trial_grad = np.empty(p)
     trial_outer = np.empty((p, p))
-    value, curvature, gauss_newton = _sphere_model(y, embedding_t, radius, targets, grad,
-                                                   outer, cosine, scale, weight)
+    tangent = np.empty((p, q))
+    projected = np.empty((p, q))
+    g = np.empty(q)
+    hess = np.empty((q, q))
+    system = np.empty((q, q))
+    step = np.empty(q)
+    norm = 0.0
+    for k in range(p):
+        norm += start[k] * start[k]
+    norm = math.sqrt(norm)
+    for k in range(p):
+        trial[k] = start[k] / norm
+    value = math.inf
+    curvature = 0.0
+    damping = 0.0
+    step_squared = 0.0
+    first = True
+    accepted = 0
     lam = _LAMBDA_START
-    for _ in range(max_iter):
-        for k in range(p):
-            for m in range(k):
-                outer[m, k] = outer[k, m]
-        tangent = _tangent_basis(y)
-        tangent_t = np.ascontiguousarray(tangent.T)
-        g = tangent_t @ grad
-        hess = tangent_t @ outer @ tangent
-        for k in range(p - 1):
-            hess[k, k] += curvature
-        damping = gauss_newton / (p - 1) + 1e-300
-        improved = False
-        trial = y
-        trial_value = value
-        trial_curvature = curvature
-        trial_gn = gauss_newton
-        while lam < _LAMBDA_MAX:
-            system = hess.copy()
-            for k in range(p - 1):
-                system[k, k] += lam * damping
-            step = -np.linalg.solve(system, g)
-            if np.sum(step * g) < 0.0:  # a descent direction (the Hessian may be indefinite)
-                trial = y + tangent @ step
-                trial /= math.sqrt(np.sum(trial * trial))
-                trial_value, trial_curvature, trial_gn = _sphere_model(
-                    trial, embedding_t, radius, targets, trial_grad, trial_outer, cosine,
-                    scale, weight)
-                if trial_value < value:
-                    improved = True
+    while True:
+        trial_value, trial_curvature, trial_gn = _sphere_model(
+            trial, embedding_t, radius, targets, trial_grad, trial_outer, cosine, scale, weight)
+        if first or trial_value < value:
+            decrease = value - trial_value
+            for k in range(p):
+                y[k] = trial[k]
+                grad[k] = trial_grad[k]
+                for j in range(k + 1):
+                    outer[k, j] = trial_outer[k, j]
+                    outer[j, k] = trial_outer[k, j]
+            value = trial_value
+            curvature = trial_curvature
+            if not first:
+                accepted += 1
+                lam = max(lam * 0.1, 1e-9)
+                if decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2:
                     break
+            first = False
+            if accepted >= max_iter:
+                break
+            # The model in the tangent basis T at y: g = Tᵀ grad, H = Tᵀ outer T + (Σ c_i) I.
+            _tangent_basis(y, tangent)
+            for a in range(q):
+                acc = 0.0
+                for i in range(p):
+                    acc += tangent[i, a] * grad[i]
+                g[a] = acc
+                for i in range(p):
+                    acc = 0.0
+                    for j in range(p):
+                        acc += outer[i, j] * tangent[j, a]
+                    projected[i, a] = acc
+            for a in range(q):
+                for b in range(q):
+                    acc = 0.0
+                    for i in range(p):
+                        acc += tangent[i, a] * projected[i, b]
+                    hess[a, b] = acc
+                hess[a, a] += curvature
+            damping = trial_gn / q + 1e-300
+        else:
             lam *= 10.0
-        if not improved:
+        proposed = False
+        while lam < _LAMBDA_MAX:
+            for a in range(q):
+                for b in range(q):
+                    system[a, b] = hess[a, b]
+                system[a, a] += lam * damping
+                step[a] = -g[a]
+            descent = 0.0
+            if _solve_in_place(system, step):
+                for a in range(q):
+                    descent += step[a] * g[a]
+            if descent < 0.0:  # a descent direction (the Hessian may be indefinite)
+                proposed = True
+                break
+            lam *= 10.0
+        if not proposed:
             break
-        decrease = value - trial_value
-        y = trial
-        value = trial_value
-        curvature = trial_curvature
-        gauss_newton = trial_gn
-        grad[:] = trial_grad
-        outer[:, :] = trial_outer
-        lam = max(lam * 0.1, 1e-9)
-        if decrease <= tol * max(value, 1e-300) or np.sum(step * step) <= _STEP_TOL**2:
-            break
+        step_squared = 0.0
+        norm = 0.0
+        for i in range(p):
+            acc = y[i]
+            for a in range(q):
+                acc += tangent[i, a] * step[a]
+            trial[i] = acc
+            norm += acc * acc
+        for a in range(q):
+            step_squared += step[a] * step[a]
+        norm = math.sqrt(norm)
+        for i in range(p):
+            trial[i] /= norm
     return y, value
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_VECTOR_MATH)
+@kernel(fastmath=_VECTOR_MATH)
 def _torus_targets(query: NDArray, angles_t: NDArray, out: NDArray) -> None:
     """Torus distances from one wrapped point to every column of ``angles_t`` (d, n)."""
     d, n = angles_t.shape
@@ -386,7 +505,22 @@ def _torus_targets(query: NDArray, angles_t: NDArray, out: NDArray) -> None:
         out[i] = math.sqrt(out[i])
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@kernel()
+def _interpolate_rows(
+    queries: NDArray, angles_t: NDArray, embedding_t: NDArray, radius: float,
+    starts: NDArray, max_iter: int, tol: float, out: NDArray, stress: NDArray,
+) -> None:
+    """T̂ of each query row (wrapped angles) into ``out``/``stress``."""
+    p = embedding_t.shape[0]
+    targets = np.empty(angles_t.shape[1])
+    for q in range(queries.shape[0]):
+        _torus_targets(queries[q], angles_t, targets)
+        y, value = _interpolate_one(embedding_t, radius, targets, starts[q], max_iter, tol)
+        for k in range(p):
+            out[q, k] = y[k]
+        stress[q] = value
+
+
 def interpolate_sphere(
     queries: NDArray,
     angles: NDArray,
@@ -396,19 +530,21 @@ def interpolate_sphere(
     max_iter: int,
     tol: float,
 ) -> tuple[NDArray, NDArray]:
-    """T̂ (eq. interp) for every torus point in ``queries`` (m, d), from unit-vector starts."""
+    """T̂ (eq. interp) for every torus point in ``queries`` (m, d), from unit-vector starts.
+
+    Blocks of queries run on the kernel threads.
+    """
     m = queries.shape[0]
-    n = angles.shape[0]
-    p = embedding.shape[1]
     # Partners as columns: every pass over them is then a loop over contiguous memory.
     angles_t = np.ascontiguousarray(angles.T)
     embedding_t = np.ascontiguousarray(embedding.T)
-    out = np.empty((m, p))
+    out = np.empty((m, embedding.shape[1]))
     stress = np.empty(m)
-    for q in numba.prange(m):
-        targets = np.empty(n)
-        _torus_targets(queries[q], angles_t, targets)
-        y, value = _interpolate_one(embedding_t, radius, targets, starts[q], max_iter, tol)
-        out[q] = y
-        stress[q] = value
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        _interpolate_rows(queries[lo:hi], angles_t, embedding_t, radius, starts[lo:hi],
+                          max_iter, tol, out[lo:hi], stress[lo:hi])
+
+    map_parallel(run, row_blocks(m))
     return out, stress

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
+
+from ._jit import kernel
+from .parallel import map_parallel
 
 _TWO_PI = 2.0 * math.pi
 
@@ -51,7 +53,7 @@ _FAST = {"contract", "arcp"}
 _FAST_LOOPS = {"contract", "arcp", "reassoc"}
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, inline="always")
+@kernel(fastmath=_FAST, inline=True)
 def atan2_nonneg(a: float, b: float) -> float:
     """atan2(a, b) for a, b >= 0, in [0, π/2]; atan2(0, 0) = 0."""
     hi = max(a, b)
@@ -70,8 +72,8 @@ def atan2_nonneg(a: float, b: float) -> float:
 _BLOCK = 256  # columns handled per vector sweep; the scratch rows stay in L1
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST_LOOPS)
-def _accumulate_rows(
+@kernel(fastmath=_FAST_LOOPS)
+def accumulate_rows(
     xt: NDArray,
     yt: NDArray,
     row_start: int,
@@ -161,7 +163,6 @@ def _accumulate_rows(
     return sum_dd, sum_dt, sum_tt
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
 def pair_sums(
     xt: NDArray, yt: NDArray, chunk_starts: NDArray, with_gradient: bool
 ) -> tuple[float, float, float, NDArray, NDArray]:
@@ -175,7 +176,8 @@ def pair_sums(
         Unit vectors as columns.
     chunk_starts : ndarray of int64, shape (n_chunks + 1,)
         Row boundaries of the work chunks (see :func:`balanced_chunks`); each chunk
-        accumulates into its own gradient buffer, so chunks run in parallel safely.
+        accumulates into its own gradient buffer, so chunks run on the kernel threads
+        safely, and the chunk results are added in chunk order (deterministic).
     with_gradient : bool
         When False only the three sums are computed.
 
@@ -188,40 +190,37 @@ def pair_sums(
     """
     p, n = yt.shape
     n_chunks = chunk_starts.shape[0] - 1
-    buf_cols = n if with_gradient else 0
-    grad_parts = np.zeros((n_chunks, 2 * p, buf_cols))
-    sums = np.zeros((n_chunks, 3))
-    for c in numba.prange(n_chunks):
-        scratch = np.empty((8, _BLOCK))
-        a, b, cc = _accumulate_rows(
-            xt, yt, chunk_starts[c], chunk_starts[c + 1], with_gradient, grad_parts[c], scratch
-        )
-        sums[c, 0] = a
-        sums[c, 1] = b
-        sums[c, 2] = cc
+    grad_parts = np.zeros((n_chunks, 2 * p, n if with_gradient else 0))
+
+    def run(chunk: int) -> tuple[float, float, float]:
+        return accumulate_rows(xt, yt, int(chunk_starts[chunk]), int(chunk_starts[chunk + 1]),
+                               with_gradient, grad_parts[chunk], np.empty((8, _BLOCK)))
+
+    sums = map_parallel(run, range(n_chunks))
     grad = np.zeros((2 * p, n))
     if with_gradient:
-        for c in range(n_chunks):
-            grad += grad_parts[c]
-    return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum(), grad[:p], grad[p:]
+        for part in grad_parts:
+            grad += part
+    totals = [0.0, 0.0, 0.0]
+    for chunk_sums in sums:
+        for k in range(3):
+            totals[k] += chunk_sums[k]
+    return totals[0], totals[1], totals[2], grad[:p], grad[p:]
 
 
-@numba.njit(cache=True, nogil=True)
 def pair_sums_serial(
     xt: NDArray, yt: NDArray, with_gradient: bool
 ) -> tuple[float, float, float, NDArray, NDArray]:
     """Single-threaded :func:`pair_sums`, for problems too small to amortise threading.
 
-    A parallel region pays a synchronisation cost per call, and when the cores are busy
-    (a GUI thread, other processes) a descheduled worker stalls the whole region, which
+    Handing work to other threads costs a synchronisation per call, and when the cores are
+    busy (a GUI thread, other processes) a descheduled thread stalls the whole call, which
     costs far more than the work itself at n of a few hundred.
     """
     p, n = yt.shape
-    grad = np.zeros((2 * p, n if with_gradient else 0))
-    scratch = np.empty((8, _BLOCK))
-    a, b, c = _accumulate_rows(xt, yt, 0, n, with_gradient, grad, scratch)
-    if not with_gradient:
-        grad = np.zeros((2 * p, n))
+    grad = np.zeros((2 * p, n))
+    buffer = grad if with_gradient else np.zeros((2 * p, 0))
+    a, b, c = accumulate_rows(xt, yt, 0, n, with_gradient, buffer, np.empty((8, _BLOCK)))
     return a, b, c, grad[:p], grad[p:]
 
 

@@ -5,18 +5,18 @@ computes the angles θ_i = atan2(|x_i − (x_i·v)v|, x_i·v), their mean (the p
 of a small sphere) and the sums that :func:`stpca_gui.core.subsphere._lm_fit` builds its
 Newton step from, without the (problems × points × coordinates) temporaries of the same
 sums in numpy: memory O(problems × points) for the angles, whatever the dimension.
-The work is split into (problem, block of points) tasks run in parallel, so one problem
-with 10⁶ points uses every core as well as 400 bootstrap problems of 5,000 points do.
+The work is split into (problem, block of points) tasks, each summed on its own and the
+block sums added in order, so that large problems keep their accuracy.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ._jit import kernel
 _HALF_PI = 0.5 * math.pi
 #: Points per task: large enough to amortise the task, small enough to share the work.
 BLOCK_POINTS = 8192
@@ -24,7 +24,7 @@ BLOCK_POINTS = 8192
 _TINY = 1e-150
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def objective_terms(
     x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool
 ) -> tuple:
@@ -59,89 +59,84 @@ def objective_terms(
     n_problems = which.size
     n = x.shape[1]
     m = x.shape[2]
-    n_blocks = (n + BLOCK_POINTS - 1) // BLOCK_POINTS
-    n_tasks = n_problems * n_blocks
-    theta = np.empty((n_problems, n))
-    theta_sums = np.zeros((n_problems, n_blocks))
-    for task in range(n_tasks):
-        p = task // n_blocks
-        lo = (task % n_blocks) * BLOCK_POINTS
-        hi = min(n, lo + BLOCK_POINTS)
-        data = x[which[p]]
-        axis = v[p]
-        total = 0.0
-        for i in range(lo, hi):
-            c = 0.0
-            for j in range(m):
-                c += data[i, j] * axis[j]
-            ss = 0.0
-            for j in range(m):
-                q = data[i, j] - c * axis[j]
-                ss += q * q
-            angle = math.atan2(math.sqrt(ss), c)
-            theta[p, i] = angle
-            total += angle
-        theta_sums[p, task % n_blocks] = total
-
-    center = np.empty(n_problems)
-    for p in range(n_problems):
-        center[p] = _HALF_PI if great else theta_sums[p].sum() / n
-
-    square_sums = np.zeros((n_problems, n_blocks))
     width = m if derivatives else 0
-    gram_parts = np.zeros((n_problems, n_blocks, width, width))
-    weighted_parts = np.zeros((n_problems, n_blocks, width, width))
-    shift_parts = np.zeros((n_problems, n_blocks, width))
-    grad_parts = np.zeros((n_problems, n_blocks, width))
-    weight_parts = np.zeros((n_problems, n_blocks))
-    for task in range(n_tasks):
-        p = task // n_blocks
-        block = task % n_blocks
-        lo = block * BLOCK_POINTS
-        hi = min(n, lo + BLOCK_POINTS)
-        if derivatives:
-            _derivative_block(x[which[p]], v[p], theta[p], center[p], lo, hi, great,
-                              gram_parts[p, block], weighted_parts[p, block],
-                              shift_parts[p, block], grad_parts[p, block],
-                              square_sums[p], weight_parts[p], block)
-        else:
-            total = 0.0
-            for i in range(lo, hi):
-                e = theta[p, i] - center[p]
-                total += e * e
-            square_sums[p, block] = total
-
+    theta = np.empty(n)
     f = np.empty(n_problems)
     gram = np.zeros((n_problems, width, width))
     weighted = np.zeros((n_problems, width, width))
     weight_sum = np.zeros(n_problems)
     grad_sum = np.zeros((n_problems, width))
-    shift = np.zeros((n_problems, width))
+    shift = np.empty(width)
+    block_gram = np.empty((width, width))
+    block_weighted = np.empty((width, width))
+    block_shift = np.empty(width)
+    block_grad = np.empty(width)
     for p in range(n_problems):
-        f[p] = square_sums[p].sum() / n
+        data = x[which[p]]
+        axis = v[p]
+        # Sums are taken per block of points and the block sums added in order, which
+        # keeps them accurate for 10⁶ points.
+        angle_total = 0.0
+        for lo in range(0, n, BLOCK_POINTS):
+            total = 0.0
+            for i in range(lo, min(n, lo + BLOCK_POINTS)):
+                c = 0.0
+                for j in range(m):
+                    c += data[i, j] * axis[j]
+                ss = 0.0
+                for j in range(m):
+                    q = data[i, j] - c * axis[j]
+                    ss += q * q
+                angle = math.atan2(math.sqrt(ss), c)
+                theta[i] = angle
+                total += angle
+            angle_total += total
+        center = _HALF_PI if great else angle_total / n
+
+        square_total = 0.0
+        shift[:] = 0.0
+        for lo in range(0, n, BLOCK_POINTS):
+            hi = min(n, lo + BLOCK_POINTS)
+            if derivatives:
+                block_gram[:, :] = 0.0
+                block_weighted[:, :] = 0.0
+                block_shift[:] = 0.0
+                block_grad[:] = 0.0
+                square, weight = _derivative_block(data, axis, theta, center, lo, hi, great,
+                                                   block_gram, block_weighted, block_shift,
+                                                   block_grad)
+                square_total += square
+                weight_sum[p] += weight
+                for j in range(m):
+                    shift[j] += block_shift[j]
+                    grad_sum[p, j] += block_grad[j]
+                    for k in range(j + 1):
+                        gram[p, j, k] += block_gram[j, k]
+                        weighted[p, j, k] += block_weighted[j, k]
+            else:
+                total = 0.0
+                for i in range(lo, hi):
+                    e = theta[i] - center
+                    total += e * e
+                square_total += total
+        f[p] = square_total / n
         if derivatives:
-            for block in range(n_blocks):
-                gram[p] += gram_parts[p, block]
-                weighted[p] += weighted_parts[p, block]
-                shift[p] += shift_parts[p, block]
-                grad_sum[p] += grad_parts[p, block]
-                weight_sum[p] += weight_parts[p, block]
             for j in range(m):
                 for k in range(j + 1):
                     if not great:
-                        gram[p, j, k] -= shift[p, j] * shift[p, k] / n
+                        gram[p, j, k] -= shift[j] * shift[k] / n
                     gram[p, k, j] = gram[p, j, k]
                     weighted[p, k, j] = weighted[p, j, k]
     return f, gram, weighted, weight_sum, grad_sum
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def _derivative_block(
     data: NDArray, axis: NDArray, theta: NDArray, mean_angle: float, lo: int, hi: int,
     great: bool, gram: NDArray, weighted: NDArray, shift: NDArray, grad: NDArray,
-    square_sums: NDArray, weight_sums: NDArray, block: int,
-) -> None:
-    """The derivative sums of points lo … hi − 1 of one problem (lower triangles only)."""
+) -> tuple[float, float]:
+    """Add the derivative sums of points lo … hi − 1 of one problem (lower triangles only);
+    returns their Σ e_i² and Σ w_i."""
     m = axis.size
     g = np.empty(m)
     ref = np.zeros(m)  # Σ (g − ref)(g − ref)ᵀ keeps the centred Gram accurate
@@ -163,11 +158,10 @@ def _derivative_block(
             for k in range(j + 1):
                 gram[j, k] += dj * (g[k] - ref[k])
                 weighted[j, k] += wg * g[k]
-    square_sums[block] = total
-    weight_sums[block] = weight_total
+    return total, weight_total
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(inline=True)
 def _gradient(point: NDArray, axis: NDArray, out: NDArray) -> tuple:
     """∇θ of the angle between ``point`` and the axis (tangent at the axis) into ``out``.
 

@@ -1,24 +1,26 @@
-"""Compiled torus helpers: one angle's wrapping, and distance matrices (row-parallel, no
-temporaries beyond the output)."""
+"""Compiled torus helpers: one angle's wrapping, and distance matrices (row blocks on the
+kernel threads, no temporaries beyond the output)."""
 
 from __future__ import annotations
 
 import math
 
-import numba
 from numpy.typing import NDArray
+
+from ._jit import kernel
+from .parallel import map_parallel, row_blocks
 
 _TWO_PI = 2.0 * math.pi
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(inline=True)
 def wrap_angle(value: float) -> float:
     """Wrap one angle to [-π, π): the compiled twin of :func:`torus.wrap_angles` for kernels."""
     wrapped = (value + math.pi) % _TWO_PI - math.pi
     return wrapped - _TWO_PI if wrapped >= math.pi else wrapped
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"contract"}, inline="always")
+@kernel(fastmath={"contract"}, inline=True)
 def torus_distance_rows(x: NDArray, i: int, y: NDArray, j: int) -> float:
     """Torus geodesic distance between row i of ``x`` and row j of ``y`` (wrapped angles)."""
     total = 0.0
@@ -29,15 +31,23 @@ def torus_distance_rows(x: NDArray, i: int, y: NDArray, j: int) -> float:
     return math.sqrt(total)
 
 
-@numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+@kernel(fastmath={"contract"})
+def _fill_rows(x: NDArray, y: NDArray, out: NDArray) -> None:
+    for i in range(x.shape[0]):
+        row = out[i]
+        for j in range(y.shape[0]):
+            row[j] = torus_distance_rows(x, i, y, j)
+
+
 def fill_torus_cdist(x: NDArray, y: NDArray, out: NDArray) -> None:
     """Write the torus geodesic distances between rows of ``x`` (n, d) and ``y`` (m, d).
 
-    Both inputs must already be wrapped to [-π, π); ``out`` has shape (n, m).
+    Both inputs must already be wrapped to [-π, π) and C-contiguous; ``out`` has shape
+    (n, m). Blocks of rows run on the kernel threads.
     """
-    n = x.shape[0]
-    m = y.shape[0]
-    for i in numba.prange(n):
-        row = out[i]
-        for j in range(m):
-            row[j] = torus_distance_rows(x, i, y, j)
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        _fill_rows(x[lo:hi], y, out[lo:hi])
+
+    map_parallel(run, row_blocks(x.shape[0], blocks_per_thread=1))

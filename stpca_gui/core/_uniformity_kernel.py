@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import NDArray
+
+from ._jit import kernel
+from .parallel import map_parallel, row_blocks
 
 _PI = math.pi
 _TWO_PI = 2.0 * math.pi
@@ -38,7 +40,7 @@ _LG6 = 1.531383769920937332e-01
 _LG7 = 1.479819860511658591e-01
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+@kernel(fastmath=_FAST)
 def _xlogx_sum(x: NDArray, count: int, mantissa_bits: NDArray, exponents: NDArray) -> float:
     """Σ x log x over x[:count] (x ≥ 0 and not subnormal; 0 log 0 = 0).
 
@@ -69,7 +71,7 @@ def _xlogx_sum(x: NDArray, count: int, mantissa_bits: NDArray, exponents: NDArra
     return total
 
 
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+@kernel(fastmath=_FAST)
 def _row_sums(
     theta: NDArray, cosines: NDArray, sines: NDArray, i: int, buffer: NDArray,
     mantissa_bits: NDArray, exponents: NDArray,
@@ -98,7 +100,7 @@ def _row_sums(
             acc_pad - count * _PAD_PAIR_MEAN)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def pair_sums_serial(theta: NDArray) -> tuple:
     n = theta.size
     cosines = np.cos(theta)
@@ -117,19 +119,18 @@ def pair_sums_serial(theta: NDArray) -> tuple:
     return s_psi, s_sin, s_pad
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def pair_sums_parallel(theta: NDArray) -> tuple:
-    """Rows i and n − 1 − i are processed together so that the threads get equal work."""
+@kernel()
+def _paired_row_sums(theta: NDArray, cosines: NDArray, sines: NDArray, lo: int,
+                     hi: int) -> tuple:
+    """Sums of rows lo … hi − 1, each with its partner row n − 1 − i (equal work per i)."""
     n = theta.size
-    cosines = np.cos(theta)
-    sines = np.sin(theta)
+    buffer = np.empty(2 * n)
+    mantissa_bits = np.empty(2 * n, dtype=np.int64)
+    exponents = np.empty(2 * n)
     s_psi = 0.0
     s_sin = 0.0
     s_pad = 0.0
-    for i in numba.prange((n + 1) // 2):
-        buffer = np.empty(2 * n)
-        mantissa_bits = np.empty(2 * n, dtype=np.int64)
-        exponents = np.empty(2 * n)
+    for i in range(lo, hi):
         a, b, c = _row_sums(theta, cosines, sines, i, buffer, mantissa_bits, exponents)
         partner = n - 1 - i
         if partner != i:
@@ -144,7 +145,23 @@ def pair_sums_parallel(theta: NDArray) -> tuple:
     return s_psi, s_sin, s_pad
 
 
-@numba.njit(cache=True, nogil=True)
+def pair_sums_parallel(theta: NDArray) -> tuple[float, float, float]:
+    """:func:`pair_sums_serial` with blocks of rows on the kernel threads; rows i and
+    n − 1 − i are processed together so that the blocks get equal work."""
+    cosines = np.cos(theta)
+    sines = np.sin(theta)
+
+    def run(block: tuple[int, int]) -> tuple:
+        return _paired_row_sums(theta, cosines, sines, block[0], block[1])
+
+    totals = [0.0, 0.0, 0.0]
+    for sums in map_parallel(run, row_blocks((theta.size + 1) // 2)):
+        for k in range(3):
+            totals[k] += sums[k]
+    return totals[0], totals[1], totals[2]
+
+
+@kernel()
 def watson_sorted(u: NDArray) -> float:
     """Watson U² of sorted values u in [0, 1)."""
     n = u.size
@@ -158,18 +175,17 @@ def watson_sorted(u: NDArray) -> float:
     return total - n * (mean - 0.5) ** 2 + 1.0 / (12.0 * n)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel()
 def statistics_from_sums(n: int, s_psi: float, s_sin: float, s_pad: float) -> tuple:
     gine = 1.5 - 4.0 / (_PI * n) * s_psi - _PI / (2.0 * n) * s_sin
     pad = 1.0 + 2.0 / (_PI * n) * s_pad
     return gine, pad
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def replicate_statistics(samples: NDArray, out: NDArray) -> None:
-    """Watson, Giné F_n and PAD of every row of ``samples`` (angles in [0, 2π))."""
-    reps, n = samples.shape
-    for b in numba.prange(reps):
+@kernel()
+def _replicate_rows(samples: NDArray, out: NDArray) -> None:
+    n = samples.shape[1]
+    for b in range(samples.shape[0]):
         theta = samples[b]
         u = np.sort(theta) / _TWO_PI
         out[b, 0] = watson_sorted(u)
@@ -177,3 +193,13 @@ def replicate_statistics(samples: NDArray, out: NDArray) -> None:
         gine, pad = statistics_from_sums(n, s_psi, s_sin, s_pad)
         out[b, 1] = gine
         out[b, 2] = pad
+
+
+def replicate_statistics(samples: NDArray, out: NDArray) -> None:
+    """Watson, Giné F_n and PAD of every row of ``samples`` (angles in [0, 2π)) into
+    ``out`` (rows, 3); blocks of rows run on the kernel threads."""
+
+    def run(block: tuple[int, int]) -> None:
+        _replicate_rows(samples[block[0]:block[1]], out[block[0]:block[1]])
+
+    map_parallel(run, row_blocks(samples.shape[0], blocks_per_thread=1))

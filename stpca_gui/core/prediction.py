@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -27,8 +26,6 @@ from .validation import as_float_matrix
 #: Levenberg–Marquardt iterations per query and relative stress decrease that stops them.
 DEFAULT_MAX_ITER = 200
 DEFAULT_TOL = 1e-12
-#: Parallel chunks per thread when predicting many queries (evens out uneven queries).
-_CHUNKS_PER_THREAD = 4
 #: Query × sample entries of one block of nearest-sample searches (32 MB of float64).
 _BLOCK_ENTRIES = 1 << 22
 
@@ -130,8 +127,7 @@ class SMDSMatch:
             return kernel.predict_torus_chain(units, self.angles, self.embedding, self.radius,
                                               starts[0], int(max_iter), float(tol))
         return kernel.predict_torus(units, self.angles, self.embedding, self.radius, starts,
-                                    int(max_iter), float(tol),
-                                    _CHUNKS_PER_THREAD * numba.get_num_threads())
+                                    int(max_iter), float(tol))
 
     def interpolate(
         self,

@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _smds_kernel as kernel
 from ._random import RANDOM_STATE, RandomStateLike, check_random_state
 from ._threads import single_threaded_blas
+from .parallel import worker_count
 from .params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
 from .progress import CancelCheck, FitCancelled, IterationCallback
 from .radius import wasserstein_radius
@@ -110,7 +111,7 @@ class PairStress:
     def __init__(self, angles: NDArray[np.float64]) -> None:
         self.n_samples, self.n_angles = angles.shape
         self._xt = np.ascontiguousarray(angles.T)
-        threads = kernel.numba.get_num_threads()
+        threads = worker_count()
         self._chunks = kernel.balanced_chunks(self.n_samples, threads * _CHUNKS_PER_THREAD)
         n = self.n_samples
         self._parallel = threads > 1 and n * (n - 1) // 2 >= _PARALLEL_MIN_PAIRS

@@ -28,7 +28,7 @@ def warm_up() -> None:
         _smds_kernel.pair_sums_serial(xt, yt, gradient)
     fill_torus_cdist(angles, angles, np.empty((8, 8)))
     starts = np.ascontiguousarray(angles[:2])
-    _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12, 2)
+    _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12)
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
     _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5,
                                           np.ascontiguousarray(units[:2]), 5, 1e-12)
