@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from ._jit import kernel
 
+
 @kernel(inline=True)
 def _scan(
     x: float, sample: NDArray, h: float, top: float, limit: float, start: int, stop: int,

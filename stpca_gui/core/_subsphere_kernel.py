@@ -17,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._jit import kernel
+
 _HALF_PI = 0.5 * math.pi
-#: Points per task: large enough to amortise the task, small enough to share the work.
+#: Points per block of the sums: small enough for cache, large enough to sum accurately.
 BLOCK_POINTS = 8192
 #: Lower bound of |x − (x·v)v| in the gradient (a point on the axis has none).
 _TINY = 1e-150
