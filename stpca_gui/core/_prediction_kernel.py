@@ -157,20 +157,22 @@ def _damped_step(hess: NDArray, grad: NDArray, lam: float, system: NDArray,
 @kernel()
 def _predict_one(
     angles_t: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float,
-    scratch: NDArray,
-) -> tuple[NDArray, float]:
+    scratch: NDArray, vectors: NDArray, matrices: NDArray,
+) -> float:
     # Levenberg–Marquardt with one evaluation site of the model: the first point and every
     # trial go through the same call, so the compiler optimises _torus_model's vectorised
-    # loops once here rather than once per call site.
+    # loops once here rather than once per call site. The answer goes to vectors[0];
+    # ``vectors`` (5, d) and ``matrices`` (3, d, d) are work arrays (the kernels allocate
+    # nothing, which spares the first run compiling numba's array constructors).
     d = angles_t.shape[0]
-    x = np.empty(d)
-    grad = np.empty(d)
-    hess = np.empty((d, d))
-    trial = np.empty(d)
-    trial_grad = np.empty(d)
-    trial_hess = np.empty((d, d))
-    system = np.empty((d, d))
-    step = np.empty(d)
+    x = vectors[0]
+    grad = vectors[1]
+    trial = vectors[2]
+    trial_grad = vectors[3]
+    step = vectors[4]
+    hess = matrices[0]
+    trial_hess = matrices[1]
+    system = matrices[2]
     for k in range(d):
         trial[k] = wrap_angle(start[k])
     value = math.inf
@@ -207,7 +209,7 @@ def _predict_one(
             break
         for k in range(d):
             trial[k] = wrap_angle(x[k] + step[k])
-    return x, value
+    return value
 
 
 @kernel()
@@ -219,23 +221,25 @@ def _targets_for(query: NDArray, embedding: NDArray, radius: float, out: NDArray
 @kernel()
 def _predict_rows(
     queries: NDArray, angles_t: NDArray, embedding: NDArray, radius: float, starts: NDArray,
-    max_iter: int, tol: float, chain: bool, out: NDArray, stress: NDArray,
+    max_iter: int, tol: float, chain: bool, out: NDArray, stress: NDArray, targets: NDArray,
+    scratch: NDArray, vectors: NDArray, matrices: NDArray,
 ) -> None:
     """T̃ of each query row into ``out``/``stress``; with ``chain`` each query after the
-    first starts from the previous answer instead of its own row of ``starts``."""
-    d, n = angles_t.shape
-    targets = np.empty(n)
-    scratch = np.empty((d + 2, n))
-    start = starts[0]
+    first starts from the previous answer instead of its own row of ``starts``. The rest
+    are work arrays (see :func:`_work_arrays`)."""
+    d = angles_t.shape[0]
     for q in range(queries.shape[0]):
-        if not chain:
-            start = starts[q]
+        start = out[q - 1] if chain and q > 0 else starts[q]
         _targets_for(queries[q], embedding, radius, targets)
-        x, value = _predict_one(angles_t, targets, start, max_iter, tol, scratch)
+        stress[q] = _predict_one(angles_t, targets, start, max_iter, tol, scratch, vectors,
+                                 matrices)
         for k in range(d):
-            out[q, k] = x[k]
-        stress[q] = value
-        start = x
+            out[q, k] = vectors[0, k]
+
+
+def _work_arrays(n: int, d: int) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Targets (n,), model scratch (d + 2, n), vectors (5, d) and matrices (3, d, d)."""
+    return np.empty(n), np.empty((d + 2, n)), np.empty((5, d)), np.empty((3, d, d))
 
 
 def predict_torus(
@@ -253,14 +257,15 @@ def predict_torus(
     wrapped, and the attained stress per query.
     """
     m = queries.shape[0]
+    n, d = angles.shape
     angles_t = np.ascontiguousarray(angles.T)
-    out = np.empty((m, angles.shape[1]))
+    out = np.empty((m, d))
     stress = np.empty(m)
 
     def run(block: tuple[int, int]) -> None:
         lo, hi = block
         _predict_rows(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi], max_iter,
-                      tol, False, out[lo:hi], stress[lo:hi])
+                      tol, False, out[lo:hi], stress[lo:hi], *_work_arrays(n, d))
 
     map_parallel(run, row_blocks(m))
     return out, stress
@@ -281,12 +286,13 @@ def predict_torus_chain(
     predictions on one branch of the (set-valued) prediction map.
     """
     m = queries.shape[0]
-    out = np.empty((m, angles.shape[1]))
+    n, d = angles.shape
+    out = np.empty((m, d))
     stress = np.empty(m)
     if m:
         _predict_rows(queries, np.ascontiguousarray(angles.T), embedding, radius,
                       np.ascontiguousarray(first_start).reshape(1, -1), max_iter, tol, True,
-                      out, stress)
+                      out, stress, *_work_arrays(n, d))
     return out, stress
 
 
@@ -373,32 +379,34 @@ def _tangent_basis(y: NDArray, basis: NDArray) -> None:
 @kernel()
 def _interpolate_one(
     embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
-    tol: float,
-) -> tuple[NDArray, float]:
+    tol: float, partners: NDArray, vectors: NDArray, squares: NDArray, bases: NDArray,
+    reduced: NDArray, systems: NDArray,
+) -> float:
     # Damped Newton in an orthonormal basis of the tangent space at the current point,
     # followed by the retraction y <- (y + step) / |y + step| (second order, so Newton's
     # quadratic convergence is kept). A trial point's model is computed in the same pass
     # as its stress and reused when the step is accepted; the start and every trial go
     # through one call of _sphere_model (compiled once here, not once per call site). The
     # small matrix products are written out (p ≤ a few dozen), as numba's BLAS bindings
-    # cost seconds to compile.
-    p, m = embedding_t.shape
+    # cost seconds to compile. The answer goes to vectors[0]; the other arguments after
+    # ``tol`` are work arrays (see _interpolation_work_arrays).
+    p = embedding_t.shape[0]
     q = p - 1
-    y = np.empty(p)
-    grad = np.empty(p)
-    outer = np.empty((p, p))
-    cosine = np.empty(m)
-    scale = np.empty(m)
-    weight = np.empty(m)
-    trial = np.empty(p)
-    trial_grad = np.empty(p)
-    trial_outer = np.empty((p, p))
-    tangent = np.empty((p, q))
-    projected = np.empty((p, q))
-    g = np.empty(q)
-    hess = np.empty((q, q))
-    system = np.empty((q, q))
-    step = np.empty(q)
+    y = vectors[0]
+    grad = vectors[1]
+    trial = vectors[2]
+    trial_grad = vectors[3]
+    cosine = partners[0]
+    scale = partners[1]
+    weight = partners[2]
+    outer = squares[0]
+    trial_outer = squares[1]
+    tangent = bases[0]
+    projected = bases[1]
+    g = reduced[0]
+    step = reduced[1]
+    hess = systems[0]
+    system = systems[1]
     norm = 0.0
     for k in range(p):
         norm += start[k] * start[k]
@@ -485,7 +493,7 @@ def _interpolate_one(
         norm = math.sqrt(norm)
         for i in range(p):
             trial[i] /= norm
-    return y, value
+    return value
 
 
 @kernel(fastmath=_VECTOR_MATH)
@@ -509,16 +517,25 @@ def _torus_targets(query: NDArray, angles_t: NDArray, out: NDArray) -> None:
 def _interpolate_rows(
     queries: NDArray, angles_t: NDArray, embedding_t: NDArray, radius: float,
     starts: NDArray, max_iter: int, tol: float, out: NDArray, stress: NDArray,
+    partners: NDArray, vectors: NDArray, squares: NDArray, bases: NDArray, reduced: NDArray,
+    systems: NDArray,
 ) -> None:
     """T̂ of each query row (wrapped angles) into ``out``/``stress``."""
     p = embedding_t.shape[0]
-    targets = np.empty(angles_t.shape[1])
+    targets = partners[3]
     for q in range(queries.shape[0]):
         _torus_targets(queries[q], angles_t, targets)
-        y, value = _interpolate_one(embedding_t, radius, targets, starts[q], max_iter, tol)
+        stress[q] = _interpolate_one(embedding_t, radius, targets, starts[q], max_iter, tol,
+                                     partners, vectors, squares, bases, reduced, systems)
         for k in range(p):
-            out[q, k] = y[k]
-        stress[q] = value
+            out[q, k] = vectors[0, k]
+
+
+def _interpolation_work_arrays(n: int, p: int) -> tuple[NDArray, ...]:
+    """Work arrays of :func:`_interpolate_rows` for n partners on S^(p − 1)."""
+    q = p - 1
+    return (np.empty((4, n)), np.empty((4, p)), np.empty((2, p, p)), np.empty((2, p, q)),
+            np.empty((2, q)), np.empty((2, q, q)))
 
 
 def interpolate_sphere(
@@ -544,7 +561,8 @@ def interpolate_sphere(
     def run(block: tuple[int, int]) -> None:
         lo, hi = block
         _interpolate_rows(queries[lo:hi], angles_t, embedding_t, radius, starts[lo:hi],
-                          max_iter, tol, out[lo:hi], stress[lo:hi])
+                          max_iter, tol, out[lo:hi], stress[lo:hi],
+                          *_interpolation_work_arrays(angles.shape[0], embedding.shape[1]))
 
     map_parallel(run, row_blocks(m))
     return out, stress

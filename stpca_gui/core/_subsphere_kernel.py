@@ -25,7 +25,6 @@ BLOCK_POINTS = 8192
 _TINY = 1e-150
 
 
-@kernel()
 def objective_terms(
     x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool
 ) -> tuple:
@@ -58,20 +57,36 @@ def objective_terms(
         Σ e_i g_i.
     """
     n_problems = which.size
-    n = x.shape[1]
     m = x.shape[2]
     width = m if derivatives else 0
-    theta = np.empty(n)
     f = np.empty(n_problems)
     gram = np.zeros((n_problems, width, width))
     weighted = np.zeros((n_problems, width, width))
     weight_sum = np.zeros(n_problems)
     grad_sum = np.zeros((n_problems, width))
-    shift = np.empty(width)
-    block_gram = np.empty((width, width))
-    block_weighted = np.empty((width, width))
-    block_shift = np.empty(width)
-    block_grad = np.empty(width)
+    # The kernel allocates nothing: every array it needs comes from here, which spares the
+    # first run the compilation of numba's array constructors for each shape.
+    vectors = np.empty((6, m))
+    blocks = np.empty((2, m, m))
+    _objective_terms(x, which, v, great, derivatives, np.empty(x.shape[1]), vectors, blocks,
+                     f, gram, weighted, weight_sum, grad_sum)
+    return f, gram, weighted, weight_sum, grad_sum
+
+
+@kernel()
+def _objective_terms(
+    x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool, theta: NDArray,
+    vectors: NDArray, blocks: NDArray, f: NDArray, gram: NDArray, weighted: NDArray,
+    weight_sum: NDArray, grad_sum: NDArray,
+) -> None:
+    n_problems = which.size
+    n = x.shape[1]
+    m = x.shape[2]
+    shift = vectors[0]
+    block_shift = vectors[1]
+    block_grad = vectors[2]
+    block_gram = blocks[0]
+    block_weighted = blocks[1]
     for p in range(n_problems):
         data = x[which[p]]
         axis = v[p]
@@ -95,17 +110,20 @@ def objective_terms(
         center = _HALF_PI if great else angle_total / n
 
         square_total = 0.0
-        shift[:] = 0.0
+        for j in range(m):
+            shift[j] = 0.0
         for lo in range(0, n, BLOCK_POINTS):
             hi = min(n, lo + BLOCK_POINTS)
             if derivatives:
-                block_gram[:, :] = 0.0
-                block_weighted[:, :] = 0.0
-                block_shift[:] = 0.0
-                block_grad[:] = 0.0
+                for j in range(m):
+                    block_shift[j] = 0.0
+                    block_grad[j] = 0.0
+                    for k in range(m):
+                        block_gram[j, k] = 0.0
+                        block_weighted[j, k] = 0.0
                 square, weight = _derivative_block(data, axis, theta, center, lo, hi, great,
                                                    block_gram, block_weighted, block_shift,
-                                                   block_grad)
+                                                   block_grad, vectors[3], vectors[4])
                 square_total += square
                 weight_sum[p] += weight
                 for j in range(m):
@@ -128,20 +146,22 @@ def objective_terms(
                         gram[p, j, k] -= shift[j] * shift[k] / n
                     gram[p, k, j] = gram[p, j, k]
                     weighted[p, k, j] = weighted[p, j, k]
-    return f, gram, weighted, weight_sum, grad_sum
 
 
 @kernel()
 def _derivative_block(
     data: NDArray, axis: NDArray, theta: NDArray, mean_angle: float, lo: int, hi: int,
     great: bool, gram: NDArray, weighted: NDArray, shift: NDArray, grad: NDArray,
+    g: NDArray, ref: NDArray,
 ) -> tuple[float, float]:
     """Add the derivative sums of points lo … hi − 1 of one problem (lower triangles only);
-    returns their Σ e_i² and Σ w_i."""
+    returns their Σ e_i² and Σ w_i. ``g`` and ``ref`` are work vectors of length m."""
     m = axis.size
-    g = np.empty(m)
-    ref = np.zeros(m)  # Σ (g − ref)(g − ref)ᵀ keeps the centred Gram accurate
-    if not great:
+    # Σ (g − ref)(g − ref)ᵀ keeps the centred Gram accurate.
+    if great:
+        for j in range(m):
+            ref[j] = 0.0
+    else:
         _gradient(data[0], axis, ref)
     total = 0.0
     weight_total = 0.0
