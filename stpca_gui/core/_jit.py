@@ -18,9 +18,23 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
+import numpy as np
+from numpy.typing import NDArray
 
 
 def kernel(*, fastmath: bool | set[str] = False, inline: bool = False) -> Callable[[Any], Any]:
     """Decorator compiling a function as a cached, GIL-free numba kernel."""
     return numba.njit(cache=True, nogil=True, error_model="numpy", fastmath=fastmath,
                       inline="always" if inline else "never")
+
+
+def kernel_array(values: NDArray) -> NDArray[np.float64]:
+    """``values`` as the one array type kernels are compiled for: float64, C-contiguous,
+    writable and aligned (copied only when it is not already).
+
+    numba compiles a kernel once per combination of argument types, and read-only or
+    non-contiguous arrays are types of their own: a read-only view passed to a kernel cost
+    a second compilation of the whole prediction kernel on the first run.
+    """
+    return np.require(values, dtype=np.float64,
+                      requirements=("C_CONTIGUOUS", "WRITEABLE", "ALIGNED"))

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from ._jit import kernel
+from ._jit import kernel, kernel_array
 from ._smds_kernel import atan2_nonneg
 from ._torus_kernel import wrap_angle
 from .parallel import map_parallel, row_blocks
@@ -256,9 +256,10 @@ def predict_torus(
     Blocks of queries run on the kernel threads. Returns the predicted angles (m, d),
     wrapped, and the attained stress per query.
     """
+    queries, embedding, starts = (kernel_array(a) for a in (queries, embedding, starts))
     m = queries.shape[0]
     n, d = angles.shape
-    angles_t = np.ascontiguousarray(angles.T)
+    angles_t = kernel_array(angles.T)
     out = np.empty((m, d))
     stress = np.empty(m)
 
@@ -290,9 +291,9 @@ def predict_torus_chain(
     out = np.empty((m, d))
     stress = np.empty(m)
     if m:
-        _predict_rows(queries, np.ascontiguousarray(angles.T), embedding, radius,
-                      np.ascontiguousarray(first_start).reshape(1, -1), max_iter, tol, True,
-                      out, stress, *_work_arrays(n, d))
+        _predict_rows(kernel_array(queries), kernel_array(angles.T), kernel_array(embedding),
+                      radius, kernel_array(np.reshape(first_start, (1, d))), max_iter, tol,
+                      True, out, stress, *_work_arrays(n, d))
     return out, stress
 
 
@@ -551,10 +552,11 @@ def interpolate_sphere(
 
     Blocks of queries run on the kernel threads.
     """
+    queries, starts = kernel_array(queries), kernel_array(starts)
     m = queries.shape[0]
     # Partners as columns: every pass over them is then a loop over contiguous memory.
-    angles_t = np.ascontiguousarray(angles.T)
-    embedding_t = np.ascontiguousarray(embedding.T)
+    angles_t = kernel_array(angles.T)
+    embedding_t = kernel_array(embedding.T)
     out = np.empty((m, embedding.shape[1]))
     stress = np.empty(m)
 
