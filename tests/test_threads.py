@@ -6,11 +6,11 @@ import threading
 
 import threadpoolctl
 
-from stpca_gui.core._threads import LOADED_LIBRARIES, single_threaded_blas
+from stpca_gui.core._threads import loaded_libraries, single_threaded_blas
 
 
 def _blas_threads() -> list[int]:
-    return [info["num_threads"] for info in LOADED_LIBRARIES.info() if info["user_api"] == "blas"]
+    return [info["num_threads"] for info in loaded_libraries().info() if info["user_api"] == "blas"]
 
 
 def test_blas_is_single_threaded_inside_and_restored_after():
@@ -30,6 +30,7 @@ def test_worker_threads_never_search_the_loaded_libraries(monkeypatch):
     def no_search(self):
         raise AssertionError("the loaded libraries were searched again")
 
+    loaded_libraries()  # the one search, made here as the app makes it: in the main thread
     monkeypatch.setattr(threadpoolctl.ThreadpoolController, "_load_libraries", no_search)
     results: list[object] = []
 

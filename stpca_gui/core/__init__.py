@@ -1,5 +1,6 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
+from ._threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
@@ -44,6 +45,7 @@ __all__ = [
     "lagged_embedding",
     "list_demos",
     "load_model",
+    "loaded_libraries",
     "make_demo",
     "periodic_mode_clusters",
     "run_baselines",
