@@ -1,21 +1,30 @@
 """Load (or, after an install, compile) every compiled kernel once, on tiny inputs.
 
 numba compiles a kernel the first time it is called with given argument types and caches
-the machine code on disk; later processes only load it. Both hold the GIL, so a program
-with a user interface may want to pay that cost at a moment of its choosing rather than in
-the middle of the first fit.
+the machine code on disk; later processes only load it. A fit loads only the kernels it
+needs, when it needs them, so nothing here is required. :func:`warm_up` is for building a
+cache ahead of time (the desktop bundle is shipped with one, so that its users never wait
+for a compiler) and for a program that prefers to pay the loading cost at a moment of its
+choosing. It calls each kernel with the argument types that real use passes; a test checks
+that fitting, scoring, testing and clustering compile nothing it did not.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _modes_kernel, _prediction_kernel, _smds_kernel, _subsphere_kernel
+from . import (
+    _modes_kernel,
+    _prediction_kernel,
+    _smds_kernel,
+    _subsphere_kernel,
+    _uniformity_kernel,
+)
 from ._torus_kernel import fill_torus_cdist
 
 
 def warm_up() -> None:
-    """Call each compiled kernel once with inputs of the types a fit uses."""
+    """Call each compiled kernel once with inputs of the types that real use passes."""
     rng = np.random.default_rng(0)
     angles = rng.uniform(-np.pi, np.pi, (8, 3))
     units = rng.standard_normal((8, 4))
@@ -38,3 +47,9 @@ def warm_up() -> None:
     sample = np.sort(angles[:, 0])
     _modes_kernel.windowed_log_kde_terms(sample[:2], sample, 0.5, 50.0, np.empty(2),
                                          np.empty(2))
+    circle = np.sort(rng.uniform(0.0, 2.0 * np.pi, 8))
+    _uniformity_kernel.watson_sorted(circle / (2.0 * np.pi))
+    sums = _uniformity_kernel.pair_sums_serial(circle)
+    _uniformity_kernel.pair_sums_parallel(circle)
+    _uniformity_kernel.statistics_from_sums(circle.size, *sums)
+    _uniformity_kernel.replicate_statistics(circle.reshape(2, 4), np.empty((2, 3)))
