@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 
+import pytest
 import threadpoolctl
 
 from stpca_gui.core._threads import loaded_libraries, single_threaded_blas
@@ -48,3 +51,49 @@ def test_worker_threads_never_search_the_loaded_libraries(monkeypatch):
     worker.start()
     worker.join()
     assert results == [42]
+
+
+def test_kernel_threads_spread_calls_and_keep_order():
+    from stpca_gui.core.parallel import map_parallel, row_blocks, worker_count
+
+    names = map_parallel(lambda item: (item, threading.current_thread().name), range(40))
+    assert [item for item, _ in names] == list(range(40))
+    if worker_count() > 1:
+        assert all(name.startswith("stpca-kernel") for _, name in names)
+    blocks = row_blocks(1001)
+    assert blocks[0][0] == 0 and blocks[-1][1] == 1001
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
+    assert row_blocks(0) == []
+
+
+def test_a_call_from_a_kernel_thread_runs_inline_instead_of_waiting_on_the_pool():
+    from stpca_gui.core.parallel import map_parallel
+
+    nested = map_parallel(lambda item: sum(map_parallel(lambda x: x * item, range(5))),
+                          range(8))
+    assert nested == [10 * item for item in range(8)]
+
+
+def test_errors_in_kernel_threads_reach_the_caller():
+    from stpca_gui.core.parallel import map_parallel
+
+    def fail(item: int) -> int:
+        if item == 3:
+            raise ValueError("block 3 failed")
+        return item
+
+    with pytest.raises(ValueError, match="block 3 failed"):
+        map_parallel(fail, range(6))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_starts_its_own_kernel_threads():
+    from stpca_gui.core.parallel import map_parallel
+
+    map_parallel(abs, range(-4, 4))  # the parent's pool exists
+    pid = os.fork()
+    if pid == 0:  # the child: would wait forever on the parent's (absent) threads
+        code = 0 if map_parallel(abs, range(-4, 4)) == [4, 3, 2, 1, 0, 1, 2, 3] else 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -14,6 +14,7 @@ numba's own pool did.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,17 @@ R = TypeVar("R")
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _in_worker = threading.local()
+
+
+def _forget_pool_in_child() -> None:
+    # A forked child inherits the pool object but not its threads: it must start its own.
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def worker_count() -> int:
