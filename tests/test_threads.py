@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 
 import pytest
@@ -84,16 +83,3 @@ def test_errors_in_kernel_threads_reach_the_caller():
 
     with pytest.raises(ValueError, match="block 3 failed"):
         map_parallel(fail, range(6))
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_a_forked_child_starts_its_own_kernel_threads():
-    from stpca_gui.core.parallel import map_parallel
-
-    map_parallel(abs, range(-4, 4))  # the parent's pool exists
-    pid = os.fork()
-    if pid == 0:  # the child: would wait forever on the parent's (absent) threads
-        code = 0 if map_parallel(abs, range(-4, 4)) == [4, 3, 2, 1, 0, 1, 2, 3] else 1
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
