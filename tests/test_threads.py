@@ -55,10 +55,11 @@ def test_worker_threads_never_search_the_loaded_libraries(monkeypatch):
 def test_kernel_threads_spread_calls_and_keep_order():
     from stpca_gui.core.parallel import map_parallel, row_blocks, worker_count
 
+    caller = threading.current_thread().name
     names = map_parallel(lambda item: (item, threading.current_thread().name), range(40))
     assert [item for item, _ in names] == list(range(40))
-    if worker_count() > 1:
-        assert all(name.startswith("stpca-kernel") for _, name in names)
+    assert all(name == caller or name.startswith("stpca-kernel") for _, name in names)
+    assert worker_count() >= 1
     blocks = row_blocks(1001)
     assert blocks[0][0] == 0 and blocks[-1][1] == 1001
     assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
@@ -83,3 +84,32 @@ def test_errors_in_kernel_threads_reach_the_caller():
 
     with pytest.raises(ValueError, match="block 3 failed"):
         map_parallel(fail, range(6))
+
+
+def test_a_caller_never_waits_behind_another_callers_work():
+    # A Monte Carlo run and a fit share the kernel threads: the second caller must finish
+    # its own items while the first one's items still occupy every pool thread.
+    from stpca_gui.core.parallel import map_parallel, worker_count
+
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def blocking(item: int) -> int:
+        started.release()
+        assert release.wait(timeout=60), "never released"
+        return item
+
+    first = threading.Thread(target=map_parallel, args=(blocking, range(worker_count() + 2)))
+    first.start()
+    for _ in range(worker_count()):  # the first caller's items occupy the pool (and itself)
+        assert started.acquire(timeout=60)
+    squares: list[list[int]] = []
+    second = threading.Thread(
+        target=lambda: squares.append(map_parallel(lambda item: item * item, range(10))))
+    second.start()
+    second.join(timeout=30)  # queued behind the blocked items, it would still be waiting
+    finished_while_blocked = not second.is_alive()
+    release.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert finished_while_blocked and squares == [[i * i for i in range(10)]]

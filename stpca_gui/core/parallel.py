@@ -63,14 +63,46 @@ def _shared_pool() -> ThreadPoolExecutor:
 def map_parallel(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """``[function(item) for item in items]``, the calls spread over the kernel threads.
 
-    Results keep the order of ``items``; the first exception raised by a call is raised
-    here. One item, one thread, or a call made from a kernel thread itself (which could
-    otherwise wait forever on a pool it occupies) runs the calls in the calling thread.
+    The calling thread works too: it and up to ``worker_count() - 1`` pool threads take
+    the items one at a time until none are left. A pool thread that starts late (the pool
+    busy with another caller's work, say a Monte Carlo run beside a fit) finds nothing left
+    and is not waited for, so concurrent callers never queue behind each other. Results
+    keep the order of ``items``; the first exception raised by a call is raised here once
+    the calls already running have ended. A call made from a pool thread runs its items
+    in that thread.
     """
     items = list(items)
-    if len(items) <= 1 or worker_count() <= 1 or getattr(_in_worker, "active", False):
+    helpers = min(worker_count(), len(items)) - 1
+    if helpers <= 0 or getattr(_in_worker, "active", False):
         return [function(item) for item in items]
-    return list(_shared_pool().map(function, items))
+    results: list[R | None] = [None] * len(items)
+    next_index = iter(range(len(items)))  # next() on it is atomic under the GIL
+    stop = threading.Event()
+
+    def drain() -> None:
+        for index in next_index:
+            if stop.is_set():
+                return
+            try:
+                results[index] = function(items[index])
+            except BaseException:
+                stop.set()
+                raise
+
+    pool = _shared_pool()
+    futures = [pool.submit(drain) for _ in range(helpers)]
+    try:
+        drain()
+    finally:
+        for future in futures:
+            future.cancel()  # not started yet: nothing left for it to do
+        pending = [future for future in futures if not future.cancelled()]
+        for future in pending:
+            future.exception()  # wait for the items it is working on
+    for future in pending:
+        if future.exception() is not None:
+            raise future.exception()  # type: ignore[misc]
+    return results  # type: ignore[return-value]
 
 
 def row_blocks(n_rows: int, blocks_per_thread: int = 4) -> list[tuple[int, int]]:
