@@ -108,11 +108,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication, QSplashScreen
 
     from ..core.warmup import warm_up
+    from ..desktop_resources import APP_ID
+    from .app_icon import application_icon
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("stpca-gui")
     app.setOrganizationName("stpca-gui")
+    app.setDesktopFileName(APP_ID)  # Wayland and task managers match the desktop entry by it
+    app.setWindowIcon(application_icon())
     # Load the compiled kernels before the main window exists: loading holds the GIL and
     # showed as a ~0.2 s GUI stall during the first fit. The first run after installing
     # compiles them instead (about a minute), so say what is happening meanwhile.

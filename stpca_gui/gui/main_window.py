@@ -27,6 +27,7 @@ from ..core.stpca import PROGRESS_STAGES
 from ..io import TableError, atomic_path, write_results
 from ..model import COLOR_MODES, AnalysisResult, AppState, Dataset, RecentFiles
 from ..model.table_import import import_with_suggestions
+from .app_icon import application_icon
 from .compare_dialog import CompareMethodsDialog
 from .import_dialog import ImportDialog
 from .panels import ParametersPanel, SummaryPanel
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
     def __init__(self, recent_path: Path | None = None) -> None:
         super().__init__()
         self.setWindowTitle("stpca-gui — Scaled Torus PCA")
+        self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
         self.state = AppState()
         self.controller = FitController(self)
