@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import chdtrc
-from scipy.stats import uniform_direction, vonmises_fisher
 
 from .progress import CancelCheck
 from .subsphere import fit_subspheres, geodesic_angles
@@ -59,10 +58,14 @@ def _sample_vmf_north(
     """
     count = size[0] * size[1]
     if not kappa > 0.0:  # scipy rejects κ = 0, the uniform distribution
+        from scipy.stats import uniform_direction  # a 2 s import: only when a test needs it
+
         draws = uniform_direction(m).rvs(count, random_state=rng)
     else:
         north = np.zeros(m)
         north[-1] = 1.0
+        from scipy.stats import vonmises_fisher
+
         draws = vonmises_fisher(north, float(kappa)).rvs(count, random_state=rng)
     return draws.reshape(size[0], size[1], m)
 
