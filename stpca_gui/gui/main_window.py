@@ -150,7 +150,8 @@ class MainWindow(QMainWindow):
         self.recent = RecentFiles(self._recent_path or default_recent_path())
         self.parameters = ParametersPanel()
         self.summary = SummaryPanel(self.state)
-        self.side_slot.fill(self._side_panels())
+        self.parameters_slot.fill(self.parameters)
+        self.summary_slot.fill(self.summary)
         self._build_menus()
 
         self.parameters.fit_requested.connect(self.fit)
@@ -196,8 +197,10 @@ class MainWindow(QMainWindow):
         self.dataset_label = QLabel("No data loaded")
         self.dataset_label.setWordWrap(True)
         side_layout.addWidget(self.dataset_label)
-        self.side_slot = ViewSlot("Preparing the parameters…")
-        side_layout.addWidget(self.side_slot, 1)
+        self.parameters_slot = ViewSlot("Preparing the parameters…")
+        self.summary_slot = ViewSlot("")
+        side_layout.addWidget(self.parameters_slot)
+        side_layout.addWidget(self.summary_slot, 1)
         side_layout.addWidget(self.slots["variance"], 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
@@ -217,15 +220,6 @@ class MainWindow(QMainWindow):
         outer.addWidget(views)
         outer.setStretchFactor(1, 1)
         self.setCentralWidget(outer)
-
-    def _side_panels(self) -> QWidget:
-        """The parameter panel above the result panel."""
-        panels = QWidget()
-        layout = QVBoxLayout(panels)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.parameters)
-        layout.addWidget(self.summary, 1)
-        return panels
 
     def _fill_export_menu(self) -> None:
         """One entry per view built so far, and the whole window."""

@@ -1,4 +1,4 @@
-"""A place in the window for a view that is built later, saying so until then.
+"""A place in the window for a view or panel that is built later, saying so until then.
 
 The views import matplotlib or pyvista/VTK, which take seconds to load; the window is shown
 first with a slot per view and each slot receives its view once it is built
