@@ -176,8 +176,17 @@ def child_first_frame(t0: float, t0_wall: float) -> dict[str, Any]:
     def hook(window) -> None:
         app = QApplication.instance()
         window.installEventFilter(painter_filter)
-        window.controller.busy_changed.connect(
-            lambda busy: marks.setdefault("fit_launch", now()) if busy else None)
+
+        def follow_fit() -> None:
+            window.controller.busy_changed.connect(
+                lambda busy: marks.setdefault("fit_launch", now()) if busy else None)
+
+        # A window prepared in stages has its controller once the numerical core is in.
+        when_prepared = getattr(window, "when_prepared", None)
+        if when_prepared is None:
+            follow_fit()
+        else:
+            when_prepared("numerics", follow_fit)
 
         def frame() -> None:
             app.processEvents()
