@@ -38,7 +38,7 @@ RUN_TIMEOUT_S = 600.0
 POLL_S = 0.02
 #: Start-up marks of the app, in order, as reported (seconds after Popen).
 GUI_MARKS = ("window_shown", "first_paint", "numerics_ready", "fit_started", "plots_ready",
-             "scenes_ready", "fit_done", "result_shown")
+             "torus_ready", "sphere_ready", "fit_done", "result_shown")
 SOURCE_CASES = ("cli-cold", "cli-warm", "gui-cold", "gui-warm")
 TARGETS_S = {"cli-cold": {"exit": 15.0}, "gui-warm": {"first_paint": 2.0, "result_shown": 5.0},
              "bundle-first": {"result_shown": 20.0}, "bundle-later": {"result_shown": 6.0}}

@@ -26,7 +26,7 @@ FIT_TIMEOUT_MS = 120_000
 LAUNCH_TIMEOUT_S = 180.0
 #: Marks of an interactive launch in the order they must happen.
 ORDERED_MARKS = ("main", "window_shown", "first_paint", "numerics_ready", "fit_started",
-                 "plots_ready", "scenes_ready", "result_shown")
+                 "plots_ready", "torus_ready", "sphere_ready", "result_shown")
 
 
 def _launch_until_result(trace: Path, *args: str) -> dict:
@@ -84,9 +84,9 @@ def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(qtbo
     assert window.slots["torus"].placeholder.text() == PREPARING_SCENE
     done: list[str] = []
     window.stage_done.connect(done.append)
-    scenes_ready_at_result: list[bool] = []
-    window.result_shown.connect(lambda: scenes_ready_at_result.append(
-        window.is_prepared("scenes")))
+    views_ready_at_result: list[bool] = []
+    window.result_shown.connect(lambda: views_ready_at_result.append(
+        window.is_prepared(STAGES[-1])))
     # The data arrive as soon as the numerics are in, before any view exists.
     window.when_prepared("numerics", lambda: window.load_demo("clusters-t3"))
     window.resize(1200, 800)
@@ -94,7 +94,7 @@ def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(qtbo
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         pass
     assert done == list(STAGES)
-    assert scenes_ready_at_result == [True]
+    assert views_ready_at_result == [True]
     for key, slot in window.slots.items():
         assert slot.placeholder is None and slot.content is window.views[key]
         qtbot.waitUntil(window.views[key].has_content, timeout=10_000)

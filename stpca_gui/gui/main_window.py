@@ -3,8 +3,9 @@
 The window can be shown before the heavy libraries are loaded (``MainWindow(deferred=True)``,
 what ``stpca-gui`` does): this module imports Qt only, and the rest is prepared in stages
 after the window's first paint. *numerics* loads the numerical core and builds the panels,
-menus and the fit controller; *plots* builds the matplotlib views; *scenes* the pyvista/VTK
-views. Each stage's modules are imported in a background thread while the window stays
+menus and the fit controller; *plots* builds the matplotlib views; *torus* and *sphere* the
+pyvista/VTK views, one at a time (the first render of each is a stall of its own). Each
+stage's modules are imported in a background thread while the window stays
 responsive, then its widgets are built in the GUI thread. A view not built yet shows a
 placeholder saying so. Dialogs import what they need when opened.
 """
@@ -49,7 +50,8 @@ WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
     "plots": ("stpca_gui.gui.views.mpl_views",),
-    "scenes": ("stpca_gui.gui.views.vtk_views",),
+    "torus": ("stpca_gui.gui.views.vtk_views",),
+    "sphere": (),
 }
 STAGES = tuple(STAGE_MODULES)
 #: What a view's place says until the view is built.
@@ -175,12 +177,17 @@ class MainWindow(QMainWindow):
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
                            "variance": self.variance_view})
 
-    def _prepare_scenes(self) -> None:
-        from .views.vtk_views import SphereView, TorusView
+    def _prepare_torus(self) -> None:
+        from .views.vtk_views import TorusView
 
         self.torus_view = TorusView(self.state)
+        self._place_views({"torus": self.torus_view})
+
+    def _prepare_sphere(self) -> None:
+        from .views.vtk_views import SphereView
+
         self.sphere_view = SphereView(self.state)
-        self._place_views({"torus": self.torus_view, "sphere": self.sphere_view})
+        self._place_views({"sphere": self.sphere_view})
 
     def _place_views(self, views: dict[str, ViewFrame]) -> None:
         for key, view in views.items():
