@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
     from ..model import Dataset
     from .main_window import MainWindow
     from .startup import StartupTrace
@@ -78,13 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def join_background_tasks(window: QWidget) -> None:
+def join_background_tasks(window: MainWindow) -> None:
     """Stop the window's tasks and wait for every task thread to end (application exit).
 
     Qt aborts the process when a running QThread object is destroyed, which Python does at
     exit. The window is gone by now, so waiting costs the user nothing; every stage of a fit
     has cancel points, so the wait is normally a fraction of a second.
     """
+    if not window.is_prepared("numerics"):
+        return  # closed before it could start any task
     from .tasks import TaskRunner, stop_tasks, wait_for_retired_tasks
 
     if not stop_tasks(window.findChildren(TaskRunner), EXIT_NOTICE_MS):

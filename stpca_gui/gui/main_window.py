@@ -103,6 +103,7 @@ class MainWindow(QMainWindow):
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
+        self._closed = False
         self._waiting: dict[str, list[Callable[[], None]]] = {stage: [] for stage in STAGES}
         self._build_layout()
         self._build_status_bar()
@@ -132,6 +133,8 @@ class MainWindow(QMainWindow):
         self._loader.load(STAGE_MODULES[STAGES[len(self._done_stages)]])
 
     def _run_next_stage(self) -> None:
+        if self._closed:
+            return  # closed while loading: nothing more to show
         stage = STAGES[len(self._done_stages)]
         getattr(self, f"_prepare_{stage}")()
         self._done_stages.append(stage)
@@ -420,8 +423,11 @@ class MainWindow(QMainWindow):
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
             event.acceptProposedAction()
-            # Open after the drop returns, so the drag source is not blocked by the dialog.
-            QTimer.singleShot(0, lambda: self.open_path(Path(urls[0].toLocalFile())))
+            # Open after the drop returns, so the drag source is not blocked by the dialog
+            # (and not before the window can read tables).
+            path = Path(urls[0].toLocalFile())
+            QTimer.singleShot(0, lambda: self.when_prepared(
+                "numerics", lambda: self.open_path(path)))
 
     def _on_dataset(self, *_: object) -> None:
         dataset = self.state.dataset
@@ -690,6 +696,7 @@ class MainWindow(QMainWindow):
         # "cancelled"); one still running after it is let go of and kept alive until it ends
         # (gui/tasks.py), and the application waits for it before quitting (gui/app.py):
         # the window closes at once and Qt never destroys a running thread.
+        self._closed = True
         if self.is_prepared("numerics"):
             from .tasks import TaskRunner, stop_tasks
 
