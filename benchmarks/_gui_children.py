@@ -143,10 +143,14 @@ def child_first_frame(t0: float, t0_wall: float) -> dict[str, Any]:
     def now() -> float:
         return time.perf_counter()
 
-    try:
-        from stpca_gui.core import warmup as warmup_module
-    except ImportError:
-        warmup_module = None
+    # Wrapped only when this version's main() calls it: importing the numerical core here
+    # would load numba and scipy before a window that is meant to come first.
+    warmup_module = None
+    if "warm_up" in Path(app_module.__file__).read_text():
+        try:
+            from stpca_gui.core import warmup as warmup_module
+        except ImportError:
+            warmup_module = None
     if warmup_module is not None and hasattr(warmup_module, "warm_up"):
         original_warm_up = warmup_module.warm_up
 
