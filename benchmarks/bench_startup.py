@@ -36,6 +36,8 @@ TRACE_ENV = "STPCA_STARTUP_TRACE"
 PROBE = Path(__file__).resolve().parent / "_startup_probe.py"
 RUN_TIMEOUT_S = 600.0
 POLL_S = 0.02
+#: The app writes its first mark right after importing Qt; none by then: no trace support.
+NO_TRACE_TIMEOUT_S = 90.0
 #: Start-up marks of the app, in order, as reported (seconds after Popen).
 GUI_MARKS = ("window_shown", "first_paint", "numerics_ready", "fit_started", "plots_ready",
              "torus_ready", "sphere_ready", "fit_done", "result_shown")
@@ -76,6 +78,9 @@ def run_gui(command: Sequence[str], cwd: Path, env: dict[str, str],
             payload = read_trace(trace)
             if "result_shown" in payload.get("marks", {}):
                 break
+            if not payload and time.time() - start > NO_TRACE_TIMEOUT_S:
+                return {"error": f"no start-up trace after {NO_TRACE_TIMEOUT_S:.0f} s (a "
+                                 f"version without {TRACE_ENV}?)"}
             time.sleep(POLL_S)
         else:
             return {"error": f"no result shown within {RUN_TIMEOUT_S:.0f} s"}
