@@ -143,10 +143,14 @@ def child_first_frame(t0: float, t0_wall: float) -> dict[str, Any]:
     def now() -> float:
         return time.perf_counter()
 
-    try:
-        from stpca_gui.core import warmup as warmup_module
-    except ImportError:
-        warmup_module = None
+    # Wrapped only when this version's main() calls it: importing the numerical core here
+    # would load numba and scipy before a window that is meant to come first.
+    warmup_module = None
+    if "warm_up" in Path(app_module.__file__).read_text():
+        try:
+            from stpca_gui.core import warmup as warmup_module
+        except ImportError:
+            warmup_module = None
     if warmup_module is not None and hasattr(warmup_module, "warm_up"):
         original_warm_up = warmup_module.warm_up
 
@@ -176,8 +180,17 @@ def child_first_frame(t0: float, t0_wall: float) -> dict[str, Any]:
     def hook(window) -> None:
         app = QApplication.instance()
         window.installEventFilter(painter_filter)
-        window.controller.busy_changed.connect(
-            lambda busy: marks.setdefault("fit_launch", now()) if busy else None)
+
+        def follow_fit() -> None:
+            window.controller.busy_changed.connect(
+                lambda busy: marks.setdefault("fit_launch", now()) if busy else None)
+
+        # A window prepared in stages has its controller once the numerical core is in.
+        when_prepared = getattr(window, "when_prepared", None)
+        if when_prepared is None:
+            follow_fit()
+        else:
+            when_prepared("numerics", follow_fit)
 
         def frame() -> None:
             app.processEvents()

@@ -30,7 +30,7 @@ from _gui_env import (
 FIRST_FRAME_ROWS = (
     ("interpreter start (Popen → top of the script)", None, None),
     ("import PySide6 (QtCore, QtWidgets)", ("start",), ("import_pyside6",)),
-    ("import stpca_gui.gui.app, .main_window (numpy, matplotlib, pyvista/VTK, numba, …)",
+    ("import stpca_gui.gui.app, .main_window (before issue 12 also numba, matplotlib, VTK…)",
      ("import_pyside6",), ("import_stpca",)),
     ("main() until the kernel warm-up: QApplication, splash", ("main_start",),
      ("warmup_start",), "warmup"),

@@ -146,7 +146,9 @@ SCRIPT = textwrap.dedent("""
     class ClosingWindow(main_window.MainWindow):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            self.controller.progress.connect(self._close_at_stage)
+            # The app's window has its controller once the numerical core is in.
+            self.when_prepared("numerics", lambda: self.controller.progress.connect(
+                self._close_at_stage))
 
         def _close_at_stage(self, event):
             if event.stage == stage and self.isVisible():

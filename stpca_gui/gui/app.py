@@ -1,4 +1,9 @@
-"""``stpca-gui``: launch the desktop app, optionally render a screenshot and exit."""
+"""``stpca-gui``: launch the desktop app, optionally render a screenshot and exit.
+
+The window is shown before the numerical core, matplotlib and VTK are loaded (it prepares
+itself in stages, :mod:`~stpca_gui.gui.main_window`), so nothing heavy is imported here
+before it; the compiled kernels are loaded by the first fit, in its background thread.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import DEMO_NAMES
-
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
     from ..model import Dataset
+    from .main_window import MainWindow
+    from .startup import StartupTrace
 
 DEFAULT_DEMO = "clusters-t3"
 SCREENSHOT_SIZE = (1600, 1000)
 SCREENSHOT_TIMEOUT_MS = 180_000
 #: Wait at exit for background tasks before saying that the application is waiting for them.
 EXIT_NOTICE_MS = 2_000
+EXIT_USAGE = 2
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -60,8 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stpca-gui", description="Scaled Torus PCA workbench for angular data.")
     parser.add_argument("file", nargs="?", type=Path, help="a table of angles to open")
-    parser.add_argument("--demo", choices=DEMO_NAMES, default=None,
-                        help=f"open a built-in demo (default when no file: {DEFAULT_DEMO})")
+    # The names are checked once the numerical core is loaded (after the window is shown):
+    # importing it here to list them would delay every start.
+    parser.add_argument("--demo", default=None, metavar="NAME",
+                        help=f"open a built-in demo (default when no file: {DEFAULT_DEMO}; "
+                             "`stpca demos` lists them)")
     parser.add_argument("--screenshot", type=Path, default=None, metavar="OUT.png",
                         help="render the fitted window to a PNG and exit")
     parser.add_argument("--size", type=_parse_size, default=SCREENSHOT_SIZE, metavar="WxH",
@@ -69,13 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def join_background_tasks(window: QWidget) -> None:
+def join_background_tasks(window: MainWindow) -> None:
     """Stop the window's tasks and wait for every task thread to end (application exit).
 
     Qt aborts the process when a running QThread object is destroyed, which Python does at
     exit. The window is gone by now, so waiting costs the user nothing; every stage of a fit
     has cancel points, so the wait is normally a fraction of a second.
     """
+    if not window.is_prepared("numerics"):
+        return  # closed before it could start any task
     from .tasks import TaskRunner, stop_tasks, wait_for_retired_tasks
 
     if not stop_tasks(window.findChildren(TaskRunner), EXIT_NOTICE_MS):
@@ -104,33 +113,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
 
     from PySide6.QtCore import QTimer
-    from PySide6.QtGui import QPixmap
-    from PySide6.QtWidgets import QApplication, QSplashScreen
+    from PySide6.QtWidgets import QApplication
 
-    from ..core.warmup import warm_up
     from ..desktop_resources import APP_ID
     from .app_icon import application_icon
     from .main_window import MainWindow
+    from .startup import StartupTrace
 
+    trace = StartupTrace.from_environment()
+    if trace is not None:
+        trace.mark("main")
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName("stpca-gui")
     app.setOrganizationName("stpca-gui")
     app.setDesktopFileName(APP_ID)  # Wayland and task managers match the desktop entry by it
     app.setWindowIcon(application_icon())
-    # Load the compiled kernels before the main window exists: loading holds the GIL and
-    # showed as a ~0.2 s GUI stall during the first fit. The first run after installing
-    # compiles them instead (about a minute), so say what is happening meanwhile.
-    pixmap = QPixmap(460, 90)
-    pixmap.fill()
-    splash = QSplashScreen(pixmap)
-    splash.showMessage("stpca-gui: preparing the numerical kernels…\n(the first run after "
-                       "installing compiles them: about a minute)")
-    splash.show()
-    app.processEvents()
-    warm_up()
-    window = MainWindow()
+    window = MainWindow(deferred=True)
     app.aboutToQuit.connect(lambda: join_background_tasks(window))
     exit_code = {"value": 0}
+
+    def finish(code: int) -> None:
+        exit_code["value"] = code
+        window.close()
+        app.quit()
 
     if args.screenshot is not None:
         window.resize(*args.size)
@@ -141,39 +146,74 @@ def main(argv: Sequence[str] | None = None) -> int:
                 window.export_window(args.screenshot)
             except (OSError, ValueError) as exc:
                 print(f"stpca-gui: cannot write screenshot: {exc}", file=sys.stderr)
-                exit_code["value"] = 1
+                finish(1)
             else:
                 print(f"stpca-gui: wrote {args.screenshot}")
-            window.close()
-            app.quit()
+                finish(0)
 
         def give_up(reason: str) -> None:
             print(f"stpca-gui: no screenshot: the fit {reason}", file=sys.stderr)
-            exit_code["value"] = 1
-            window.close()
-            app.quit()
+            finish(1)
 
-        # The message box of a failed fit is not read by anyone: say why on stderr.
-        window.controller.failed.connect(
-            lambda message, _details: print(f"stpca-gui: error: {message}", file=sys.stderr))
         # Let the views finish drawing before grabbing them.
         window.result_shown.connect(lambda: QTimer.singleShot(300, capture))
         window.fit_ended.connect(give_up)
         QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: give_up("timed out"))
     else:
         window.resize(1500, 950)
+    if trace is not None:
+        _follow_startup(window, trace)
     window.show()
-    # After show(): finish() waits (up to a second) for the window to be exposed.
-    splash.finish(window)
+    if trace is not None:
+        trace.mark("window_shown")
 
-    if screenshot_data is not None:
-        window.set_dataset(screenshot_data)
-    elif args.file is not None:
-        window.open_path(args.file)
-    else:
-        window.load_demo(args.demo or DEFAULT_DEMO)
+    def open_data() -> None:
+        """Once the numerical core is in: load the data, which starts the fit."""
+        from ..core import DEMO_NAMES
+
+        if args.screenshot is not None:
+            # The message box of a failed fit is not read by anyone: say why on stderr.
+            window.controller.failed.connect(
+                lambda message, _details: print(f"stpca-gui: error: {message}",
+                                                file=sys.stderr))
+            if args.demo is not None and args.demo not in DEMO_NAMES:
+                print(f"stpca-gui: error: unknown demo {args.demo!r} (demos: "
+                      f"{', '.join(DEMO_NAMES)})", file=sys.stderr)
+                finish(EXIT_USAGE)
+                return
+        if screenshot_data is not None:
+            window.set_dataset(screenshot_data)
+        elif args.file is not None:
+            window.open_path(args.file)
+        else:
+            window.load_demo(args.demo or DEFAULT_DEMO)
+
+    window.when_prepared("numerics", open_data)
     app.exec()
     return exit_code["value"]
+
+
+def _follow_startup(window: MainWindow, trace: StartupTrace) -> None:
+    """Record the start-up steps of ``window`` in ``trace`` (``STPCA_STARTUP_TRACE``)."""
+    from .startup import call_after_first_paint
+
+    def first_paint() -> None:
+        trace.mark("first_paint")
+        trace.watch_stalls()
+
+    def result_shown() -> None:
+        trace.mark("result_shown")
+        trace.stop_watching()
+
+    def numerics_ready() -> None:
+        window.controller.busy_changed.connect(
+            lambda busy: trace.mark("fit_started") if busy else None)
+        window.controller.succeeded.connect(lambda _result: trace.mark("fit_done"))
+
+    call_after_first_paint(window, first_paint)
+    window.stage_done.connect(lambda stage: trace.mark(f"{stage}_ready"))
+    window.when_prepared("numerics", numerics_ready)
+    window.result_shown.connect(result_shown)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,21 @@
-"""The main window: data in, fit in the background, linked views out."""
+"""The main window: data in, fit in the background, linked views out.
+
+The window can be shown before the heavy libraries are loaded (``MainWindow(deferred=True)``,
+what ``stpca-gui`` does): this module imports Qt only, and the rest is prepared in stages
+after the window's first paint. *numerics* loads the numerical core and builds the panels,
+menus and the fit controller; *plots* builds the matplotlib views; *torus* and *sphere* the
+pyvista/VTK views, one at a time (the first render of each is a stall of its own). Each
+stage's modules are imported in a background thread while the window stays
+responsive, then its widgets are built in the GUI thread. A view not built yet shows a
+placeholder saying so. Dialogs import what they need when opened.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtCore import QPoint, QRect, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPdfWriter
 from PySide6.QtWidgets import (
@@ -22,24 +33,32 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core import DEMO_NAMES, ProgressEvent, list_demos
-from ..core.stpca import PROGRESS_STAGES
-from ..io import TableError, atomic_path, write_results
-from ..model import COLOR_MODES, AnalysisResult, AppState, Dataset, RecentFiles
-from ..model.table_import import import_with_suggestions
 from .app_icon import application_icon
-from .compare_dialog import CompareMethodsDialog
-from .import_dialog import ImportDialog
-from .panels import ParametersPanel, SummaryPanel
-from .tasks import TaskRunner, stop_tasks
-from .uniformity_dialog import UniformityDialog
-from .views.base import ViewFrame
-from .views.mpl_views import HistogramView, ScoresView, VarianceView
-from .views.vtk_views import SphereView, TorusView
-from .worker import FitController
+from .startup import ModuleLoader, call_after_first_paint
+from .views.slot import ViewSlot
+
+if TYPE_CHECKING:
+    from ..core import ProgressEvent
+    from ..model import AnalysisResult, Dataset
+    from .compare_dialog import CompareMethodsDialog
+    from .uniformity_dialog import UniformityDialog
+    from .views.base import ViewFrame
 
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
 WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
+#: The stages of preparing the window, in order, with the modules each one imports (see the
+#: module docstring).
+STAGE_MODULES: dict[str, tuple[str, ...]] = {
+    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
+    "plots": ("stpca_gui.gui.views.mpl_views",),
+    "torus": ("stpca_gui.gui.views.vtk_views",),
+    "sphere": (),
+}
+STAGES = tuple(STAGE_MODULES)
+#: What a view's place says until the view is built.
+PREPARING_PLOT = "Preparing the plot…"
+PREPARING_SCENE = "Preparing the 3-D view…"
+PREPARING = "Preparing…"
 
 
 def default_recent_path() -> Path:
@@ -50,38 +69,101 @@ def default_recent_path() -> Path:
 #: Longest time closing the window waits for its background tasks to stop, in ms.
 CLOSE_WAIT_MS = 500
 
+
 class MainWindow(QMainWindow):
-    """stpca-gui's main window."""
+    """stpca-gui's main window.
+
+    Parameters
+    ----------
+    recent_path : Path, optional
+        File of the recent-files list (default: in the user's configuration folder).
+    deferred : bool, default False
+        Prepare the window in stages after its first paint (a fast start) instead of
+        completely here. Until the *numerics* stage is done there is no state, controller,
+        menu or parameter panel; :meth:`when_prepared` acts after a stage.
+    """
 
     #: Emitted after a result has been drawn in every view (tests, screenshots).
     result_shown = Signal()
     #: Emitted when a fit ends without a result ("failed" or "cancelled").
     fit_ended = Signal(str)
+    #: Emitted with a stage's name (one of :data:`STAGES`) when it is done.
+    stage_done = Signal(str)
 
-    def __init__(self, recent_path: Path | None = None) -> None:
+    def __init__(self, recent_path: Path | None = None, *, deferred: bool = False) -> None:
         super().__init__()
         self.setWindowTitle("stpca-gui — Scaled Torus PCA")
         self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
+        self.last_message_box: QMessageBox | None = None
+        self._recent_path = recent_path
+        self.views: dict[str, ViewFrame] = {}
+        self.slots: dict[str, ViewSlot] = {
+            "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
+            "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
+            "variance": ViewSlot(PREPARING_PLOT),
+        }
+        self._done_stages: list[str] = []
+        self._loader: ModuleLoader | None = None
+        self._closed = False
+        self._waiting: dict[str, list[Callable[[], None]]] = {stage: [] for stage in STAGES}
+        self._build_layout()
+        self._build_status_bar()
+        if deferred:
+            self.stage_label.setText(PREPARING)
+            self._loader = ModuleLoader(self)
+            self._loader.loaded.connect(self._run_next_stage)
+            call_after_first_paint(self, self._load_next_stage)
+        else:
+            for _ in STAGES:
+                self._run_next_stage()
+
+    # ------------------------------------------------------------------ stages
+    def is_prepared(self, stage: str) -> bool:
+        """Whether ``stage`` (one of :data:`STAGES`) is done."""
+        return stage in self._done_stages
+
+    def when_prepared(self, stage: str, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once ``stage`` is done: now if it is, else right after it."""
+        if self.is_prepared(stage):
+            callback()
+        else:
+            self._waiting[stage].append(callback)
+
+    def _load_next_stage(self) -> None:
+        """Import the next stage's modules off the GUI thread; build it when they are in."""
+        self._loader.load(STAGE_MODULES[STAGES[len(self._done_stages)]])
+
+    def _run_next_stage(self) -> None:
+        if self._closed:
+            return  # closed while loading: nothing more to show
+        stage = STAGES[len(self._done_stages)]
+        getattr(self, f"_prepare_{stage}")()
+        self._done_stages.append(stage)
+        self.stage_done.emit(stage)
+        waiting, self._waiting[stage] = self._waiting[stage], []
+        for callback in waiting:
+            callback()
+        if self._loader is not None and len(self._done_stages) < len(STAGES):
+            self._load_next_stage()
+
+    def _prepare_numerics(self) -> None:
+        from ..core import loaded_libraries
+        from ..model import AppState, RecentFiles
+        from .panels import ParametersPanel, SummaryPanel
+        from .worker import FitController
+
+        # The core was imported off the GUI thread; its one search of the loaded BLAS
+        # libraries happens here, in the GUI thread, before any fit (see core._threads).
+        loaded_libraries()
         self.state = AppState()
         self.controller = FitController(self)
-        self.recent = RecentFiles(recent_path or default_recent_path())
-        self.last_message_box: QMessageBox | None = None
-
-        self.torus_view = TorusView(self.state)
-        self.sphere_view = SphereView(self.state)
-        self.scores_view = ScoresView(self.state)
-        self.histogram_view = HistogramView(self.state)
-        self.variance_view = VarianceView(self.state)
-        self.views: dict[str, ViewFrame] = {
-            "torus": self.torus_view, "sphere": self.sphere_view, "scores": self.scores_view,
-            "histogram": self.histogram_view, "variance": self.variance_view,
-        }
+        self.recent = RecentFiles(self._recent_path or default_recent_path())
         self.parameters = ParametersPanel()
         self.summary = SummaryPanel(self.state)
-        self._build_layout()
+        self.parameters_slot.fill(self.parameters)
+        self.summary_slot.fill(self.summary)
         self._build_menus()
-        self._build_status_bar()
 
         self.parameters.fit_requested.connect(self.fit)
         self.controller.progress.connect(self._on_progress)
@@ -92,6 +174,36 @@ class MainWindow(QMainWindow):
         self.state.selection.changed.connect(self._on_selection)
         self.state.selection.active_group_changed.connect(self._on_selection)
         self.state.dataset_changed.connect(self._on_dataset)
+        if self.stage_label.text() == PREPARING:
+            self.stage_label.setText("Ready")
+
+    def _prepare_plots(self) -> None:
+        from .views.mpl_views import HistogramView, ScoresView, VarianceView
+
+        self.scores_view = ScoresView(self.state)
+        self.histogram_view = HistogramView(self.state)
+        self.variance_view = VarianceView(self.state)
+        self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
+                           "variance": self.variance_view})
+
+    def _prepare_torus(self) -> None:
+        from .views.vtk_views import TorusView
+
+        self.torus_view = TorusView(self.state)
+        self._place_views({"torus": self.torus_view})
+
+    def _prepare_sphere(self) -> None:
+        from .views.vtk_views import SphereView
+
+        self.sphere_view = SphereView(self.state)
+        self._place_views({"sphere": self.sphere_view})
+
+    def _place_views(self, views: dict[str, ViewFrame]) -> None:
+        for key, view in views.items():
+            self.slots[key].fill(view)
+            self.views[key] = view
+            if self.state.dataset is not None:
+                view.show_state()  # built after the data arrived: draw what is there
 
     # ------------------------------------------------------------------ layout
     def _build_layout(self) -> None:
@@ -101,18 +213,20 @@ class MainWindow(QMainWindow):
         self.dataset_label = QLabel("No data loaded")
         self.dataset_label.setWordWrap(True)
         side_layout.addWidget(self.dataset_label)
-        side_layout.addWidget(self.parameters)
-        side_layout.addWidget(self.summary, 1)
-        side_layout.addWidget(self.variance_view, 1)
+        self.parameters_slot = ViewSlot("Preparing the parameters…")
+        self.summary_slot = ViewSlot("")
+        side_layout.addWidget(self.parameters_slot)
+        side_layout.addWidget(self.summary_slot, 1)
+        side_layout.addWidget(self.slots["variance"], 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 
         top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(self.torus_view)
-        top.addWidget(self.sphere_view)
+        top.addWidget(self.slots["torus"])
+        top.addWidget(self.slots["sphere"])
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.scores_view)
-        bottom.addWidget(self.histogram_view)
+        bottom.addWidget(self.slots["scores"])
+        bottom.addWidget(self.slots["histogram"])
         views = QSplitter(Qt.Orientation.Vertical)
         views.addWidget(top)
         views.addWidget(bottom)
@@ -123,7 +237,21 @@ class MainWindow(QMainWindow):
         outer.setStretchFactor(1, 1)
         self.setCentralWidget(outer)
 
+    def _fill_export_menu(self) -> None:
+        """One entry per view built so far, and the whole window."""
+        self.export_menu.clear()
+        for key, view in self.views.items():
+            self.export_menu.addAction(QAction(
+                f"{view.title_text}…", self,
+                triggered=lambda _=False, k=key: self.export_view_dialog(k)))
+        self.export_menu.addSeparator()
+        self.export_menu.addAction(QAction("Whole window…", self,
+                                           triggered=self.export_window_dialog))
+
     def _build_menus(self) -> None:
+        from ..core import list_demos
+        from ..model import COLOR_MODES
+
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
@@ -132,13 +260,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
         file_menu.addSeparator()
-        export_menu = file_menu.addMenu("Export &Figure")
-        for key, view in self.views.items():
-            export_menu.addAction(QAction(
-                f"{view.title_text}…", self,
-                triggered=lambda _=False, k=key: self.export_view_dialog(k)))
-        export_menu.addSeparator()
-        export_menu.addAction(QAction("Whole window…", self, triggered=self.export_window_dialog))
+        self.export_menu = file_menu.addMenu("Export &Figure")
+        # Filled when opened, from the views built by then.
+        self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
         file_menu.addSeparator()
@@ -215,6 +339,9 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
+        from ..core import DEMO_NAMES
+        from ..model import Dataset
+
         if name not in DEMO_NAMES:
             self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
             return
@@ -230,6 +357,10 @@ class MainWindow(QMainWindow):
     def open_path(self, path: Path, *, interactive: bool = True) -> bool:
         """Open a table: through the import dialog, or with its suggestions when not
         interactive (command line). Returns whether a dataset was loaded."""
+        from ..io import TableError
+        from ..model.table_import import import_with_suggestions
+        from .import_dialog import ImportDialog
+
         if interactive:
             try:
                 dialog = ImportDialog(path, self)
@@ -298,15 +429,19 @@ class MainWindow(QMainWindow):
         urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
         if urls:
             event.acceptProposedAction()
-            # Open after the drop returns, so the drag source is not blocked by the dialog.
-            QTimer.singleShot(0, lambda: self.open_path(Path(urls[0].toLocalFile())))
+            # Open after the drop returns, so the drag source is not blocked by the dialog
+            # (and not before the window can read tables).
+            path = Path(urls[0].toLocalFile())
+            QTimer.singleShot(0, lambda: self.when_prepared(
+                "numerics", lambda: self.open_path(path)))
 
     def _on_dataset(self, *_: object) -> None:
         dataset = self.state.dataset
         if dataset is None:
             self.dataset_label.setText("No data loaded")
             return
-        labels = f", labels: {len(np.unique(dataset.labels))} groups" if dataset.has_labels else ""
+        labels = (f", labels: {len(dataset.label_names())} groups" if dataset.has_labels
+                  else "")
         self.dataset_label.setText(
             f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
             f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
@@ -339,6 +474,8 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
+        from ..core.stpca import PROGRESS_STAGES
+
         name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
@@ -362,7 +499,8 @@ class MainWindow(QMainWindow):
         self.stage_label.setText(
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
             f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
-        self.result_shown.emit()
+        # Shown once every view is there to draw it.
+        self.when_prepared(STAGES[-1], self.result_shown.emit)
 
     def _on_failure(self, message: str, details: str) -> None:
         self.stage_label.setText("Fit failed")
@@ -378,6 +516,8 @@ class MainWindow(QMainWindow):
         if self.state.result is None:
             self._info("Nothing to compare", "Fit the data first.")
             return None
+        from .compare_dialog import CompareMethodsDialog
+
         dialog = CompareMethodsDialog(self.state, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
@@ -388,6 +528,8 @@ class MainWindow(QMainWindow):
         if self.state.dataset is None:
             self._info("No data", "Open a table of angles or choose a demo first.")
             return None
+        from .uniformity_dialog import UniformityDialog
+
         dialog = UniformityDialog(self.state, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
@@ -448,6 +590,8 @@ class MainWindow(QMainWindow):
 
     def export_window(self, path: Path) -> None:
         """Write the whole window to PNG or PDF."""
+        from ..io import atomic_path
+
         path = Path(path)
         image = self.window_image()
         suffix = path.suffix.lower()
@@ -469,6 +613,8 @@ class MainWindow(QMainWindow):
 
     def export_results(self, folder: Path) -> list[Path]:
         """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
+        from ..io import write_results
+
         result = self.state.result
         if result is None:
             raise ValueError("there is no result to export yet")
@@ -556,7 +702,12 @@ class MainWindow(QMainWindow):
         # "cancelled"); one still running after it is let go of and kept alive until it ends
         # (gui/tasks.py), and the application waits for it before quitting (gui/app.py):
         # the window closes at once and Qt never destroys a running thread.
-        stop_tasks(self.findChildren(TaskRunner), CLOSE_WAIT_MS)
-        for view in (self.torus_view, self.sphere_view):
-            view.close_plotter()
+        self._closed = True
+        if self.is_prepared("numerics"):
+            from .tasks import TaskRunner, stop_tasks
+
+            stop_tasks(self.findChildren(TaskRunner), CLOSE_WAIT_MS)
+        for key in ("torus", "sphere"):
+            if key in self.views:
+                self.views[key].close_plotter()
         super().closeEvent(event)

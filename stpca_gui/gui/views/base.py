@@ -108,3 +108,11 @@ class ViewFrame(QWidget):
 
     def has_content(self) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def redraw(self, *_: object) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def show_state(self) -> None:
+        """Draw the state as it is now (a view built after the data or result arrived,
+        which missed their signals)."""
+        self.redraw()

@@ -163,6 +163,10 @@ class ScoresView(MplView):
         else:
             self.update_colors()
 
+    def show_state(self) -> None:
+        self._fill_combos()
+        self.redraw()
+
     def _fill_combos(self, *_: object) -> None:
         """One entry per PNS component of the data set, showing the state's choice."""
         dataset = self.state.dataset

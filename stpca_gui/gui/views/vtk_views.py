@@ -205,6 +205,9 @@ class TorusView(VtkView):
             combo.blockSignals(False)
         self.redraw()
 
+    def show_state(self) -> None:
+        self._on_dataset()  # fills the angle choosers, then redraws
+
     def _on_axes_chosen(self) -> None:
         axes = tuple(c.currentIndex() for c in self.axis_combos)
         if len(set(axes)) == 3:

@@ -1,0 +1,136 @@
+"""The fast start: the window is shown before the heavy modules load, then prepares itself.
+
+``stpca-gui`` shows its window first and builds the panels, plots and 3-D views in stages
+(stpca_gui/gui/main_window.py); ``STPCA_STARTUP_TRACE`` records the steps
+(stpca_gui/gui/startup.py). These tests check the order of events and what was loaded
+when, never how long anything took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stpca_gui.gui.startup import HEAVY_MODULES, TRACE_ENV
+
+pytestmark = pytest.mark.usefixtures("display")
+
+FIT_TIMEOUT_MS = 120_000
+LAUNCH_TIMEOUT_S = 180.0
+#: Marks of an interactive launch in the order they must happen.
+ORDERED_MARKS = ("main", "window_shown", "first_paint", "numerics_ready", "fit_started",
+                 "plots_ready", "torus_ready", "sphere_ready", "result_shown")
+
+
+def _launch_until_result(trace: Path, *args: str) -> dict:
+    """Start ``stpca-gui`` with the trace on, wait for its result mark, then stop it."""
+    env = {**os.environ, TRACE_ENV: str(trace)}
+    process = subprocess.Popen([sys.executable, "-m", "stpca_gui.gui.app", *args], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    start = time.monotonic()
+    try:
+        while time.monotonic() - start < LAUNCH_TIMEOUT_S:
+            assert process.poll() is None, f"the app exited: {process.stderr.read()}"
+            if trace.exists():
+                payload = json.loads(trace.read_text())  # replaced atomically: never partial
+                if "result_shown" in payload["marks"]:
+                    return payload
+            time.sleep(0.05)  # polling the file the app rewrites
+        pytest.fail("no result_shown mark within the time limit")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_window_is_painted_before_the_heavy_modules_are_imported(tmp_path):
+    payload = _launch_until_result(tmp_path / "trace.json", "--demo", "clusters-t2")
+    marks, modules = payload["marks"], payload["modules"]
+    times = [marks[name] for name in ORDERED_MARKS]
+    assert times == sorted(times), {name: marks[name] - marks["main"] for name in marks}
+    # Nothing heavy until the window was on screen...
+    assert modules["first_paint"] == []
+    # ...and by the result everything the views need was loaded (the check above can fail).
+    assert set(modules["result_shown"]) == set(HEAVY_MODULES)
+    # Each stage loads its own: no plotting library for the numerics, no VTK for the plots.
+    assert "stpca_gui.core" in modules["numerics_ready"]
+    assert "matplotlib" not in modules["numerics_ready"]
+    assert "matplotlib" in modules["plots_ready"] and "pyvista" not in modules["plots_ready"]
+    assert payload["longest_stall_s"] >= 0.0
+
+
+def test_screenshot_of_an_unknown_demo_is_a_message(tmp_path):
+    completed = subprocess.run(
+        [sys.executable, "-m", "stpca_gui.gui.app", "--demo", "no-such-demo", "--screenshot",
+         str(tmp_path / "out.png")], capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
+    assert completed.returncode == 2
+    assert "unknown demo 'no-such-demo'" in completed.stderr
+    assert "clusters-t3" in completed.stderr and "Traceback" not in completed.stderr
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(qtbot, tmp_path):
+    from stpca_gui.gui.main_window import PREPARING_SCENE, STAGES, MainWindow
+
+    window = MainWindow(recent_path=tmp_path / "recent.json", deferred=True)
+    qtbot.addWidget(window)
+    assert window.views == {} and not window.is_prepared("numerics")
+    assert window.slots["torus"].placeholder.text() == PREPARING_SCENE
+    done: list[str] = []
+    window.stage_done.connect(done.append)
+    views_ready_at_result: list[bool] = []
+    window.result_shown.connect(lambda: views_ready_at_result.append(
+        window.is_prepared(STAGES[-1])))
+    # The data arrive as soon as the numerics are in, before any view exists.
+    window.when_prepared("numerics", lambda: window.load_demo("clusters-t3"))
+    window.resize(1200, 800)
+    window.show()
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        pass
+    assert done == list(STAGES)
+    assert views_ready_at_result == [True]
+    for key, slot in window.slots.items():
+        assert slot.placeholder is None and slot.content is window.views[key]
+        qtbot.waitUntil(window.views[key].has_content, timeout=10_000)
+    counts = window.highlight_counts()
+    assert counts == {"scores": 0, "histogram": 0, "torus": 0, "sphere": 0}
+    assert window.scores_view.x_combo.count() == 3  # the combos missed dataset_changed
+    window.state.selection.apply(np.arange(300) < 50)
+    assert window.highlight_counts() == {"scores": 50, "histogram": 50, "torus": 50,
+                                         "sphere": 50}
+    window.controller.wait(10_000)
+
+
+def test_view_slot_swaps_its_placeholder_once(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from stpca_gui.gui.views.slot import ViewSlot
+
+    slot = ViewSlot("Preparing…")
+    qtbot.addWidget(slot)
+    view = QLabel("view")
+    slot.fill(view)
+    assert slot.placeholder is None and slot.content is view and view.parent() is slot
+    with pytest.raises(RuntimeError, match="already"):
+        slot.fill(QLabel("another"))
+
+
+def test_trace_keeps_the_first_time_of_each_mark(tmp_path):
+    from stpca_gui.gui.startup import StartupTrace
+
+    trace = StartupTrace(tmp_path / "trace.json")
+    trace.mark("main")
+    first = json.loads(trace.path.read_text())
+    trace.mark("main")
+    trace.mark("window_shown")
+    payload = json.loads(trace.path.read_text())
+    assert payload["marks"]["main"] == first["marks"]["main"]
+    assert payload["marks"]["window_shown"] >= payload["marks"]["main"]
+    assert payload["modules"]["main"] == [m for m in HEAVY_MODULES if m in sys.modules]
+    assert payload["pid"] == os.getpid()
