@@ -75,9 +75,24 @@ def test_screenshot_of_an_unknown_demo_is_a_message(tmp_path):
     assert not (tmp_path / "out.png").exists()
 
 
-def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(qtbot, tmp_path):
+def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(
+        qtbot, tmp_path, monkeypatch):
+    import threading
+
+    from stpca_gui.core import _threads
     from stpca_gui.gui.main_window import PREPARING_SCENE, STAGES, MainWindow
 
+    # The BLAS library search must be made by the GUI thread, never by the fit's thread
+    # (it crashed the app in CI when made off the main thread): record where it is made.
+    searched_in: list[str] = []
+    real_controller = _threads.ThreadpoolController
+
+    def recording_controller():
+        searched_in.append(threading.current_thread().name)
+        return real_controller()
+
+    monkeypatch.setattr(_threads, "_libraries", None)
+    monkeypatch.setattr(_threads, "ThreadpoolController", recording_controller)
     window = MainWindow(recent_path=tmp_path / "recent.json", deferred=True)
     qtbot.addWidget(window)
     assert window.views == {} and not window.is_prepared("numerics")
@@ -95,6 +110,7 @@ def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(qtbo
         pass
     assert done == list(STAGES)
     assert views_ready_at_result == [True]
+    assert searched_in == [threading.main_thread().name]
     for key, slot in window.slots.items():
         assert slot.placeholder is None and slot.content is window.views[key]
         qtbot.waitUntil(window.views[key].has_content, timeout=10_000)
