@@ -12,6 +12,7 @@ first process:
 Usage::
 
     uv run python benchmarks/bench_generic_cpu.py [--repeats 3] [--skip-sunspots]
+        [--cpus host generic x86-64-v3]   # the first is the reference
 
 The Markdown table goes to stdout. Timings depend on the machine and its load.
 """
@@ -29,6 +30,7 @@ import time
 
 from _common import cpu_model, load_average_text, sunspots_series
 
+#: LLVM CPU names; "host" is numba's default (the CPU it runs on, with all its features).
 CPU_NAMES = ("host", "generic")
 CASES = ("clusters-t3", "sunspots")
 
@@ -55,8 +57,11 @@ def child(case: str, repeats: int) -> None:
 def run(case: str, cpu: str, cache_dir: str, repeats: int) -> dict:
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     env.pop("NUMBA_CPU_NAME", None)
+    env.pop("NUMBA_CPU_FEATURES", None)
     if cpu != "host":
+        # No features beyond the CPU name's, as in the bundle (a portable cache key).
         env["NUMBA_CPU_NAME"] = cpu
+        env["NUMBA_CPU_FEATURES"] = ""
     completed = subprocess.run([sys.executable, __file__, "--child", case, str(repeats)],
                                env=env, capture_output=True, text=True, check=True)
     return json.loads(completed.stdout.strip().splitlines()[-1])
@@ -66,6 +71,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3, help="timed fits per process")
     parser.add_argument("--skip-sunspots", action="store_true")
+    parser.add_argument("--cpus", nargs="+", default=list(CPU_NAMES),
+                        help=f"LLVM CPU names to compare, the first being the reference "
+                             f"(default: {' '.join(CPU_NAMES)})")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -73,7 +81,7 @@ def main() -> None:
         return
     cases = CASES[:1] if args.skip_sunspots else CASES
     rows = []
-    for cpu in CPU_NAMES:
+    for cpu in args.cpus:
         with tempfile.TemporaryDirectory(prefix=f"numba-{cpu}-") as cache_dir:
             for case in cases:
                 run(case, cpu, cache_dir, 1)  # compiles into the private cache, untimed
@@ -81,14 +89,16 @@ def main() -> None:
                 rows.append((case, cpu, result))
                 print(f"{case} {cpu}: {result['seconds']}", file=sys.stderr)
     print(f"CPU: {cpu_model()}; load average at the end: {load_average_text()}\n")
-    print("| fit | host CPU: median (best) s | generic: median (best) s | generic / host |")
+    reference = args.cpus[0]
+    print("| fit | CPU | median (best) s | median / " + reference + " |")
     print("|---|---|---|---|")
     for case in cases:
-        host, generic = (next(r for c, u, r in rows if c == case and u == cpu)["seconds"]
-                         for cpu in CPU_NAMES)
-        ratio = statistics.median(generic) / statistics.median(host)
-        print(f"| {case} | {statistics.median(host):.2f} ({min(host):.2f}) | "
-              f"{statistics.median(generic):.2f} ({min(generic):.2f}) | {ratio:.2f} |")
+        seconds = {cpu: next(r for c, u, r in rows if c == case and u == cpu)["seconds"]
+                   for cpu in args.cpus}
+        for cpu, values in seconds.items():
+            ratio = statistics.median(values) / statistics.median(seconds[reference])
+            print(f"| {case} | {cpu} | {statistics.median(values):.2f} ({min(values):.2f}) | "
+                  f"{ratio:.2f} |")
 
 
 if __name__ == "__main__":
