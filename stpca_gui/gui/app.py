@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render the fitted window to a PNG and exit")
     parser.add_argument("--size", type=_parse_size, default=SCREENSHOT_SIZE, metavar="WxH",
                         help="window size for --screenshot (default 1600x1000)")
+    # Used when building the desktop bundle (packaging/build), which ships the compiled kernels.
+    parser.add_argument("--compile-kernels", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -95,6 +97,11 @@ def join_background_tasks(window: MainWindow) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``stpca-gui`` console script."""
     args = build_parser().parse_args(argv)
+    if args.compile_kernels:
+        from ..core.warmup import warm_up
+
+        warm_up()
+        return 0
     if args.file is not None and args.demo is not None:
         build_parser().error("give a file or --demo, not both")
     if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):

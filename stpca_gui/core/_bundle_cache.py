@@ -1,0 +1,128 @@
+"""Where numba keeps the compiled kernels inside a frozen (PyInstaller) bundle.
+
+numba's own locators key a cache directory on the absolute path of each kernel's source
+file, which in a bundle is where it was built, or where the user unpacked or copied it; a
+cache filled at build time would then not be found again. This locator keys it on the
+kernel's package instead and keeps it in the bundle itself,
+``<bundle>/_internal/numba_cache``: the build fills it once (``stpca-gui --compile-kernels``
+and a demo fit) and every copy of the bundle ships it.
+
+A bundle installed read-only (say under ``/opt``) cannot take new entries, and numba only
+uses a cache directory it can write to, so the shipped cache is then copied once to
+``$XDG_CACHE_HOME/stpca-gui/numba-<build id>`` and used from there. The build id is a hash
+of the bundle's executable, which numba also uses as the source stamp of every frozen
+kernel: another build never reads this copy.
+
+The bundle's runtime hook (``packaging/pyi_rth_stpca_numba.py``) selects this locator through
+``NUMBA_CACHE_LOCATOR_CLASSES``; outside a bundle it declines, and numba's usual locators
+apply.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+#: The cache directory's name inside the bundle's data directory (``sys._MEIPASS``).
+BUNDLE_CACHE_NAME = "numba_cache"
+
+
+def _is_writable(directory: Path) -> bool:
+    try:
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
+
+
+def _build_id() -> str:
+    """A short hash of the bundle's executable (it holds all of the bundle's Python code)."""
+    digest = hashlib.sha256()
+    with open(sys.executable, "rb") as executable:
+        for block in iter(lambda: executable.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def user_cache_root() -> Path:
+    """``$XDG_CACHE_HOME/stpca-gui`` (``~/.cache/stpca-gui`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "stpca-gui"
+
+
+def _copy_once(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` unless it exists; concurrent launches copy at most once
+    each and the first rename wins."""
+    if target.is_dir():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        shutil.copytree(source, staging, dirs_exist_ok=True)
+        # Writable copies of read-only files: numba rewrites an index when it adds a kernel.
+        for path in (staging, *staging.rglob("*")):
+            path.chmod(path.stat().st_mode | 0o200)
+        try:
+            staging.rename(target)
+        except OSError:  # another launch won the race
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+@functools.cache
+def bundle_cache_dir() -> Path | None:
+    """The writable kernel cache of this bundle, or None when not frozen or none is writable."""
+    bundle_data = getattr(sys, "_MEIPASS", None)
+    if not getattr(sys, "frozen", False) or bundle_data is None:
+        return None
+    shipped = Path(bundle_data) / BUNDLE_CACHE_NAME
+    try:
+        shipped.mkdir(exist_ok=True)
+    except OSError:
+        pass
+    if shipped.is_dir() and _is_writable(shipped):
+        return shipped
+    copy = user_cache_root() / f"numba-{_build_id()}"
+    try:
+        if shipped.is_dir():
+            _copy_once(shipped, copy)
+        else:
+            copy.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return copy if _is_writable(copy) else None
+
+
+class BundleCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+    """numba cache locator: kernels of a frozen app cached in :func:`bundle_cache_dir`."""
+
+    def __init__(self, py_func, py_file: str, cache_dir: Path) -> None:
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        # Keyed on the package (``stpca_gui.core``), not on the source path: a frozen
+        # function's source path is where the bundle was built, or where it now lives.
+        package = py_func.__module__.rpartition(".")[0] or py_func.__module__
+        self._cache_path = str(cache_dir / package)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        cache_dir = bundle_cache_dir()
+        if cache_dir is None:
+            return None
+        locator = cls(py_func, py_file, cache_dir)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
