@@ -6,10 +6,11 @@ uses numpy's error model: a division by zero gives inf or NaN, as in numpy, inst
 raising, which spares every division a branch into Python's exception machinery and
 shortens the first run's compile time.
 
-Small helpers are compiled with ``inline=True``: they are then typed and optimised only
-inside the kernels that call them, not once more on their own (each separately compiled
-function costs a fraction of a second on the first run and one more cache file to load on
-every later start).
+``inline=True`` (numba's ``inline="always"``) is kept for a few small helpers called inside
+hot loops (``atan2_nonneg``, ``wrap_angle``, the torus distance of two rows, the subsphere
+gradient, the mode scan). It does
+not shorten compiling: numba copies the helper's IR into every call site, which cost as much
+as the separate compilation it saved when tried on the prediction kernels' helpers.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def _sphere_angle(a: NDArray, b: NDArray) -> float:
     return 2.0 * atan2_nonneg(math.sqrt(dd), math.sqrt(ss))
 
 
-@kernel(fastmath={"contract", "arcp", "reassoc"})
+@kernel(fastmath=_VECTOR_MATH)
 def _torus_model(
     x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
     grad: NDArray, hess: NDArray,

@@ -66,7 +66,7 @@ def objective_terms(
     grad_sum = np.zeros((n_problems, width))
     # The kernel allocates nothing: every array it needs comes from here, which spares the
     # first run the compilation of numba's array constructors for each shape.
-    vectors = np.empty((6, m))
+    vectors = np.empty((5, m))
     blocks = np.empty((2, m, m))
     _objective_terms(x, which, v, great, derivatives, np.empty(x.shape[1]), vectors, blocks,
                      f, gram, weighted, weight_sum, grad_sum)
