@@ -86,3 +86,46 @@ def test_baselines_report_each_method_and_cancel() -> None:
     assert all(e.stage == "baselines" for e in events)
     with pytest.raises(FitCancelled):
         run_baselines(angles, callback=lambda event: True)
+
+
+@pytest.mark.parametrize("optimizer", ["lbfgs", "paper"])
+def test_smds_snapshots_follow_the_optimiser_to_its_result(optimizer) -> None:
+    from stpca_gui.core import SphericalMDS
+    from stpca_gui.core.demos import make_demo
+    from stpca_gui.core.smds import PairStress
+
+    angles = make_demo("clusters-t2", random_state=1).angles[::3]
+    snapshots = []
+    fit = SphericalMDS(optimizer=optimizer, random_state=0).fit(
+        angles, snapshot=lambda *s: snapshots.append(s))
+    plain = SphericalMDS(optimizer=optimizer, random_state=0).fit(angles)
+    np.testing.assert_array_equal(fit.embedding_, plain.embedding_)
+    assert len(snapshots) >= fit.n_iter_ >= 1
+    iterations = [s[0] for s in snapshots]
+    assert iterations == sorted(iterations)
+    stresses = np.array([s[1] for s in snapshots])
+    # Each snapshot's configuration has the stress reported with it.
+    objective = PairStress(fit.angles_)
+    for _, stress, units, radius in snapshots[:: max(1, len(snapshots) // 4)]:
+        assert units.shape == fit.embedding_.shape
+        np.testing.assert_allclose(np.linalg.norm(units, axis=1), 1.0, atol=1e-12)
+        assert objective.stress(units, radius) == pytest.approx(stress, rel=1e-6)
+    assert stresses[-1] == pytest.approx(fit.stress_, rel=1e-9)
+    assert stresses[-1] < stresses[0]
+    np.testing.assert_allclose(snapshots[-1][2], fit.embedding_, atol=1e-12)
+
+
+def test_stpca_progress_events_carry_the_smds_configuration() -> None:
+    from stpca_gui.core import ScaledTorusPCA
+    from stpca_gui.core.demos import make_demo
+
+    angles = make_demo("clusters-t3", random_state=0).angles[::2]
+    events = []
+    model = ScaledTorusPCA(random_state=0).fit(angles, callback=events.append)
+    smds_events = [e for e in events if e.stage == "smds"]
+    assert smds_events and all(e.configuration is not None for e in smds_events)
+    assert all(e.configuration is None for e in events if e.stage != "smds")
+    assert smds_events[0].configuration is not smds_events[1].configuration
+    assert smds_events[-1].radius == pytest.approx(model.radius_)
+    np.testing.assert_allclose(smds_events[-1].configuration, model.smds_.embedding_,
+                               atol=1e-12)

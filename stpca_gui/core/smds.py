@@ -24,7 +24,7 @@ with θ the angle between y_i and y_j. Two optimisers are offered:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +37,7 @@ from ._random import RANDOM_STATE, RandomStateLike, check_random_state
 from ._threads import single_threaded_blas
 from .parallel import worker_count
 from .params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
-from .progress import CancelCheck, FitCancelled, IterationCallback
+from .progress import CancelCheck, FitCancelled, IterationCallback, SnapshotCallback
 from .radius import wasserstein_radius
 from .torus import torus_pdist_blocks
 from .validation import as_float_matrix, check_angles
@@ -325,13 +325,24 @@ class _RunResult:
 class _ProgressRelay:
     """Turns optimiser iterations into user callback calls and stop requests."""
 
-    def __init__(self, callback: IterationCallback | None, iteration_offset: int) -> None:
+    def __init__(self, callback: IterationCallback | None, iteration_offset: int,
+                 snapshot: SnapshotCallback | None = None) -> None:
         self.callback = callback
+        self.snapshot = snapshot
         self.offset = iteration_offset
         self.cancelled = False
 
-    def report(self, iteration: int, stress: float) -> bool:
-        """Forward one iteration; return True when the caller asked to stop."""
+    def report(self, iteration: int, stress: float,
+               configuration: Callable[[], tuple[NDArray[np.float64], float]] | None = None,
+               ) -> bool:
+        """Forward one iteration; return True when the caller asked to stop.
+
+        ``configuration()`` gives the iteration's unit vectors and radius; it is called
+        only when a snapshot receiver was given.
+        """
+        if self.snapshot is not None and configuration is not None:
+            units, radius = configuration()
+            self.snapshot(self.offset + iteration, stress, units, radius)
         if self.callback is None:
             return False
         try:
@@ -415,7 +426,7 @@ class SphericalMDS(Estimator):
     # ------------------------------------------------------------------ fitting
     @single_threaded_blas
     def fit(self, X: ArrayLike, y: None = None, callback: IterationCallback | None = None,
-            *, check: CancelCheck | None = None):
+            *, check: CancelCheck | None = None, snapshot: SnapshotCallback | None = None):
         """Map the torus sample ``X`` (n, d), radians, to the sphere.
 
         Parameters
@@ -433,6 +444,12 @@ class SphericalMDS(Estimator):
             iteration; it raises
             :class:`~stpca_gui.core.progress.FitCancelled` to stop, which propagates: there
             is no best state yet. The result does not depend on it.
+        snapshot : callable, optional
+            ``snapshot(iteration, stress, units, radius)`` after every optimiser iteration,
+            before ``callback``: the configuration reached, as unit vectors of shape
+            (n, d + 1) in a new array, and the radius (with ``radius="auto"`` and the
+            "lbfgs" optimiser, the optimal radius of the last configuration evaluated).
+            For live displays and animations; the result does not depend on it.
 
         Returns
         -------
@@ -451,7 +468,7 @@ class SphericalMDS(Estimator):
         cancelled = False
         iterations_so_far = 0
         for start in starts:
-            relay = _ProgressRelay(callback, iterations_so_far)
+            relay = _ProgressRelay(callback, iterations_so_far, snapshot)
             if self.optimizer == "paper":
                 run = self._run_paper(objective, start, initial_radius, fixed_radius, relay)
             else:
@@ -557,10 +574,20 @@ class SphericalMDS(Estimator):
         history: list[float] = []
         stopped = {"converged": False}
 
+        def configuration_of(flat: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
+            units = normalize_rows(flat.reshape(shape), np.random.default_rng(0))
+            if fixed_radius is not None:
+                return units, fixed_radius
+            parts = last.get("parts")
+            if parts is None or not np.array_equal(last["x"], flat):
+                parts = objective.parts(units, gradient=False)
+            return units, float(parts.optimal_radius())
+
         def on_iteration(intermediate_result: scipy.optimize.OptimizeResult) -> None:
             stress = float(intermediate_result.fun) * scale
             history.append(stress)
-            if relay.report(len(history), stress):
+            if relay.report(len(history), stress,
+                            lambda: configuration_of(intermediate_result.x)):
                 raise StopIteration
             if len(history) > _STOP_WINDOW:
                 old = history[-1 - _STOP_WINDOW]
@@ -638,6 +665,10 @@ class SphericalMDS(Estimator):
                 cache[key] = (value, grad)
             return cache[key]
 
+        def paper_configuration(params: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
+            free, r = split(np.asarray(params))
+            return normalize_rows(free, np.random.default_rng(0)), float(r)
+
         params0 = start.ravel() if fixed_radius is not None else np.append(start.ravel(),
                                                                            initial_radius)
         result = vmmin(
@@ -647,7 +678,7 @@ class SphericalMDS(Estimator):
             reltol=PAPER_RELTOL,
             maxit=int(self.max_iter),
             # vmmin counts like R (1 before the first step); report accepted steps instead.
-            callback=lambda it, f, _x: relay.report(it - 1, f),
+            callback=lambda it, f, x: relay.report(it - 1, f, lambda: paper_configuration(x)),
         )
         free, r = split(np.asarray(result.x))
         units = normalize_rows(free, np.random.default_rng(0))

@@ -50,7 +50,7 @@ from .params import (
 from .persistence import load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
-from .progress import CancelCheck, FitCancelled
+from .progress import CancelCheck, FitCancelled, SnapshotCallback
 from .smds import SphericalMDS
 from .torus import torus_distance
 from .validation import as_float_matrix, check_angles
@@ -107,6 +107,12 @@ class ProgressEvent:
         Current SMDS stress (NaN outside the SMDS stage).
     message : str
         Human-readable status line.
+    configuration : ndarray, shape (m, d + 1), or None
+        SMDS events only: the configuration the optimiser has reached, as unit vectors of
+        the points being mapped (all n samples, or the m landmarks of a landmark fit). A
+        new array per event, which the receiver may keep; None for the other stages.
+    radius : float
+        SMDS events only: the sphere radius of ``configuration`` (NaN otherwise).
     """
 
     stage: str
@@ -114,6 +120,8 @@ class ProgressEvent:
     iteration: int = 0
     stress: float = float("nan")
     message: str = ""
+    configuration: NDArray[np.float64] | None = field(default=None, repr=False)
+    radius: float = float("nan")
 
 
 ProgressCallback = Callable[[ProgressEvent], bool | None]
@@ -360,7 +368,7 @@ class ScaledTorusPCA(Estimator):
             radius=self.radius, init=init, n_init=self.n_init,
             optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
             random_state=seed,
-        ).fit(angles, callback=report.smds_iteration,
+        ).fit(angles, callback=report.smds_iteration, snapshot=report.smds_snapshot,
               check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
         if smds.cancelled_:
             raise FitCancelled("cancelled during spherical MDS")
@@ -485,6 +493,7 @@ class _Reporter:
 
     def __init__(self, callback: ProgressCallback | None) -> None:
         self.callback = callback
+        self._configuration: tuple[NDArray[np.float64], float] | None = None
 
     def __call__(self, event: ProgressEvent) -> None:
         if self.callback is not None and self.callback(event):
@@ -501,13 +510,25 @@ class _Reporter:
 
         return check
 
+    @property
+    def smds_snapshot(self) -> SnapshotCallback | None:
+        """Receives SMDS configurations for the next iteration event (None without a
+        callback, so that an unobserved fit builds no snapshots)."""
+        return None if self.callback is None else self._keep_configuration
+
+    def _keep_configuration(self, iteration: int, stress: float,
+                            units: NDArray[np.float64], radius: float) -> None:
+        self._configuration = (units, radius)
+
     def smds_iteration(self, iteration: int, stress: float) -> bool:
         if self.callback is None:
             return False
+        units, radius = self._configuration or (None, float("nan"))
+        self._configuration = None
         try:
             return bool(self.callback(ProgressEvent(
                 "smds", 0.0, iteration, stress, f"spherical MDS: iteration {iteration}, "
-                f"stress {stress:.5f}")))
+                f"stress {stress:.5f}", configuration=units, radius=radius)))
         except FitCancelled:
             return True
 
