@@ -36,7 +36,8 @@ from .params import Estimator
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "load_model", "save_model"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
+           "load_model", "model_entries", "read_model", "save_model", "write_entries"]
 
 #: Written into every model file; a file without it is not a model file.
 FORMAT_NAME = "stpca-model"
@@ -69,9 +70,14 @@ def _registry() -> dict[str, type]:
 
 # ---------------------------------------------------------------------------- saving
 class _Encoder:
-    """Turns a fitted estimator into a JSON tree plus named arrays."""
+    """Turns a fitted estimator into a JSON tree plus named arrays.
 
-    def __init__(self) -> None:
+    ``classes`` are the objects it may write (by default the model file's, :func:`_registry`);
+    the session file (model/session_file.py) writes its records with classes of its own.
+    """
+
+    def __init__(self, classes: dict[str, type] | None = None) -> None:
+        self.classes = _registry() if classes is None else classes
         self.arrays: dict[str, np.ndarray] = {}
         self.notes: list[str] = []
         # An array shared by several attributes (the sample angles are held by the model,
@@ -100,12 +106,12 @@ class _Encoder:
             return {_TAG: "dict",
                     "items": {key: self.value(item, f"{path}.{key}")
                               for key, item in value.items()}}
-        if _registry().get(type(value).__name__) is type(value):
+        if self.classes.get(type(value).__name__) is type(value):
             return self.object(value, path)
         raise TypeError(
             f"cannot save {path}: a {type(value).__module__}.{type(value).__qualname__} is not "
             "a kind of value the model file format knows (arrays, numbers, text, None, "
-            f"lists, tuples, dicts and the classes {', '.join(_registry())}); add it to "
+            f"lists, tuples, dicts and the classes {', '.join(self.classes)}); add it to "
             "stpca_gui/core/persistence.py")
 
     def object(self, obj: Any, path: str) -> dict[str, Any]:
@@ -204,23 +210,35 @@ def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     with atomic_path(target) as tmp, zipfile.ZipFile(
             tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, content in entries.items():
-            # A fixed date: the same model gives the same file.
-            info = zipfile.ZipInfo(name, date_time=_ENTRY_DATE)
-            if isinstance(content, bytes):
-                archive.writestr(info, content)
-                continue
-            with archive.open(info, "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, content, allow_pickle=False)
+        write_entries(archive, entries)
     return target
+
+
+def write_entries(archive: zipfile.ZipFile, entries: dict[str, bytes | np.ndarray],
+                  prefix: str = "") -> None:
+    """Write ``entries`` (bytes as they are, arrays as ``.npy``) into an open archive, each
+    name preceded by ``prefix`` (e.g. ``"model/"`` for a model inside a session file)."""
+    for name, content in entries.items():
+        # A fixed date: the same content gives the same file.
+        info = zipfile.ZipInfo(prefix + name, date_time=_ENTRY_DATE)
+        if isinstance(content, bytes):
+            archive.writestr(info, content)
+            continue
+        with archive.open(info, "w", force_zip64=True) as member:
+            np.lib.format.write_array(member, content, allow_pickle=False)
 
 
 # --------------------------------------------------------------------------- loading
 class _Decoder:
-    """Rebuilds values from the tree, reading arrays from the archive."""
+    """Rebuilds values from the tree, reading arrays from the archive.
 
-    def __init__(self, read_array: Callable[[str], np.ndarray]) -> None:
+    Only the ``classes`` given (by default the model file's, :func:`_registry`) are rebuilt.
+    """
+
+    def __init__(self, read_array: Callable[[str], np.ndarray],
+                 classes: dict[str, type] | None = None) -> None:
         self.read_array = read_array
+        self.classes = _registry() if classes is None else classes
 
     def value(self, node: Any) -> Any:
         if node is None or isinstance(node, bool | int | float | str):
@@ -246,10 +264,10 @@ class _Decoder:
 
     def object(self, node: dict[str, Any]) -> Any:
         name = node.get("class")
-        cls = _registry().get(name) if isinstance(name, str) else None
+        cls = self.classes.get(name) if isinstance(name, str) else None
         if cls is None:
             raise ValueError(f"the tree names the class {name!r}, which is not one a model "
-                             f"file may hold ({', '.join(_registry())})")
+                             f"file may hold ({', '.join(self.classes)})")
         if node[_TAG] == "record":
             return cls(**{key: self.value(item) for key, item in node["fields"].items()})
         obj = cls(**{key: self.value(item) for key, item in node["parameters"].items()})
@@ -269,8 +287,6 @@ def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
         The file is missing, unreadable, corrupt, not a model file, lacks an entry, or was
         written in a newer format version; the message names the file and the problem.
     """
-    from .stpca import ScaledTorusPCA
-
     source = Path(path)
     if not source.is_file():
         raise ModelFileError(f"{source}: no such file" if not source.exists()
@@ -279,25 +295,48 @@ def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
         raise ModelFileError(f"{source}: not an stpca model file (not a ZIP archive)")
     try:
         with zipfile.ZipFile(source) as archive:
-            names = set(archive.namelist())
-            if METADATA_ENTRY not in names:
-                raise ModelFileError(f"{source}: not an stpca model file (no {METADATA_ENTRY})")
-            metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
-            _check_metadata(source, metadata)
+            return read_model(archive, source)
+    except ModelFileError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+        raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
+                             ) from None
 
-            arrays: dict[str, np.ndarray] = {}
 
-            def read_array(entry: str) -> np.ndarray:
-                if entry in arrays:  # an array shared in the fit is shared again
-                    return arrays[entry]
-                if entry not in names:
-                    raise ModelFileError(f"{source}: the entry {entry} is missing; the file "
-                                         "is incomplete or damaged")
-                with archive.open(entry) as member:
-                    arrays[entry] = np.lib.format.read_array(member, allow_pickle=False)
+def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> ScaledTorusPCA:
+    """Read the model whose entries are under ``prefix`` in an open archive (see
+    :func:`write_entries`); messages name ``source``.
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load_model`.
+    """
+    from .stpca import ScaledTorusPCA
+
+    try:
+        names = set(archive.namelist())
+        if prefix + METADATA_ENTRY not in names:
+            raise ModelFileError(f"{source}: not an stpca model file (no "
+                                 f"{prefix}{METADATA_ENTRY})")
+        metadata = json.loads(archive.read(prefix + METADATA_ENTRY).decode("utf-8"))
+        _check_metadata(source, metadata)
+
+        arrays: dict[str, np.ndarray] = {}
+
+        def read_array(entry: str) -> np.ndarray:
+            if not isinstance(entry, str):
+                raise ValueError(f"array entry name {entry!r} is not text")
+            if entry in arrays:  # an array shared in the fit is shared again
                 return arrays[entry]
+            if prefix + entry not in names:
+                raise ModelFileError(f"{source}: the entry {prefix}{entry} is missing; the "
+                                     "file is incomplete or damaged")
+            with archive.open(prefix + entry) as member:
+                arrays[entry] = np.lib.format.read_array(member, allow_pickle=False)
+            return arrays[entry]
 
-            model = _Decoder(read_array).value(metadata["tree"])
+        model = _Decoder(read_array).value(metadata["tree"])
     except ModelFileError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
@@ -329,3 +368,9 @@ def _check_metadata(source: Path, metadata: Any) -> None:
             "stpca-gui to load it")
     if "tree" not in metadata:
         raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
+
+
+#: The tree writer and reader, for other files that hold records and arrays the same way
+#: (the session file, stpca_gui/model/session_file.py).
+TreeEncoder = _Encoder
+TreeDecoder = _Decoder

@@ -265,6 +265,65 @@ class SelectionModel:
         self.changed.emit("redo")
         return True
 
+    # ------------------------------------------------------- saving and restoring
+    def history(self, limit: int | None = None) -> list[tuple[NDArray, NDArray, NDArray]]:
+        """The undo stack, oldest change first: ``(index, before, after)`` per change.
+
+        ``index`` holds the positions that changed, ``before`` and ``after`` their group
+        numbers. ``limit`` keeps only the newest changes. The redo stack is not included.
+        """
+        changes = list(self._undo)
+        if limit is not None:
+            changes = changes[max(0, len(changes) - int(limit)):]
+        return [(c.index.copy(), c.before.copy(), c.after.copy()) for c in changes]
+
+    def restore(self, groups: ArrayLike, history: list[tuple[ArrayLike, ArrayLike, ArrayLike]]
+                = (), *, active_group: int = 1, source: str = "") -> None:
+        """Install saved groups, undo stack (as :meth:`history` gives it) and active group.
+
+        Everything is checked before anything changes: the groups must fit the current
+        number of samples, and undoing the history from ``groups`` backwards must be
+        possible (each change's ``after`` is what the groups hold at its positions then).
+        The redo stack is emptied; :attr:`changed` is emitted once.
+
+        Raises
+        ------
+        ValueError
+            Naming what does not fit.
+        """
+        values = np.asarray(groups)
+        n = self.n_samples
+        if values.shape != (n,) or not np.issubdtype(values.dtype, np.integer):
+            raise ValueError(f"groups must be {n} integers, got dtype {values.dtype} and "
+                             f"shape {values.shape}")
+        if values.size and (values.min() < 0 or values.max() > MAX_GROUPS):
+            raise ValueError(f"group numbers must lie in 0..{MAX_GROUPS}")
+        active = _check_group(active_group)
+        current = values.astype(_DTYPE)
+        walk = current.copy()
+        changes = []
+        for k, (index, before, after) in reversed(list(enumerate(history))):
+            index = np.asarray(index)
+            before, after = np.asarray(before), np.asarray(after)
+            if (index.ndim != 1 or before.shape != index.shape or after.shape != index.shape
+                    or not np.issubdtype(index.dtype, np.integer)):
+                raise ValueError(f"undo step {k + 1}: its arrays do not match")
+            if index.size and (index.min() < 0 or index.max() >= n):
+                raise ValueError(f"undo step {k + 1}: sample index out of range")
+            if before.size and (before.min() < 0 or before.max() > MAX_GROUPS):
+                raise ValueError(f"undo step {k + 1}: group numbers out of range")
+            if not np.array_equal(walk[index], after):
+                raise ValueError(f"undo step {k + 1} does not lead to the saved groups")
+            walk[index] = before
+            changes.append(_Change(index.astype(np.intp), before.astype(_DTYPE),
+                                   after.astype(_DTYPE)))
+        self._groups[:] = current  # in place, so views of ``groups`` follow
+        self._undo.clear()
+        self._undo.extend(reversed(changes))
+        self._redo.clear()
+        self.changed.emit(source)
+        self.active_group = active
+
     # ---------------------------------------------------------------- internals
     def _as_mask(self, mask: ArrayLike) -> NDArray[np.bool_]:
         values = np.asarray(mask)

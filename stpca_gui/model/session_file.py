@@ -1,0 +1,491 @@
+"""Analysis sessions: the data, the settings, the fit and the user's choices in one file.
+
+A session file (``.stpca``, docs/session_file.md) is a ZIP archive whose first entry is
+``metadata.json`` (format ``"stpca-session"``). It embeds the data set, so that it opens on
+another machine, and the fitted model in the model file's layout under ``model/``
+(:mod:`stpca_gui.core.persistence`), so that opening it needs no refit. Arrays are ``.npy``
+entries read with ``allow_pickle=False``; objects are rebuilt only from classes named in
+this module's code, never from a name read in the file.
+
+:func:`load_session` checks everything before it returns, so that a failed open leaves
+the application as it was; :func:`apply_session` then installs the session in an
+:class:`~stpca_gui.model.session.AppState`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import zipfile
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .. import __version__
+from ..core.atomic import atomic_path
+from ..core.modes import ConfusionTable, ModeClustering
+from ..core.persistence import (
+    FORMAT_NAME as MODEL_FORMAT_NAME,
+)
+from ..core.persistence import (
+    ModelFileError,
+    TreeDecoder,
+    TreeEncoder,
+    model_entries,
+    read_model,
+    write_entries,
+)
+from ..core.torus import circular_difference
+from .analysis import AnalysisResult, FitParameters
+from .dataset import Dataset
+from .selection import MAX_GROUPS
+from .session import COLOR_MODES, AppState
+
+__all__ = [
+    "HISTORY_SAVED",
+    "SESSION_FORMAT",
+    "SESSION_FORMAT_VERSION",
+    "Session",
+    "SessionFileError",
+    "apply_session",
+    "file_format",
+    "load_session",
+    "save_session",
+    "session_from_state",
+]
+
+#: Written into every session file; a file without it is not a session.
+SESSION_FORMAT = "stpca-session"
+#: Incremented whenever a file of the new layout cannot be read by the old reader.
+SESSION_FORMAT_VERSION = 1
+#: Newest selection changes kept for undo in a session file.
+HISTORY_SAVED = 20
+METADATA_ENTRY = "metadata.json"
+#: Folder of the fitted model's entries (the model file's layout).
+MODEL_PREFIX = "model/"
+#: How far the model's sample angles may be from the data set's (they are the same data).
+_ANGLE_TOLERANCE = 1e-9
+
+
+class SessionFileError(ValueError):
+    """A session file cannot be read; the message names the file and the problem."""
+
+
+@cache
+def _record_classes() -> dict[str, type]:
+    """The records a session file may hold outside its model."""
+    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable)}
+
+
+@dataclass(frozen=True, eq=False)
+class Session:
+    """Everything a session file holds.
+
+    Attributes
+    ----------
+    dataset : Dataset
+        The data, embedded in the file.
+    parameters : FitParameters
+        The settings shown in the parameters panel (those of the next fit).
+    result : AnalysisResult or None
+        The fit of ``dataset`` (with the settings it was made with), if there was one.
+    groups : ndarray of int8, shape (n,)
+        The selection group of every sample.
+    active_group : int
+        The group selection tools act on.
+    selection_history : list of (index, before, after)
+        The newest selection changes for undo (:meth:`SelectionModel.history`), oldest
+        first; at most :data:`HISTORY_SAVED`.
+    color_mode : str
+        A key of :data:`~stpca_gui.model.session.COLOR_MODES`.
+    scatter_components, torus_axes : tuple of int
+        The view options of the state.
+    views : dict
+        JSON-able choices of each view (3-D cameras, layouts), by view name.
+    source_path : str
+        Where the data came from (a file path or ``demo:NAME``), for reference.
+    source_sha256 : str or None
+        SHA-256 of the source file when it was a file that existed at save time.
+    data_sha256 : str
+        SHA-256 of the embedded angles (:func:`angles_sha256`), checked on opening.
+    saved_with : str
+        Version of stpca-gui that wrote the file.
+    name : str
+        The file's stem ("" before the session is saved).
+    notes : tuple of str
+        What was changed on the way in (e.g. settings unknown to this version, ignored).
+    """
+
+    dataset: Dataset
+    parameters: FitParameters
+    result: AnalysisResult | None
+    groups: NDArray[np.int8]
+    active_group: int = 1
+    selection_history: list[tuple[NDArray, NDArray, NDArray]] = field(default_factory=list)
+    color_mode: str = "label"
+    scatter_components: tuple[int, int] = (0, 1)
+    torus_axes: tuple[int, ...] = (0, 1, 2)
+    views: dict[str, Any] = field(default_factory=dict)
+    source_path: str = ""
+    source_sha256: str | None = None
+    data_sha256: str = ""
+    saved_with: str = __version__
+    name: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def angles_sha256(angles: NDArray[np.float64]) -> str:
+    """SHA-256 of angles as little-endian float64 in row order (what a session records)."""
+    return hashlib.sha256(np.ascontiguousarray(angles, dtype="<f8").tobytes()).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str | None:
+    """SHA-256 of a file's bytes, or None when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def session_from_state(state: AppState, parameters: FitParameters, views: dict[str, Any],
+                       *, name: str = "", source_sha256: str | None = None) -> Session:
+    """The session of an application state.
+
+    Parameters
+    ----------
+    state : AppState
+        Must hold a data set.
+    parameters : FitParameters
+        The settings of the parameters panel.
+    views : dict
+        Each view's JSON-able choices, by view name.
+    name : str, keyword-only
+    source_sha256 : str, keyword-only, optional
+        The source file's hash when already known (a session opened earlier); by default
+        it is computed when the source is a file that exists.
+
+    Raises
+    ------
+    ValueError
+        When the state holds no data set.
+    """
+    dataset = state.dataset
+    if dataset is None:
+        raise ValueError("there is no data to save in a session")
+    if source_sha256 is None and not dataset.is_demo and dataset.source:
+        source = Path(dataset.source)
+        source_sha256 = file_sha256(source) if source.is_file() else None
+    selection = state.selection
+    return Session(
+        dataset=dataset, parameters=parameters, result=state.result,
+        groups=selection.groups.copy(), active_group=selection.active_group,
+        selection_history=selection.history(HISTORY_SAVED), color_mode=state.color_mode,
+        scatter_components=tuple(state.scatter_components), torus_axes=tuple(state.torus_axes),
+        views=dict(views), source_path=dataset.source, source_sha256=source_sha256,
+        data_sha256=angles_sha256(dataset.angles), name=name)
+
+
+def apply_session(session: Session, state: AppState) -> None:
+    """Install a session in ``state``: data, result, colour mode, view options, selection.
+
+    The data set and its result come first (every view then draws the fit), the colour
+    mode and view options next, and the selection with its undo history last, so each
+    signal finds a consistent state.
+    """
+    state.set_dataset(session.dataset)
+    state.set_result(session.result)
+    state.set_color_mode(session.color_mode)
+    state.set_scatter_components(*session.scatter_components)
+    state.set_torus_axes(session.torus_axes)
+    state.selection.restore(session.groups, session.selection_history,
+                            active_group=session.active_group, source="session")
+
+
+# ---------------------------------------------------------------------------- saving
+def save_session(session: Session, path: str | os.PathLike[str]) -> Path:
+    """Write a session to ``path`` (conventionally ``*.stpca``), atomically.
+
+    The file is written beside the target under a hidden temporary name and renamed onto
+    it, so a reader sees the old file or the whole new one.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    TypeError, ValueError
+        A value cannot be written (e.g. view choices that are not JSON); nothing is written.
+    OSError
+        The file cannot be written; the message names it.
+    """
+    metadata, arrays = _encode(session)
+    text = json.dumps(metadata, indent=1, allow_nan=False, ensure_ascii=False)
+    model = None if session.result is None else model_entries(session.result.model)
+    target = Path(path)
+    with atomic_path(target) as tmp, zipfile.ZipFile(
+            tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        # metadata.json first: the desktop's MIME type recognises the file by it.
+        write_entries(archive, {METADATA_ENTRY: text.encode("utf-8"), **arrays})
+        if model is not None:
+            write_entries(archive, model, MODEL_PREFIX)
+    return target
+
+
+def _encode(session: Session) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    encoder = TreeEncoder(_record_classes())
+    dataset = session.dataset
+    n = dataset.n_samples
+    index_dtype = np.int32 if n < 2**31 else np.int64
+    history = [{"index": np.asarray(index, dtype=index_dtype),
+                "before": np.asarray(before, dtype=np.int8),
+                "after": np.asarray(after, dtype=np.int8)}
+               for index, before, after in session.selection_history[-HISTORY_SAVED:]]
+    result = session.result
+    metadata: dict[str, Any] = {
+        "format": SESSION_FORMAT,
+        "format_version": SESSION_FORMAT_VERSION,
+        "package": "stpca-gui",
+        "package_version": __version__,
+        "numpy_version": np.__version__,
+        "source": {"path": session.source_path, "sha256": session.source_sha256},
+        "data_sha256": angles_sha256(dataset.angles),
+        "dataset": {f.name: encoder.value(getattr(dataset, f.name), f"dataset.{f.name}")
+                    for f in dataclasses.fields(dataset) if f.init},
+        "parameters": _encode_parameters(encoder, session.parameters, "parameters"),
+        "result": None if result is None else {
+            "model": MODEL_PREFIX,
+            "parameters": _encode_parameters(encoder, result.parameters, "result.parameters"),
+            "wall_time": float(result.wall_time),
+            "mode_clusters": encoder.value(result.mode_clusters, "result.mode_clusters"),
+        },
+        "selection": {
+            "groups": encoder.value(np.asarray(session.groups, dtype=np.int8),
+                                    "selection.groups"),
+            "active_group": int(session.active_group),
+            "history": encoder.value(history, "selection.history"),
+        },
+        "color_mode": session.color_mode,
+        "scatter_components": [int(k) for k in session.scatter_components],
+        "torus_axes": [int(k) for k in session.torus_axes],
+        "views": session.views,
+    }
+    try:
+        json.dumps(session.views, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cannot save the view choices: {exc}") from None
+    return metadata, encoder.arrays
+
+
+def _encode_parameters(encoder: TreeEncoder, parameters: FitParameters, path: str) -> dict:
+    return {f.name: encoder.value(getattr(parameters, f.name), f"{path}.{f.name}")
+            for f in dataclasses.fields(parameters)}
+
+
+# --------------------------------------------------------------------------- loading
+def file_format(path: str | os.PathLike[str]) -> str | None:
+    """``"stpca-session"``, ``"stpca-model"`` or another format named by the file's
+    ``metadata.json``; None for anything else (a table, an unreadable file)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError):
+        return None
+    name = metadata.get("format") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def load_session(path: str | os.PathLike[str]) -> Session:
+    """Read and check a session written by :func:`save_session`.
+
+    Raises
+    ------
+    SessionFileError
+        The file is missing, not a ZIP archive, truncated, damaged, a model file or
+        another file, lacks an entry, was written in a newer format version, or its data
+        do not match their recorded hash; the message names the file and the problem.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise SessionFileError(f"{source}: no such file" if not source.exists()
+                               else f"{source}: not a file")
+    try:
+        with open(source, "rb") as handle:
+            head = handle.read(4)
+    except OSError as exc:
+        raise SessionFileError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    if not zipfile.is_zipfile(source):
+        if head == b"PK\x03\x04":
+            raise SessionFileError(f"{source}: damaged session file: the file is truncated "
+                                   "or its ZIP directory is broken")
+        raise SessionFileError(f"{source}: not an stpca session file (not a ZIP archive)")
+    try:
+        with zipfile.ZipFile(source) as archive:
+            return _read(archive, source)
+    except SessionFileError:
+        raise
+    except ModelFileError as exc:
+        raise SessionFileError(f"{exc} (in the fitted model of the session)") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
+            ValueError, KeyError, TypeError, AttributeError, IndexError,
+            RecursionError) as exc:
+        raise SessionFileError(f"{source}: damaged session file ({type(exc).__name__}: {exc})"
+                               ) from None
+
+
+def _read(archive: zipfile.ZipFile, source: Path) -> Session:
+    names = set(archive.namelist())
+    if METADATA_ENTRY not in names:
+        raise SessionFileError(f"{source}: not an stpca session file (no {METADATA_ENTRY})")
+    metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
+    _check_metadata(source, metadata)
+    notes: list[str] = []
+
+    def read_array(entry: str) -> np.ndarray:
+        if not isinstance(entry, str) or entry.startswith(MODEL_PREFIX):
+            raise ValueError(f"bad array entry name {entry!r}")
+        if entry not in names:
+            raise SessionFileError(f"{source}: the entry {entry} is missing; the file is "
+                                   "incomplete or damaged")
+        with archive.open(entry) as member:
+            return np.lib.format.read_array(member, allow_pickle=False)
+
+    decoder = TreeDecoder(read_array, _record_classes())
+    dataset = _decode_dataset(decoder, metadata["dataset"], notes)
+    data_hash = metadata.get("data_sha256")
+    if data_hash != angles_sha256(dataset.angles):
+        raise SessionFileError(f"{source}: damaged session file: the embedded data do not "
+                               "match their recorded SHA-256")
+    parameters = _decode_parameters(decoder, metadata["parameters"], notes, "")
+    result = None
+    if metadata.get("result") is not None:
+        result = _decode_result(archive, source, decoder, metadata["result"], dataset, notes)
+    n, d = dataset.n_samples, dataset.n_angles
+    selection = metadata["selection"]
+    groups = decoder.value(selection["groups"])
+    history = [(step["index"], step["before"], step["after"])
+               for step in decoder.value(selection["history"])]
+    _check_selection(groups, history, selection["active_group"], n)
+    color_mode = metadata["color_mode"]
+    if color_mode not in COLOR_MODES:
+        raise ValueError(f"unknown colour mode {color_mode!r}")
+    scatter = tuple(int(k) for k in metadata["scatter_components"])
+    if len(scatter) != 2 or not all(0 <= k < d for k in scatter) or (
+            scatter[0] == scatter[1] and d > 1):
+        raise ValueError(f"scatter components {scatter} do not fit {d} angles")
+    axes = tuple(int(k) for k in metadata["torus_axes"])
+    if len(axes) != min(d, 3) or len(set(axes)) != len(axes) or not all(
+            0 <= k < d for k in axes):
+        raise ValueError(f"torus axes {axes} do not fit {d} angles")
+    views = metadata.get("views", {})
+    if not isinstance(views, dict):
+        raise ValueError("the view choices are not a JSON object")
+    source_info = metadata.get("source", {})
+    return Session(
+        dataset=dataset, parameters=parameters, result=result,
+        groups=np.asarray(groups, dtype=np.int8), active_group=int(selection["active_group"]),
+        selection_history=history, color_mode=color_mode, scatter_components=scatter,
+        torus_axes=axes, views=views, source_path=str(source_info.get("path", "")),
+        source_sha256=source_info.get("sha256"), data_sha256=data_hash,
+        saved_with=str(metadata.get("package_version", "unknown")), name=source.stem,
+        notes=tuple(notes))
+
+
+def _check_metadata(source: Path, metadata: Any) -> None:
+    kind = metadata.get("format") if isinstance(metadata, dict) else None
+    if kind == MODEL_FORMAT_NAME:
+        raise SessionFileError(
+            f"{source}: this is an stpca model file (a fitted model without its data, "
+            "written by `stpca fit --save-model`), not a session; use it with `stpca "
+            "transform`, or open a session saved with File → Save Session")
+    if kind != SESSION_FORMAT:
+        raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
+                               f"not name the format {SESSION_FORMAT!r})")
+    version = metadata.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SessionFileError(f"{source}: damaged session file (format version {version!r})")
+    if version > SESSION_FORMAT_VERSION:
+        writer = metadata.get("package_version", "unknown")
+        raise SessionFileError(
+            f"{source}: written by stpca-gui {writer} in session format {version}; this "
+            f"stpca-gui ({__version__}) reads format {SESSION_FORMAT_VERSION} and older: "
+            "upgrade stpca-gui to open it")
+
+
+def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
+    known = {f.name for f in dataclasses.fields(Dataset) if f.init}
+    values = {}
+    for key, item in node.items():
+        if key in known:
+            values[key] = decoder.value(item)
+        else:
+            notes.append(f"data set field {key!r} is unknown to this version; ignored")
+    angles = values.get("angles")
+    if (not isinstance(angles, np.ndarray) or angles.dtype != np.float64 or angles.ndim != 2
+            or not np.all(np.isfinite(angles)) or np.any(np.abs(angles) > math.pi)):
+        raise ValueError("the data set's angles are not finite radians of shape (n, d)")
+    dataset = Dataset(**values)
+    # Wrapping again can move an angle by a rounding step (wrap(wrap(x)) is not always
+    # wrap(x) bit for bit); the saved angles, which the model was fitted on, are kept.
+    kept = np.array(angles, copy=True)
+    kept.setflags(write=False)
+    object.__setattr__(dataset, "angles", kept)
+    return dataset
+
+
+def _decode_parameters(decoder: TreeDecoder, node: dict[str, Any], notes: list[str],
+                       what: str) -> FitParameters:
+    known = {f.name for f in dataclasses.fields(FitParameters)}
+    values = {}
+    for key, item in node.items():
+        if key in known:
+            values[key] = decoder.value(item)
+        else:
+            notes.append(f"{what}setting {key!r} is unknown to this version; ignored")
+    parameters = FitParameters(**values)
+    parameters.validate()
+    return parameters
+
+
+def _decode_result(archive: zipfile.ZipFile, source: Path, decoder: TreeDecoder,
+                   node: dict[str, Any], dataset: Dataset, notes: list[str]) -> AnalysisResult:
+    if node.get("model") != MODEL_PREFIX:
+        raise ValueError(f"the fitted model is expected under {MODEL_PREFIX}")
+    model = read_model(archive, source, MODEL_PREFIX)
+    n = dataset.n_samples
+    fitted = np.asarray(model.angles_)
+    if fitted.shape != dataset.angles.shape or model.scores_.shape[0] != n or (
+            np.max(circular_difference(fitted, dataset.angles), initial=0.0)
+            > _ANGLE_TOLERANCE):
+        raise ValueError("the fitted model does not belong to the embedded data")
+    parameters = _decode_parameters(decoder, node["parameters"], notes, "fitted ")
+    wall_time = float(node["wall_time"])
+    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                            wall_time=wall_time)
+    clusters = decoder.value(node["mode_clusters"])
+    if not isinstance(clusters, ModeClustering) or np.shape(clusters.labels) != (n,):
+        raise ValueError("the PNS1 mode clusters do not fit the data")
+    result.__dict__["mode_clusters"] = clusters  # the cached value, as run_analysis leaves it
+    return result
+
+
+def _check_selection(groups: Any, history: list, active_group: Any, n: int) -> None:
+    """Check the selection as :meth:`SelectionModel.restore` will (before anything changes)."""
+    from .selection import SelectionModel
+
+    if not isinstance(groups, np.ndarray) or groups.shape != (n,):
+        raise ValueError(f"the selection does not have one entry per sample ({n})")
+    if groups.size and (groups.min() < 0 or groups.max() > MAX_GROUPS):
+        raise ValueError("selection group numbers out of range")
+    SelectionModel(n).restore(groups, history, active_group=active_group)
