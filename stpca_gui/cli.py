@@ -32,7 +32,7 @@ from .io import (
     write_score_stream,
 )
 from .io.tables import CHUNK_ROWS
-from .model import FitParameters
+from .model import Dataset, FitParameters
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -85,6 +85,9 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
+    parser.add_argument("--save-session", type=Path, default=None, metavar="SESSION",
+                        help="write the data and the fit as a session file (e.g. "
+                             "work.stpca) that `stpca-gui SESSION` opens without refitting")
 
 
 def _add_table_options(parser: argparse.ArgumentParser) -> None:
@@ -154,8 +157,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
     """The estimator with the settings of the command line (validated)."""
-    specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
-    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs}).to_estimator()
+    return _parameters(args).to_estimator()
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
@@ -173,10 +175,18 @@ def _fit_and_report(
     row_ids: np.ndarray | None,
     title: str,
     labels: np.ndarray | None = None,
+    dataset: Dataset | None = None,
     **summary_extra: object,
 ) -> int:
-    """Fit with the command line's settings, print the summary, write ``--out``."""
+    """Fit with the command line's settings, print the summary, write ``--out``.
+
+    With ``--save-session`` the fit is made on ``dataset``'s angles (the app's data set
+    of the same input), so that the session holds exactly the fit printed and written.
+    """
     model = _model(args)
+    if args.save_session is not None:
+        _check_output_file(args.save_session)
+        angles = dataset.angles
     if args.out is not None:
         # A bad output folder fails now, not after minutes of fitting.
         check_file_set(args.out, RESULT_FILES)
@@ -184,15 +194,39 @@ def _fit_and_report(
         _check_output_file(args.save_model)
     start = time.perf_counter()
     model.fit(angles)
-    _print_summary(model, title, time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    _print_summary(model, title, elapsed)
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
         print(f"wrote            {model.save(args.save_model)}")
+    if args.save_session is not None:
+        args.save_session.parent.mkdir(parents=True, exist_ok=True)
+        print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
                                 **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK
+
+
+def _parameters(args: argparse.Namespace) -> FitParameters:
+    specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
+    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs})
+
+
+def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
+                  elapsed: float) -> Path:
+    """Write the fit of ``dataset`` as a session (model/session_file.py)."""
+    from .model import AnalysisResult, AppState
+    from .model.session_file import save_session, session_from_state
+
+    parameters = _parameters(args)
+    state = AppState()
+    state.set_dataset(dataset)
+    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                                    wall_time=elapsed))
+    session = session_from_state(state, parameters, {}, name=args.save_session.stem)
+    return save_session(session, args.save_session)
 
 
 def _check_output_file(path: Path) -> None:
@@ -222,7 +256,7 @@ def _run_fit(args: argparse.Namespace) -> int:
     return _fit_and_report(
         args, table.angles, table.column_names, table.line_numbers,
         f"input            {args.input} (columns {', '.join(table.column_names)})",
-        labels=table.labels,
+        labels=table.labels, dataset=Dataset.from_table(table, degrees=args.degrees),
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
 
@@ -344,6 +378,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,
         f"demo             {dataset.name} (data seed {args.data_seed}): {dataset.description}",
+        dataset=Dataset.from_demo(args.name, random_state=args.data_seed),
         demo=dataset.name, data_seed=args.data_seed)
 
 

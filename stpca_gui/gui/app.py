@@ -63,7 +63,8 @@ def _read_for_screenshot(path: Path) -> Dataset | None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stpca-gui", description="Scaled Torus PCA workbench for angular data.")
-    parser.add_argument("file", nargs="?", type=Path, help="a table of angles to open")
+    parser.add_argument("file", nargs="?", type=Path,
+                        help="a table of angles or a session (.stpca) to open")
     # The names are checked once the numerical core is loaded (after the window is shown):
     # importing it here to list them would delay every start.
     parser.add_argument("--demo", default=None, metavar="NAME",
@@ -112,7 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
         return 1
     screenshot_data = None
-    if args.screenshot is not None and args.file is not None:
+    from .session_actions import looks_like_stpca_file
+
+    if (args.screenshot is not None and args.file is not None
+            and not looks_like_stpca_file(args.file)):
         # Read before any window exists: an unreadable file is an error message, not a
         # window that closes without saying why.
         screenshot_data = _read_for_screenshot(args.file)
@@ -168,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: give_up("timed out"))
     else:
         window.resize(1500, 950)
+        window.asks_to_save = True
     if trace is not None:
         _follow_startup(window, trace)
     window.show()
@@ -183,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.controller.failed.connect(
                 lambda message, _details: print(f"stpca-gui: error: {message}",
                                                 file=sys.stderr))
+            window.sessions.open_failed.connect(
+                lambda message: (print(f"stpca-gui: error: {message}", file=sys.stderr),
+                                 finish(1)))
             if args.demo is not None and args.demo not in DEMO_NAMES:
                 print(f"stpca-gui: error: unknown demo {args.demo!r} (demos: "
                       f"{', '.join(DEMO_NAMES)})", file=sys.stderr)

@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
     fit_ended = Signal(str)
     #: Emitted with a stage's name (one of :data:`STAGES`) when it is done.
     stage_done = Signal(str)
+    #: Whether closing or replacing unsaved work asks first (the app sets it; tests and
+    #: screenshots never wait on that question).
+    asks_to_save = False
 
     def __init__(self, recent_path: Path | None = None, *, deferred: bool = False) -> None:
         super().__init__()
@@ -163,6 +166,9 @@ class MainWindow(QMainWindow):
         self.summary = SummaryPanel(self.state)
         self.parameters_slot.fill(self.parameters)
         self.summary_slot.fill(self.summary)
+        from .session_actions import SessionActions
+
+        self.sessions = SessionActions(self)
         self._build_menus()
 
         self.parameters.fit_requested.connect(self.fit)
@@ -257,6 +263,7 @@ class MainWindow(QMainWindow):
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                    triggered=self.open_file_dialog)
         file_menu.addAction(self.open_action)
+        self.sessions.add_menu_actions(file_menu)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
         file_menu.addSeparator()
@@ -345,12 +352,15 @@ class MainWindow(QMainWindow):
         if name not in DEMO_NAMES:
             self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
             return
+        if not self.sessions.may_replace_work():
+            return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
+        self.sessions.started_new_work()
 
     def open_file_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, "Open angle table", str(Path.home()),
-            "Tables (*.csv *.tsv *.txt *.dat);;All files (*)")
+            "Tables and sessions (*.csv *.tsv *.txt *.dat *.stpca);;All files (*)")
         if path:
             self.open_path(Path(path))
 
@@ -360,7 +370,10 @@ class MainWindow(QMainWindow):
         from ..io import TableError
         from ..model.table_import import import_with_suggestions
         from .import_dialog import ImportDialog
+        from .session_actions import looks_like_stpca_file
 
+        if looks_like_stpca_file(Path(path)):
+            return self.sessions.open_session(Path(path))
         if interactive:
             try:
                 dialog = ImportDialog(path, self)
@@ -377,6 +390,8 @@ class MainWindow(QMainWindow):
             except (OSError, ValueError) as exc:
                 self._error("Cannot read the file", str(exc))
                 return False
+        if not self.sessions.may_replace_work():
+            return False
         self.recent.add(path)
         self._refresh_recent_menu()
         if dataset.dropped:
@@ -386,6 +401,7 @@ class MainWindow(QMainWindow):
                        f"Rows with missing or non-numeric angles were skipped: lines "
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
+        self.sessions.started_new_work()
         return True
 
     def lagged_embedding_dialog(self) -> None:
@@ -702,6 +718,9 @@ class MainWindow(QMainWindow):
         # "cancelled"); one still running after it is let go of and kept alive until it ends
         # (gui/tasks.py), and the application waits for it before quitting (gui/app.py):
         # the window closes at once and Qt never destroys a running thread.
+        if self.is_prepared("numerics") and not self.sessions.may_replace_work():
+            event.ignore()
+            return
         self._closed = True
         if self.is_prepared("numerics"):
             from .tasks import TaskRunner, stop_tasks

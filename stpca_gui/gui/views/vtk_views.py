@@ -155,6 +155,44 @@ class VtkView(ViewFrame):
     def close_plotter(self) -> None:
         self.plotter.close()
 
+    def view_state(self) -> dict[str, Any]:
+        """The view's choices, JSON-able: the camera once something is drawn."""
+        return {"camera": camera_state(self.plotter)} if self._drawn else {}
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        """Take back choices of :meth:`view_state` (a saved session); what does not fit
+        the view is ignored."""
+        if self._drawn and isinstance(state.get("camera"), dict):
+            restore_camera(self.plotter, state["camera"])
+
+
+def camera_state(plotter: BasePlotter) -> dict[str, Any]:
+    """Where the camera is: position, focal point, view-up and parallel scale."""
+    position = plotter.camera_position
+    return {"position": [float(v) for v in position.position],
+            "focal_point": [float(v) for v in position.focal_point],
+            "view_up": [float(v) for v in position.viewup],
+            "parallel_scale": float(plotter.camera.parallel_scale)}
+
+
+def restore_camera(plotter: BasePlotter, saved: dict[str, Any]) -> bool:
+    """Put the camera where :func:`camera_state` found it; False (camera unchanged) when
+    the record is not three finite 3-vectors and a positive scale."""
+    try:
+        vectors = [np.asarray(saved[key], dtype=np.float64)
+                   for key in ("position", "focal_point", "view_up")]
+        scale = float(saved["parallel_scale"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    if (any(v.shape != (3,) or not np.all(np.isfinite(v)) for v in vectors)
+            or not np.isfinite(scale) or scale <= 0):
+        return False
+    plotter.camera_position = [tuple(v) for v in vectors]
+    plotter.camera.parallel_scale = scale
+    plotter.reset_camera_clipping_range()
+    plotter.render()
+    return True
+
 
 class TorusView(VtkView):
     """The data and the principal curve on the torus: glued cube, square or doughnut."""
@@ -207,6 +245,18 @@ class TorusView(VtkView):
 
     def show_state(self) -> None:
         self._on_dataset()  # fills the angle choosers, then redraws
+
+    def view_state(self) -> dict[str, Any]:
+        state = super().view_state()
+        if self.layout_combo.count():
+            state["layout"] = self.layout_combo.currentText()
+        return state
+
+    def restore_view_state(self, state: dict[str, Any]) -> None:
+        layout = state.get("layout")
+        if isinstance(layout, str) and self.layout_combo.findText(layout) >= 0:
+            self.layout_combo.setCurrentText(layout)  # redraws when it changes
+        super().restore_view_state(state)
 
     def _on_axes_chosen(self) -> None:
         axes = tuple(c.currentIndex() for c in self.axis_combos)

@@ -1,0 +1,308 @@
+"""File → Open Session / Save Session, the window title's session name and modified marker,
+and the question before unsaved work is closed or replaced.
+
+The session file itself is :mod:`stpca_gui.model.session_file`. Saving and opening run in
+the GUI thread: a session of 10⁵ points is saved in about 25 ms and opened in about 50 ms
+(``benchmarks/bench_session.py``); drawing it costs what drawing a fresh result costs.
+
+What makes the window *modified*: a change of the data (other than loading new data), a
+new fit, the selection or the active group, the colour mode, the view options, the torus
+layout, or a camera moved by the user. Loading a demo or a table starts new, unmodified
+work (it can be loaded again), and so does the fit that follows it automatically.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+if TYPE_CHECKING:
+    from ..model.session_file import Session
+    from .main_window import MainWindow
+
+SESSION_SUFFIX = ".stpca"
+SESSION_FILTER = "stpca sessions (*.stpca)"
+#: The views with choices of their own, and the window stage that builds each.
+VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
+#: Answers of :meth:`SessionActions.ask_save_changes`.
+SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+
+
+def looks_like_stpca_file(path: Path) -> bool:
+    """Whether ``path`` is meant to be a session or model file: named ``*.stpca``, or a ZIP
+    archive whose first entry is ``metadata.json`` (as the desktop's MIME type tells)."""
+    if path.suffix.lower() == SESSION_SUFFIX:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(43)
+    except OSError:
+        return False
+    return head[:4] == b"PK\x03\x04" and head[30:43] == b"metadata.json" and \
+        zipfile.is_zipfile(path)
+
+
+class SessionActions(QObject):
+    """The session part of a :class:`MainWindow` (built with its *numerics* stage).
+
+    Attributes
+    ----------
+    path : Path or None
+        The session file the window shows (opened or saved last), if any.
+    """
+
+    #: Emitted with the path once a session is shown in the window.
+    opened = Signal(Path)
+    #: Emitted with the message when a session cannot be opened (the window is unchanged).
+    open_failed = Signal(str)
+    #: Emitted with the path after a save.
+    saved = Signal(Path)
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.path: Path | None = None
+        self._source_hash: tuple[object, str | None] = (None, None)
+        self._applying = False
+        #: Data loaded as new work, whose first fit does not modify the window.
+        self._fresh: object = None
+        #: View choices of an opened session for views not built yet.
+        self._pending_views: dict[str, dict[str, Any]] = {}
+        self.open_action = QAction("Open &Session…", self, triggered=self.open_dialog)
+        self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
+                                   triggered=self.save)
+        self.save_as_action = QAction("Save Session &As…", self,
+                                      shortcut=QKeySequence.StandardKey.SaveAs,
+                                      triggered=self.save_as_dialog)
+        state = window.state
+        state.dataset_changed.connect(self._on_dataset)
+        state.result_changed.connect(self._on_result)
+        for signal in (state.color_mode_changed, state.view_options_changed,
+                       state.selection.changed, state.selection.active_group_changed):
+            signal.connect(self.mark_modified)
+        window.stage_done.connect(self._on_stage_done)
+
+    def add_menu_actions(self, menu: QMenu) -> None:
+        menu.addAction(self.open_action)
+        menu.addAction(self.save_action)
+        menu.addAction(self.save_as_action)
+
+    # ----------------------------------------------------------------- modified
+    @property
+    def modified(self) -> bool:
+        return self.window.isWindowModified()
+
+    def mark_modified(self, *_: object) -> None:
+        if not self._applying and self.window.state.dataset is not None:
+            self.window.setWindowModified(True)
+
+    def mark_clean(self) -> None:
+        self.window.setWindowModified(False)
+
+    def update_title(self) -> None:
+        dataset = self.window.state.dataset
+        name = self.path.stem if self.path is not None else (
+            dataset.name if dataset is not None else "")
+        self.window.setWindowTitle(f"{name}[*] — stpca-gui" if name
+                                   else "stpca-gui — Scaled Torus PCA")
+
+    def _on_dataset(self, *_: object) -> None:
+        self.mark_modified()
+        self.update_title()
+
+    def _on_result(self, result: object) -> None:
+        if result is None:
+            return
+        if getattr(result, "dataset", None) is self._fresh:
+            self._fresh = None  # the fit that follows new data: still unmodified
+            return
+        self.mark_modified()
+
+    def started_new_work(self) -> None:
+        """New data were loaded (a demo, a table): no session, nothing modified yet."""
+        self.path = None
+        self._pending_views.clear()
+        self._fresh = self.window.state.dataset
+        self.mark_clean()
+        self.update_title()
+
+    def _on_stage_done(self, stage: str) -> None:
+        for key, view_stage in VIEW_STAGES.items():
+            if view_stage == stage and key in self.window.views:
+                view = self.window.views[key]
+                # A camera the user moved, or another layout, is a change to save.
+                view.plotter.iren.add_observer("EndInteractionEvent",
+                                               lambda *_: self.mark_modified())
+                combo = getattr(view, "layout_combo", None)
+                if combo is not None:
+                    combo.currentIndexChanged.connect(self.mark_modified)
+
+    # ----------------------------------------------------------- unsaved work
+    def ask_save_changes(self) -> str:
+        """Ask whether to save the unsaved changes: :data:`SAVE`, :data:`DISCARD` or
+        :data:`CANCEL` (tests replace this method; it is the only modal question)."""
+        name = self.path.name if self.path is not None else self.window.windowTitle().split(
+            "[*]")[0]
+        buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                   | QMessageBox.StandardButton.Cancel)
+        answer = QMessageBox.question(
+            self.window, "Unsaved changes",
+            f"Save the changes to {name} as a session before they are lost?", buttons,
+            QMessageBox.StandardButton.Save)
+        return {QMessageBox.StandardButton.Save: SAVE,
+                QMessageBox.StandardButton.Discard: DISCARD}.get(answer, CANCEL)
+
+    def may_replace_work(self) -> bool:
+        """Whether the current work may go: nothing unsaved, or the user saved or
+        discarded it. Only the app asks (:attr:`MainWindow.asks_to_save`)."""
+        if not self.modified or not self.window.asks_to_save:
+            return True
+        answer = self.ask_save_changes()
+        if answer == SAVE:
+            return self.save()
+        return answer == DISCARD
+
+    # ------------------------------------------------------------------- saving
+    def view_states(self) -> dict[str, dict[str, Any]]:
+        """Each view's choices (views not built yet keep those of the opened session)."""
+        states = dict(self._pending_views)
+        for key, view in self.window.views.items():
+            state = view.view_state() if hasattr(view, "view_state") else {}
+            if state:
+                states[key] = state
+        return states
+
+    def current_session(self, name: str = "") -> Session:
+        from ..model.session_file import session_from_state
+
+        window = self.window
+        dataset = window.state.dataset
+        known_hash = self._source_hash[1] if self._source_hash[0] is dataset else None
+        return session_from_state(window.state, window.parameters.parameters(),
+                                  self.view_states(), name=name, source_sha256=known_hash)
+
+    def save(self) -> bool:
+        """Save to the session's file, or ask for one (Save Session As). Returns whether
+        the work was saved."""
+        if self.path is None:
+            return self.save_as_dialog()
+        return self.save_to(self.path)
+
+    def save_as_dialog(self) -> bool:
+        if self.window.state.dataset is None:
+            self.window._info("Nothing to save", "Open data or a demo first.")
+            return False
+        start = str(self.path) if self.path is not None else str(
+            Path.home() / f"{self.window.state.dataset.name}{SESSION_SUFFIX}")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", start,
+                                              SESSION_FILTER)
+        if not path:
+            return False
+        target = Path(path)
+        if target.suffix.lower() != SESSION_SUFFIX:
+            target = target.with_name(target.name + SESSION_SUFFIX)
+        return self.save_to(target)
+
+    def save_to(self, path: Path) -> bool:
+        """Write the session to ``path``; a failure is a message, the work stays unsaved."""
+        from ..model.session_file import save_session
+
+        path = Path(path)
+        try:
+            session = self.current_session(path.stem)
+            save_session(session, path)
+        except (OSError, ValueError, TypeError) as exc:
+            self.window._error("Cannot save the session", f"{path}: {exc}"
+                               if str(path) not in str(exc) else str(exc))
+            return False
+        self.path = path
+        self._source_hash = (session.dataset, session.source_sha256)
+        self.mark_clean()
+        self.update_title()
+        self._remember(path)
+        self.window.statusBar().showMessage(f"Saved session {path}", 5000)
+        self.saved.emit(path)
+        return True
+
+    # ------------------------------------------------------------------ opening
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", str(Path.home()),
+                                              f"{SESSION_FILTER};;All files (*)")
+        if path:
+            self.open_session(Path(path))
+
+    def open_session(self, path: Path) -> bool:
+        """Open a session file in the window; a bad file gives a message naming it and the
+        problem and changes nothing. Returns whether it was opened."""
+        from ..model.session_file import SessionFileError, load_session
+
+        path = Path(path)
+        try:
+            session = load_session(path)
+        except SessionFileError as exc:
+            self.window._error("Cannot open the session", str(exc))
+            self.open_failed.emit(str(exc))
+            return False
+        if not self.may_replace_work():
+            return False
+        self.show_session(session, path)
+        return True
+
+    def show_session(self, session: Session, path: Path) -> None:
+        """Install a loaded session: data, fit, settings, selection, colours and views."""
+        from ..model.session_file import apply_session
+
+        window = self.window
+        window.controller.cancel()  # a running fit belongs to the work being replaced
+        self._applying = True
+        try:
+            apply_session(session, window.state)
+            window.parameters.set_parameters(session.parameters)
+            combo = window.color_combo
+            combo.setCurrentIndex(combo.findData(session.color_mode))
+        finally:
+            self._applying = False
+        self.path = path
+        self._fresh = None
+        self._source_hash = (session.dataset, session.source_sha256)
+        self._pending_views = {key: dict(value) for key, value in session.views.items()
+                               if isinstance(value, dict)}
+        for key, stage in VIEW_STAGES.items():
+            window.when_prepared(stage, lambda k=key: self._restore_view(k))
+        self.mark_clean()
+        self.update_title()
+        self._remember(path)
+        result = session.result
+        window.stage_label.setText(f"Opened session {path.name}" + (
+            "" if result is None else f": r = {result.radius:.3f}, stress {result.stress:.4f}"))
+        if result is not None:
+            window.when_prepared(window_stages()[-1], window.result_shown.emit)
+        self.opened.emit(path)
+
+    def _restore_view(self, key: str) -> None:
+        state = self._pending_views.pop(key, None)
+        view = self.window.views.get(key)
+        if state and view is not None and hasattr(view, "restore_view_state"):
+            self._applying = True
+            try:
+                view.restore_view_state(state)
+            finally:
+                self._applying = False
+
+    def _remember(self, path: Path) -> None:
+        try:
+            self.window.recent.add(path)
+        except OSError:
+            return  # the list is a convenience: the session itself is fine
+        self.window._refresh_recent_menu()
+
+
+def window_stages() -> tuple[str, ...]:
+    from .main_window import STAGES
+
+    return STAGES
