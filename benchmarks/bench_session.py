@@ -2,7 +2,8 @@
 
 Usage::
 
-    uv run python benchmarks/bench_session.py [--large-n 100000] [--workdir /tmp/stpca-bench-session]
+    uv run python benchmarks/bench_session.py [--large-n 100000]
+        [--workdir /tmp/stpca-bench-session]
 
 Two sessions, each with a fitted result and a selection of 20 undoable changes of about
 n/10 samples each (the most a session keeps):
