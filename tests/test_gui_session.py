@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import os
 import subprocess
 import sys
@@ -11,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stpca_gui.model import AppState, Dataset, FitParameters, run_analysis
-from stpca_gui.model.session_file import load_session, save_session, session_from_state
+from stpca_gui.model import FitParameters
+from stpca_gui.model.session_file import load_session
 
 pytestmark = pytest.mark.usefixtures("display")
 
@@ -21,15 +23,21 @@ CAMERA = {"position": [7.5, -6.0, 5.5], "focal_point": [0.1, 0.2, -0.1],
 
 
 @pytest.fixture(scope="module")
-def base_session(tmp_path_factory) -> Path:
-    """A fitted clusters-t3 session with a selection, saved without the GUI."""
-    dataset = Dataset.from_demo("clusters-t3")
-    state = AppState()
-    state.set_dataset(dataset)
-    state.set_result(run_analysis(dataset, FitParameters()))
-    state.selection.apply(np.arange(40), "replace")
-    path = tmp_path_factory.mktemp("sessions") / "base.stpca"
-    return save_session(session_from_state(state, FitParameters(n_init=2), {}), path)
+def cli_run(tmp_path_factory) -> tuple[Path, Path, str]:
+    """``stpca demo clusters-t3 --save-session … --out …``: session, results folder, output."""
+    from stpca_gui.cli import main
+
+    folder = tmp_path_factory.mktemp("cli")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["demo", "clusters-t3", "--save-session", str(folder / "base.stpca"),
+                     "--out", str(folder / "out")]) == 0
+    return folder / "base.stpca", folder / "out", printed.getvalue()
+
+
+@pytest.fixture
+def base_session(cli_run) -> Path:
+    return cli_run[0]
 
 
 def _camera(view) -> dict:
@@ -44,10 +52,11 @@ def test_save_and_open_in_another_window(window, qtbot, base_session, tmp_path):
 
     assert window.open_path(base_session)
     assert window.windowTitle() == "base[*] — stpca-gui" and not window.isWindowModified()
-    assert window.parameters.parameters() == FitParameters(n_init=2)
-    assert window.state.selection.n_selected == 40
+    assert window.parameters.parameters() == FitParameters()
+    assert window.state.selection.n_selected == 0
 
-    # Changes: a selection in group 2, the colour mode, a camera.
+    # Changes: selections in groups 1 and 2, the colour mode, a camera.
+    window.state.selection.apply(np.arange(40), "replace")
     window.state.selection.active_group = 2
     window.scores_view.select_rectangle(-3, -3, 0, 3, "replace")
     assert window.isWindowModified()
@@ -57,6 +66,10 @@ def test_save_and_open_in_another_window(window, qtbot, base_session, tmp_path):
     assert window.sessions.save_to(saved)
     assert not window.isWindowModified() and window.windowTitle() == "work[*] — stpca-gui"
     assert str(saved) in window.recent
+    # Moving a camera by hand is a change.
+    window.torus_view.plotter.iren.interactor.InvokeEvent("EndInteractionEvent")
+    assert window.isWindowModified()
+    assert window.sessions.save_to(saved) and not window.isWindowModified()
 
     # A window still preparing its stages (as the app starts) waits for them.
     other = MainWindow(recent_path=tmp_path / "recent2.json", deferred=True)
@@ -144,14 +157,10 @@ def test_unsaved_changes_are_asked_about(window, base_session, monkeypatch):
         window.asks_to_save = False  # the fixture's own close must never ask
 
 
-def test_cli_session_opens_with_the_printed_scores(tmp_path, capsys):
-    from stpca_gui.cli import main
-
-    session_path = tmp_path / "cli.stpca"
-    assert main(["demo", "clusters-t3", "--save-session", str(session_path),
-                 "--out", str(tmp_path / "out")]) == 0
-    assert f"wrote            {session_path}" in capsys.readouterr().out
-    with open(tmp_path / "out" / "scores.csv", newline="") as handle:
+def test_cli_session_opens_with_the_printed_scores(cli_run, tmp_path):
+    session_path, out, printed = cli_run
+    assert f"wrote            {session_path}" in printed
+    with open(out / "scores.csv", newline="") as handle:
         rows = list(csv.reader(handle))
     written = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
     session = load_session(session_path)
@@ -172,3 +181,11 @@ def test_cli_session_opens_with_the_printed_scores(tmp_path, capsys):
     colours = {image.pixelColor(x, y).name() for x in range(300, 600, 7)
                for y in range(80, 350, 7)}
     assert len(colours) > 20
+
+    broken = tmp_path / "broken.stpca"
+    broken.write_bytes(session_path.read_bytes()[:5000])
+    done = subprocess.run([sys.executable, "-m", "stpca_gui.gui.app", str(broken),
+                           "--screenshot", str(tmp_path / "none.png")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 1 and not (tmp_path / "none.png").exists()
+    assert f"stpca-gui: error: {broken}: damaged session file" in done.stderr

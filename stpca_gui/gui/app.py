@@ -162,6 +162,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"stpca-gui: wrote {args.screenshot}")
                 finish(0)
 
+        def session_failed(message: str) -> None:
+            print(f"stpca-gui: error: {message}", file=sys.stderr)
+            finish(1)
+
+        def capture_unfitted_session(_path: Path) -> None:
+            """A session saved without a fit has no result to wait for."""
+            from .main_window import STAGES
+
+            if window.state.result is None:
+                window.when_prepared(STAGES[-1], lambda: QTimer.singleShot(300, capture))
+
         def give_up(reason: str) -> None:
             print(f"stpca-gui: no screenshot: the fit {reason}", file=sys.stderr)
             finish(1)
@@ -188,9 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.controller.failed.connect(
                 lambda message, _details: print(f"stpca-gui: error: {message}",
                                                 file=sys.stderr))
-            window.sessions.open_failed.connect(
-                lambda message: (print(f"stpca-gui: error: {message}", file=sys.stderr),
-                                 finish(1)))
+            window.sessions.open_failed.connect(session_failed)
+            window.sessions.opened.connect(capture_unfitted_session)
             if args.demo is not None and args.demo not in DEMO_NAMES:
                 print(f"stpca-gui: error: unknown demo {args.demo!r} (demos: "
                       f"{', '.join(DEMO_NAMES)})", file=sys.stderr)

@@ -77,7 +77,7 @@ class SessionActions(QObject):
         self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
                                    triggered=self.save)
         self.save_as_action = QAction("Save Session &As…", self,
-                                      shortcut=QKeySequence.StandardKey.SaveAs,
+                                      shortcut="Ctrl+Shift+S",
                                       triggered=self.save_as_dialog)
         state = window.state
         state.dataset_changed.connect(self._on_dataset)
