@@ -340,8 +340,12 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ data
     def set_dataset(self, dataset: Dataset, *, fit: bool = True) -> None:
-        """Show a dataset (clearing the old result) and start fitting it."""
+        """Show a dataset (clearing the old result) and start fitting it; unsaved work
+        it replaces is asked about first."""
+        if not self.sessions.may_replace_work():
+            return
         self.state.set_dataset(dataset)
+        self.sessions.started_new_work()
         if fit:
             self.fit()
 
@@ -352,10 +356,7 @@ class MainWindow(QMainWindow):
         if name not in DEMO_NAMES:
             self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
             return
-        if not self.sessions.may_replace_work():
-            return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
-        self.sessions.started_new_work()
 
     def open_file_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -401,7 +402,6 @@ class MainWindow(QMainWindow):
                        f"Rows with missing or non-numeric angles were skipped: lines "
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
-        self.sessions.started_new_work()
         return True
 
     def lagged_embedding_dialog(self) -> None:

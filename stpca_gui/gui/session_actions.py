@@ -5,10 +5,11 @@ The session file itself is :mod:`stpca_gui.model.session_file`. Saving and openi
 the GUI thread: a session of 10⁵ points is saved in about 25 ms and opened in about 50 ms
 (``benchmarks/bench_session.py``); drawing it costs what drawing a fresh result costs.
 
-What makes the window *modified*: a change of the data (other than loading new data), a
-new fit, the selection or the active group, the colour mode, the view options, the torus
-layout, or a camera moved by the user. Loading a demo or a table starts new, unmodified
-work (it can be loaded again), and so does the fit that follows it automatically.
+What makes the window *modified*: a new fit, a change of the selection or the active
+group, the colour mode, the view options, the torus layout, or a camera moved by the user.
+New data (a demo, a table, a lagged embedding: ``MainWindow.set_dataset``) start new,
+unmodified work, and so does the fit that follows them automatically; replacing modified
+work asks first, as closing the window does.
 """
 
 from __future__ import annotations
@@ -165,7 +166,10 @@ class SessionActions(QObject):
         answer = self.ask_save_changes()
         if answer == SAVE:
             return self.save()
-        return answer == DISCARD
+        if answer == DISCARD:
+            self.mark_clean()  # dropped: replacing it must not ask again
+            return True
+        return False
 
     # ------------------------------------------------------------------- saving
     def view_states(self) -> dict[str, dict[str, Any]]:
