@@ -14,7 +14,9 @@ n/10 samples each (the most a session keeps):
 
 Per session: ``save_session`` and ``load_session`` wall time (best of 3), the time to
 install the loaded session in a Qt-free ``AppState`` (``apply_session``), and the file size.
-Printed as Markdown.
+With ``--gui`` (needs a display, e.g. ``xvfb-run -a``), also in the app's window: opening
+(reading, installing and drawing every view, until the GUI thread is free again) and
+saving (with the views' cameras). Printed as Markdown.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large-n", type=int, default=100_000)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/stpca-bench-session"))
+    parser.add_argument("--gui", action="store_true", help="also time the app's window")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rows = [measure("sunspots-23-lag3", Dataset(sunspots_series()[0], source="sunspots"),
@@ -92,6 +95,35 @@ def main() -> None:
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    if args.gui:
+        print()
+        print("| session | open in the window s | save from the window s |")
+        print("|---|---|---|")
+        for row in rows:
+            opened, saved = measure_window(args.workdir / f"{row[0]}.stpca")
+            print(f"| {row[0]} | {opened:.2f} | {saved:.3f} |")
+
+
+def measure_window(path: Path) -> tuple[float, float]:
+    """Seconds to open ``path`` in a prepared window (all views drawn) and to save it."""
+    from PySide6.QtWidgets import QApplication
+
+    from stpca_gui.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    window = MainWindow(recent_path=path.parent / "recent.json")
+    window.resize(1500, 950)
+    window.show()
+    app.processEvents()
+    start = time.perf_counter()
+    assert window.sessions.open_session(path)
+    app.processEvents()  # the matplotlib views draw when idle
+    opened = time.perf_counter() - start
+    start = time.perf_counter()
+    assert window.sessions.save_to(path.with_name(f"{path.stem}-again.stpca"))
+    saved = time.perf_counter() - start
+    window.close()
+    return opened, saved
 
 
 if __name__ == "__main__":
