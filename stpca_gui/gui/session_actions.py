@@ -2,7 +2,7 @@
 and the question before unsaved work is closed or replaced.
 
 The session file itself is :mod:`stpca_gui.model.session_file`. Saving and opening run in
-the GUI thread: a session of 10⁵ points is saved in about 25 ms and opened in about 50 ms
+the GUI thread: a session of 10⁵ points is saved in about 40 ms and read in about 50 ms
 (``benchmarks/bench_session.py``); drawing it costs what drawing a fresh result costs.
 
 What makes the window *modified*: a new fit, a change of the selection or the active
