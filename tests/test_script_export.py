@@ -262,7 +262,7 @@ def _sha(path: Path) -> str:
 # ---------------------------------------------------------------------- the app
 @pytest.mark.usefixtures("display")
 def test_menu_action_writes_a_script_that_reproduces_the_window(qtbot, window, tmp_path,
-                                                                monkeypatch):
+                                                                monkeypatch, gui_dir):
     from stpca_gui.gui import script_export_action
 
     action = window.script_export.action
@@ -280,6 +280,8 @@ def test_menu_action_writes_a_script_that_reproduces_the_window(qtbot, window, t
     assert written.args[0] == [script]
     box = window.script_export.last_message_box
     assert box is not None and str(script) in box.text()
+    qtbot.waitExposed(box)
+    box.grab().save(str(gui_dir / "script_export_message.png"))
     out = tmp_path / "out"
     done = _run(script, out)
     assert "wrote" in done.stdout
