@@ -240,11 +240,17 @@ def test_data_that_cannot_be_reread_are_written_as_a_copy(tmp_path, monkeypatch)
     made = Dataset(angles=wrong.angles[:12], labels=None)
     export, written = export_script(made, FitParameters(), tmp_path / "made.py")
     assert export.data_origin == "copy"
+    assert export.note == "the data set does not record how to read it again from its source"
     assert written[1].name == "made-data.csv"
     namespace = runpy.run_path(str(written[0]))
     angles, rows, labels = namespace["load_data"]()
     assert angles.tobytes() == made.angles.tobytes() and labels is None
     np.testing.assert_array_equal(rows, made.row_ids)
+    # A file that is gone.
+    source.unlink()
+    export = python_script(wrong, FitParameters(), script_path=tmp_path / "gone.py")
+    assert export.data_origin == "copy"
+    assert export.note == f"its file {source} is not there any more"
 
 
 def test_a_fit_without_seed_cannot_be_scripted(tmp_path):

@@ -113,7 +113,9 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
         origin = "file"
     else:
         origin = "copy"
-        note = "the data set does not record how to read it again from its source"
+        note = (f"its file {dataset.source} is not there any more"
+                if dataset.table_options is not None else
+                "the data set does not record how to read it again from its source")
     if origin != "copy":
         note = _reproduces(writer.loader(origin), path, dataset)
         if note:
