@@ -142,6 +142,14 @@ def _build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("demos", help="list the built-in demo datasets")
 
+    script = commands.add_parser(
+        "export-script", help="write a Python script that refits a saved session",
+        description="Write a short Python script that reloads the session's data, refits "
+                    "with the same settings and seed, and writes the results and figures "
+                    "(python OUT.py --out DIR).")
+    script.add_argument("session", type=Path, help="a session file saved by stpca-gui")
+    script.add_argument("out", type=Path, help="the script to write (e.g. analysis.py)")
+
     repro = commands.add_parser(
         "reproduce", help="run the paper's analyses and write a Markdown report",
         description="Run the paper's simulations and sunspots analyses; write report.md "
@@ -382,6 +390,21 @@ def _run_demo(args: argparse.Namespace) -> int:
         demo=dataset.name, data_seed=args.data_seed)
 
 
+def _run_export_script(args: argparse.Namespace) -> int:
+    # The session file format comes from the `sessions` branch (stpca_gui.model.session_file).
+    from .model.script_export import export_script
+    from .model.session_file import load_session
+
+    session = load_session(args.session)
+    parameters = (session.result.parameters if session.result is not None
+                  else session.parameters)
+    export, written = export_script(session.dataset, parameters, args.out)
+    if export.note:
+        print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
+    print(f"wrote {', '.join(str(path) for path in written)}")
+    return EXIT_OK
+
+
 def _run_list() -> int:
     for name, description in list_demos():
         print(f"{name:20s} {description}")
@@ -399,6 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_transform(args)
         if args.command == "demo":
             return _run_demo(args)
+        if args.command == "export-script":
+            return _run_export_script(args)
         if args.command == "reproduce":
             from .reproduce import reproduce
 

@@ -272,6 +272,10 @@ class MainWindow(QMainWindow):
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
+        from .script_export_action import ScriptExportAction
+
+        self.script_export = ScriptExportAction(self)
+        file_menu.addAction(self.script_export.action)
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
                                     triggered=self.close))

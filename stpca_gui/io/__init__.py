@@ -1,6 +1,7 @@
 """Reading angle tables and writing results (Qt-free; shared by the CLI and the app)."""
 
 from ..core.atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
+from .data_copy import DataCopy, data_copy_text, read_data_copy
 from .export import (
     RESULT_FILES,
     result_tables,
@@ -15,13 +16,16 @@ __all__ = [
     "RESULT_FILES",
     "AngleChunk",
     "AngleTable",
+    "DataCopy",
     "TableError",
     "atomic_file_set",
     "atomic_path",
     "atomic_write_text",
     "check_file_set",
+    "data_copy_text",
     "iter_angle_chunks",
     "read_angle_table",
+    "read_data_copy",
     "result_tables",
     "summary_dict",
     "summary_text",

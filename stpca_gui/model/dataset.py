@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -43,6 +45,24 @@ def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
     return rank[inverse.ravel()], [str(unique[k]) for k in order]
 
 
+def _table_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``read_angle_table`` keyword arguments with the types it takes (also after a round
+    trip through JSON, which turns tuples into lists)."""
+    known = {"columns", "degrees", "label_column", "drop_invalid", "row_filter"}
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown table options: {', '.join(sorted(unknown))}")
+    columns, row_filter = options.get("columns"), options.get("row_filter")
+    label = options.get("label_column")
+    return {
+        "columns": None if columns is None else [str(c) for c in columns],
+        "degrees": bool(options.get("degrees", False)),
+        "label_column": None if label is None else str(label),
+        "drop_invalid": bool(options.get("drop_invalid", False)),
+        "row_filter": None if row_filter is None else (str(row_filter[0]), str(row_filter[1])),
+    }
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """Angles loaded into the application, with their provenance.
@@ -68,6 +88,17 @@ class Dataset:
         Lines of the source that were skipped and why.
     unit_note : str
         How the values were interpreted, e.g. ``"converted from degrees"``.
+    demo_seed : int or None
+        The ``random_state`` of a built-in demo (``make_demo(name, random_state=...)``).
+    table_options : dict or None
+        The keyword arguments of :func:`~stpca_gui.io.tables.read_angle_table` that read
+        the angles from the file ``source`` (``columns``, ``degrees``, ``label_column``,
+        ``drop_invalid``, ``row_filter``), when it was read that way; None when unknown.
+    lagged_embeddings : tuple of (int, int)
+        The lagged embeddings (column, lags) applied after reading, in order (see
+        :meth:`lagged`).
+
+    The last three say how to rebuild the data from its source (a reproducible script).
     """
 
     angles: NDArray[np.float64]
@@ -78,6 +109,9 @@ class Dataset:
     row_ids: NDArray[np.int64] | None = None
     dropped: tuple[tuple[int, str], ...] = field(default=())
     unit_note: str = ""
+    demo_seed: int | None = None
+    table_options: Mapping[str, Any] | None = None
+    lagged_embeddings: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         angles = np.asarray(self.angles, dtype=np.float64)
@@ -107,6 +141,12 @@ class Dataset:
         object.__setattr__(self, "row_ids", _readonly(row_ids))
         object.__setattr__(self, "dropped",
                            tuple((int(line), str(why)) for line, why in self.dropped))
+        if self.demo_seed is not None:
+            object.__setattr__(self, "demo_seed", int(self.demo_seed))
+        if self.table_options is not None:
+            object.__setattr__(self, "table_options", _table_options(self.table_options))
+        object.__setattr__(self, "lagged_embeddings", tuple(
+            (int(column), int(lags)) for column, lags in self.lagged_embeddings))
 
     # ------------------------------------------------------------ constructors
     @classmethod
@@ -128,10 +168,12 @@ class Dataset:
             source=f"{DEMO_SOURCE_PREFIX}{demo.name}",
             description=f"{demo.description} (data seed {random_state})",
             unit_note="radians",
+            demo_seed=random_state,
         )
 
     @classmethod
-    def from_table(cls, table: AngleTable, *, degrees: bool = False) -> Dataset:
+    def from_table(cls, table: AngleTable, *, degrees: bool = False,
+                   options: Mapping[str, Any] | None = None) -> Dataset:
         """A table read by :func:`stpca_gui.io.tables.read_angle_table`.
 
         Parameters
@@ -140,6 +182,8 @@ class Dataset:
         degrees : bool, keyword-only
             Whether the table was read with ``degrees=True`` (only recorded in
             ``unit_note``; the table's angles are already radians).
+        options : mapping, optional
+            The keyword arguments the table was read with, recorded as ``table_options``.
         """
         if degrees:
             note = "converted from degrees"
@@ -160,6 +204,7 @@ class Dataset:
             row_ids=table.line_numbers,
             dropped=tuple(table.dropped),
             unit_note=note,
+            table_options=options,
         )
 
     def lagged(self, column: int, n_lags: int) -> Dataset:
@@ -194,6 +239,9 @@ class Dataset:
             row_ids=None if self.row_ids is None else self.row_ids[:m],
             dropped=self.dropped,
             unit_note=self.unit_note,
+            demo_seed=self.demo_seed,
+            table_options=self.table_options,
+            lagged_embeddings=(*self.lagged_embeddings, (int(column), k)),
         )
 
     # ---------------------------------------------------------------- queries

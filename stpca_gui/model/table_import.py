@@ -78,10 +78,11 @@ def import_table(path: str | Path, choices: ImportChoices) -> Dataset:
         The file cannot be read.
     """
     choices.validate()
-    table = read_angle_table(path, list(choices.columns), degrees=choices.degrees,
-                             label_column=choices.label_column, drop_invalid=True,
-                             row_filter=choices.row_filter)
-    dataset = Dataset.from_table(table, degrees=choices.degrees)
+    options = {"columns": list(choices.columns), "degrees": choices.degrees,
+               "label_column": choices.label_column, "drop_invalid": True,
+               "row_filter": choices.row_filter}
+    table = read_angle_table(path, **options)
+    dataset = Dataset.from_table(table, degrees=choices.degrees, options=options)
     if choices.lags is not None:
         dataset = dataset.lagged(0, choices.lags)
     return dataset

@@ -1,0 +1,95 @@
+"""*File → Export as Python Script…*: the window's data and fit settings as a script that
+refits them (:mod:`stpca_gui.model.script_export`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from .tasks import TaskRunner, show_task_error
+
+if TYPE_CHECKING:
+    from ..model import FitParameters
+    from .main_window import MainWindow
+
+SCRIPT_FILTER = "Python script (*.py)"
+
+
+class ScriptExportAction(QObject):
+    """The menu action, enabled while data are loaded, and the export it runs.
+
+    The script reproduces the current result's fit when there is one, else the fit the
+    *Parameters* panel would start. Checking that the data can be read again from their
+    source reads the file, so the export runs in the background.
+    """
+
+    #: Emitted with the files written (the script first).
+    written = Signal(list)
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.last_message_box: QMessageBox | None = None
+        self.action = QAction("Export as Python &Script…", window, enabled=False,
+                              triggered=self.export_dialog)
+        self.action.setStatusTip("Write a Python script that reloads the data, refits with "
+                                 "the same settings and seed, and writes the results")
+        self.runner = TaskRunner(self)
+        self.runner.succeeded.connect(self._on_written)
+        self.runner.failed.connect(self._on_failure)
+        window.state.dataset_changed.connect(
+            lambda dataset: self.action.setEnabled(dataset is not None))
+
+    def parameters(self) -> FitParameters:
+        """The settings of the current result, else the panel's (ValueError if invalid)."""
+        result = self.window.state.result
+        return result.parameters if result is not None else self.window.parameters.parameters()
+
+    def export_dialog(self) -> None:
+        dataset = self.window.state.dataset
+        if dataset is None:
+            return
+        default = f"{Path(dataset.name).stem}_stpca.py"
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export as Python Script", default,
+                                              SCRIPT_FILTER)
+        if path:
+            self.export(Path(path) if Path(path).suffix else Path(path).with_suffix(".py"))
+
+    def export(self, path: Path) -> None:
+        """Write the script (and the data copy) to ``path`` in the background."""
+        from ..model.script_export import export_script
+
+        dataset = self.window.state.dataset
+        try:
+            parameters = self.parameters()
+        except ValueError as exc:
+            self._show(QMessageBox.Icon.Critical, "Invalid parameters", str(exc))
+            return
+        self.runner.start(lambda _state: export_script(dataset, parameters, path))
+
+    def _on_written(self, outcome) -> None:
+        export, files = outcome
+        copy = next(iter(export.data_files), "")
+        how = {"demo": "It regenerates the demo data.",
+               "file": f"It reads the data from their file, or from the exact copy {copy} "
+                       "if the file is missing or has changed.",
+               "copy": f"It reads the exact copy of the data, {copy}: {export.note}."}
+        text = "Wrote " + ", ".join(str(path) for path in files) + "."
+        self._show(QMessageBox.Icon.Information, "Script written",
+                   f"{text}\n\n{how[export.data_origin]}\nRun: python {files[0]} --out DIR")
+        self.window.statusBar().showMessage(f"Wrote {files[0]}", 5000)
+        self.written.emit(files)
+
+    def _on_failure(self, message: str, details: str) -> None:
+        self.last_message_box = show_task_error(self.window, "Export as Python Script failed",
+                                                message, details)
+
+    def _show(self, icon: QMessageBox.Icon, title: str, text: str) -> None:
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self.window)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        self.last_message_box = box
+        box.open()
