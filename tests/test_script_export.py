@@ -308,3 +308,33 @@ def test_menu_action_reports_an_unwritable_path(qtbot, window, tmp_path):
     assert box is not None and f"cannot write into {blocker}" in box.text()
     assert "Traceback" not in box.text()
     assert not (blocker / "script.py").exists()
+
+
+# ------------------------------------------------------------------ from a session file
+def test_cli_scripts_a_saved_session_and_the_script_reproduces_its_scores(
+        tmp_path, monkeypatch, capsys):
+    from stpca_gui import cli
+
+    session, app_out = tmp_path / "analysis.stpca", tmp_path / "app"
+    assert cli.main(["demo", "wrapped-normal-t2", "--curve-points", "60", "--save-session",
+                     str(session), "--out", str(app_out)]) == cli.EXIT_OK
+    script = tmp_path / "refit.py"
+    assert cli.main(["export-script", str(session), str(script)]) == cli.EXIT_OK
+    assert 'make_demo("wrapped-normal-t2", random_state=0)' in script.read_text()
+    out = tmp_path / "out"
+    _run_here(script, out, monkeypatch)
+    _, _, expected = _read_scores(app_out / "scores.csv")
+    _, _, scores = _read_scores(out / "scores.csv")
+    assert scores.shape == expected.shape
+    assert np.max(np.abs(scores - expected)) <= 1e-9
+
+
+def test_cli_refuses_a_damaged_session_with_a_message(tmp_path, capsys):
+    from stpca_gui import cli
+
+    damaged = tmp_path / "damaged.stpca"
+    damaged.write_bytes(b"PK\x03\x04 not really a session")
+    assert cli.main(["export-script", str(damaged), str(tmp_path / "x.py")]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "damaged.stpca" in err and "Traceback" not in err
+    assert not (tmp_path / "x.py").exists()

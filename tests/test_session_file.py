@@ -167,6 +167,30 @@ def test_layout_first_entry_and_identical_resave(saved, tmp_path):
     assert again.read_bytes() == raw
 
 
+def test_how_the_data_were_made_round_trips(tmp_path):
+    """The records Export as Python Script rebuilds the data from (demo seed, read options,
+    lagged embeddings) come back from a session."""
+    demo = Dataset.from_demo("clusters-t2", random_state=5).lagged(1, 3)
+    table = Dataset.from_table(read_angle_table(_table_file(tmp_path), ["phi", "psi"],
+                                                degrees=True),
+                               degrees=True, options={"columns": ["phi", "psi"],
+                                                      "degrees": True})
+    for dataset in (demo, table):
+        save_session(session_from_state(_state(dataset), FitParameters(), {}),
+                     tmp_path / "s.stpca")
+        loaded = load_session(tmp_path / "s.stpca").dataset
+        assert loaded.demo_seed == dataset.demo_seed
+        assert loaded.table_options == dataset.table_options
+        assert loaded.lagged_embeddings == dataset.lagged_embeddings
+    assert loaded.table_options["degrees"] is True and demo.lagged_embeddings == ((1, 3),)
+
+
+def _table_file(folder: Path) -> Path:
+    path = folder / "small.csv"
+    path.write_text("phi,psi\n10,20\n-30,170\n100,-60\n45,45\n")
+    return path
+
+
 def test_session_without_result_and_trimmed_history(table_dataset, tmp_path):
     state = _state(table_dataset)
     _select(state, HISTORY_SAVED + 5)
@@ -188,14 +212,14 @@ def test_session_without_result_and_trimmed_history(table_dataset, tmp_path):
 def test_unknown_dataset_field_is_ignored_with_a_note(saved, tmp_path):
     def add_field(entries):
         metadata = json.loads(entries["metadata.json"])
-        metadata["dataset"]["demo_seed"] = 7  # e.g. a field of a later version
+        metadata["dataset"]["acquisition_date"] = "2031-01-01"  # a later version's field
         entries["metadata.json"] = json.dumps(metadata).encode()
 
     target = tmp_path / "newer-field.stpca"
     _rewrite(saved[0], target, add_field)
     session = load_session(target)
     assert session.result is not None
-    assert any("demo_seed" in note for note in session.notes)
+    assert any("acquisition_date" in note for note in session.notes)
 
 
 # ----------------------------------------------------------------- rejected files

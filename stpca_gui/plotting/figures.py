@@ -108,13 +108,19 @@ def can_render_off_screen() -> bool:
     """Whether pyvista can render a scene off-screen here (a display, EGL or OSMesa)."""
     try:
         import pyvista as pv
+        from vtkmodules.vtkCommonCore import vtkObject
 
-        plotter = pv.Plotter(off_screen=True, window_size=(32, 32))
+        # Without a display VTK warns "bad X server connection" before it falls back to
+        # EGL: expected while probing, so not shown to the user.
+        warnings_shown = vtkObject.GetGlobalWarningDisplay()
+        vtkObject.GlobalWarningDisplayOff()
         try:
+            plotter = pv.Plotter(off_screen=True, window_size=(32, 32))
             plotter.add_mesh(pv.Sphere())
             image = plotter.screenshot(return_img=True)
-        finally:
             plotter.close()
+        finally:
+            vtkObject.SetGlobalWarningDisplay(warnings_shown)
     except Exception:  # any failure of VTK's OpenGL set-up means "no"
         return False
     return image is not None and image.size > 0 and int(image.max()) > int(image.min())
