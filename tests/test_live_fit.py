@@ -200,7 +200,7 @@ def test_a_fit_is_drawn_live_then_replaced_by_its_result(qtbot, window, gui_dir)
     assert drawn[-1].units.shape == (300, 4)
     assert live_content[0] > 0.05  # a sphere with points, not a blank view
     # The result replaced the live drawing.
-    assert not view.showing_configuration and not view.live_scene.built
+    assert not view.showing_configuration and not view.live_scene.shown
     assert view.scene.point_layer is not None and not view.scene.hidden
     assert view.note.text().startswith("projection onto the nested S²")
 
@@ -234,7 +234,7 @@ def test_each_snapshot_costs_one_render_and_clearing_restores_the_result(qtbot, 
     layer = view.live_scene.point_layer
     np.testing.assert_allclose(np.linalg.norm(layer.xyz, axis=1), 1.0)
     view.clear_configuration()
-    assert not view.live_scene.built and not view.scene.hidden
+    assert not view.live_scene.shown and not view.scene.hidden
     assert view.render_image() == before
 
 
