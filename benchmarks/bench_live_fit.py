@@ -287,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="clusters-t3 only")
     parser.add_argument("--repeats", type=int, default=1, help="fits per case and mode")
+    parser.add_argument("--only", default="", help="run the cases whose name contains this")
     parser.add_argument("--json", type=Path, help="write the measurements here")
     parser.add_argument("--screenshot-dir", type=Path,
                         help="save the window during each case's first live fit here")
@@ -318,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         run_fit(app, window, probe, make_cases(True)[0][1], True, None)
         results = []
         for index, (name, dataset) in enumerate(make_cases(args.quick)):
+            if args.only not in name:
+                continue
             runs = []
             for repeat in range(args.repeats):
                 order = (False, True) if repeat % 2 == 0 else (True, False)

@@ -233,8 +233,10 @@ def test_each_snapshot_costs_one_render_and_clearing_restores_the_result(qtbot, 
         assert frames == [False]
     layer = view.live_scene.point_layer
     np.testing.assert_allclose(np.linalg.norm(layer.xyz, axis=1), 1.0)
+    assert plotter.hold_still  # no anti-aliased frame after each snapshot
     view.clear_configuration()
     assert not view.live_scene.shown and not view.scene.hidden
+    qtbot.waitUntil(lambda: frames[-1] is True, timeout=plotter.STILL_DELAY_MS + 3000)
     assert view.render_image() == before
 
 

@@ -114,7 +114,9 @@ class LiveSMDS:
 
     def observe(self, event: ProgressEvent) -> None:
         """Take one progress event of the fit."""
-        if event.stage != "smds" or event.configuration is None:
+        if event.stage == "smds" and event.configuration is None:
+            return  # an SMDS report without a configuration (none to show)
+        if event.stage != "smds":
             if self._in_run:
                 self.flush()
                 self._in_run = False

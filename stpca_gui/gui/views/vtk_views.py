@@ -45,6 +45,10 @@ class ViewInteractor(QtInteractor):
         super().__init__(*args, **kwargs)
         self.enable_anti_aliasing("fxaa")
         self._smooth = True
+        #: While True (an animation: a live fit), frames are drawn without anti-aliasing
+        #: and no anti-aliased frame follows them; it would double the cost of the frames
+        #: that come more than ``STILL_DELAY_MS`` apart.
+        self.hold_still = False
         self._still_timer = QTimer(self)
         self._still_timer.setSingleShot(True)
         self._still_timer.setInterval(self.STILL_DELAY_MS)
@@ -78,7 +82,10 @@ class ViewInteractor(QtInteractor):
         timer = getattr(self, "_still_timer", None)
         if timer is not None:  # None while QtInteractor.__init__ runs
             self._set_smooth(False)
-            timer.start()
+            if self.hold_still:
+                timer.stop()
+            else:
+                timer.start()
         self.update()
 
     def _on_interactor_render(self, *_: object) -> None:
@@ -333,6 +340,7 @@ class SphereView(VtkView):
         caption = live_caption(snapshot.iteration, snapshot.stress, snapshot.radius,
                                self._projection.note)
         first_view = not self._drawn and not self.live_scene.shown
+        self.plotter.hold_still = True
         self.scene.hide()
         self.live_scene.show(points, caption, snapshot.stress_history, colors, selected)
         if first_view:
@@ -354,6 +362,7 @@ class SphereView(VtkView):
         """Hide the live drawing (its actors serve the next fit) and unhide the result (no
         render); whether there was a live drawing."""
         self._projection = None
+        self.plotter.hold_still = False
         if self._live_snapshot is None:
             self.scene.unhide()
             return False
