@@ -173,6 +173,35 @@ def sphere_pixels_drawn(view) -> float:
 
 
 @gui
+def test_live_scene_moves_its_points_in_place_and_draws_a_capped_subset() -> None:
+    import pyvista as pv
+
+    from stpca_gui.plotting.live_smds import LIVE_MAX_POINTS, LiveSMDSScene
+
+    n = LIVE_MAX_POINTS + 500
+    plotter = pv.Plotter(off_screen=True, window_size=(400, 300))
+    scene = LiveSMDSScene(plotter)
+    first, second = (tiny_snapshot(k, n).units[:, :3] for k in (1, 2))
+    first /= np.linalg.norm(first, axis=1, keepdims=True)
+    second /= np.linalg.norm(second, axis=1, keepdims=True)
+    selected = np.zeros(n, dtype=bool)
+    selected[[7, 11]] = True
+    scene.show(first, "iteration 1", None, "red", selected)
+    layer, cloud_points = scene.point_layer, scene.point_layer.cloud.GetPoints()
+    actors = list(scene._actors)
+    scene.show(second, "iteration 2", np.array([[1, 2.0], [2, 1.0]]))
+    # The same actors and point arrays, the new coordinates (cloud and selection overlay).
+    assert scene.point_layer is layer and scene._actors == actors
+    assert layer.cloud.GetPoints() is cloud_points
+    np.testing.assert_array_equal(layer.cloud.points, second[layer.subset.base])
+    np.testing.assert_array_equal(layer.overlay.points, second[[7, 11]])
+    assert layer.n_drawn == LIVE_MAX_POINTS
+    assert scene.caption == f"iteration 2\nshowing {LIVE_MAX_POINTS:,} of {n:,} points"
+    assert scene.frames == 2
+    plotter.close()
+
+
+@gui
 def test_a_fit_is_drawn_live_then_replaced_by_its_result(qtbot, window, gui_dir):
     drawn: list[SMDSSnapshot] = []
     live_content: list[float] = []

@@ -405,8 +405,10 @@ class SceneBase:
         self.plotter.render()
 
     def _draw_points(self, xyz: NDArray[np.float64], point_size: float | None, name: str,
-                     colors: Any, selected: ArrayLike | None) -> None:
-        """Draw the point cloud (replacing the scene's point layer) and colour it."""
+                     colors: Any, selected: ArrayLike | None, *,
+                     subset_caption: bool = True) -> None:
+        """Draw the point cloud (replacing the scene's point layer) and colour it; with
+        ``subset_caption`` say in the lower right corner when only a subset is drawn."""
         drawn = min(len(xyz), self.max_points)
         size = default_point_size(drawn) if point_size is None else float(point_size)
         layer = PointLayer(self.plotter, xyz, size, name, cap=self.max_points)
@@ -415,7 +417,7 @@ class SceneBase:
         layer.set_colors(colors, selected)
         self._points = layer
         self.point_xyz = layer.xyz
-        if layer.subset.label():
+        if subset_caption and layer.subset.label():
             self._caption(layer.subset.label(), "lower_right", 9, f"{name}-subset-note")
 
     @property
