@@ -228,6 +228,9 @@ def run_fit(app: Any, window: Any, probe: LiveFitProbe, dataset: Any, live: bool
         "draws_per_s": draws / smds_s if smds_s > 0 else float("nan"),
         "show_ms_median": 1e3 * float(np.median(probe.snapshot_seconds))
         if probe.snapshot_seconds else float("nan"),
+        "show_ms_max": 1e3 * float(np.max(probe.snapshot_seconds))
+        if probe.snapshot_seconds else float("nan"),
+        "first_gap_after_first_frame_ms": first_frame_gap(probe, gaps, start, end),
         "render_ms_median": 1e3 * float(np.median(probe.render_seconds))
         if probe.render_seconds else float("nan"),
         "render_ms_max": 1e3 * float(np.max(probe.render_seconds))
@@ -239,6 +242,16 @@ def run_fit(app: Any, window: Any, probe: LiveFitProbe, dataset: Any, live: bool
         if smds_gaps.size else float("nan"),
         "gaps_over_100ms": int(np.sum(gaps > 0.1)),
     }
+
+
+def first_frame_gap(probe: LiveFitProbe, gaps: np.ndarray, start: float,
+                    end: float) -> float:
+    """The gap around the first live frame (the one that may build the drawing)."""
+    if not probe.snapshot_times:
+        return float("nan")
+    times = np.asarray([start, *[t for t in probe.ticks if start < t <= end], end])
+    k = int(np.searchsorted(times, probe.snapshot_times[0])) - 1
+    return 1e3 * float(gaps[max(0, min(k, len(gaps) - 1))])
 
 
 def report(cases: list[dict[str, Any]], info: dict[str, str]) -> str:
