@@ -113,6 +113,10 @@ class ProgressEvent:
         new array per event, which the receiver may keep; None for the other stages.
     radius : float
         SMDS events only: the sphere radius of ``configuration`` (NaN otherwise).
+    landmarks : ndarray of intp, shape (m,), or None
+        SMDS events of a landmark fit only: the rows of the data whose configuration
+        ``configuration`` is (in its row order); None in an exact fit and for the other
+        stages. The same array for every event of one landmark set.
     """
 
     stage: str
@@ -122,6 +126,7 @@ class ProgressEvent:
     message: str = ""
     configuration: NDArray[np.float64] | None = field(default=None, repr=False)
     radius: float = float("nan")
+    landmarks: NDArray[np.intp] | None = field(default=None, repr=False)
 
 
 ProgressCallback = Callable[[ProgressEvent], bool | None]
@@ -408,7 +413,11 @@ class ScaledTorusPCA(Estimator):
             init = self.smds_init
             if not isinstance(init, str):
                 init = np.asarray(init)[indices]
-            smds = self._fit_smds(angles[indices], init, smds_seed, report)
+            report.landmarks = indices
+            try:
+                smds = self._fit_smds(angles[indices], init, smds_seed, report)
+            finally:
+                report.landmarks = None
             match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
             if self.landmark_trials > 1:
                 units, _ = match.interpolate(angles[validation])
@@ -494,6 +503,8 @@ class _Reporter:
     def __init__(self, callback: ProgressCallback | None) -> None:
         self.callback = callback
         self._configuration: tuple[NDArray[np.float64], float] | None = None
+        #: The landmark rows being mapped by SMDS (None in an exact fit).
+        self.landmarks: NDArray[np.intp] | None = None
 
     def __call__(self, event: ProgressEvent) -> None:
         if self.callback is not None and self.callback(event):
@@ -528,7 +539,8 @@ class _Reporter:
         try:
             return bool(self.callback(ProgressEvent(
                 "smds", 0.0, iteration, stress, f"spherical MDS: iteration {iteration}, "
-                f"stress {stress:.5f}", configuration=units, radius=radius)))
+                f"stress {stress:.5f}", configuration=units, radius=radius,
+                landmarks=self.landmarks)))
         except FitCancelled:
             return True
 

@@ -150,6 +150,7 @@ class MainWindow(QMainWindow):
     def _prepare_numerics(self) -> None:
         from ..core import loaded_libraries
         from ..model import AppState, RecentFiles
+        from .live_fit import connect_live_fit
         from .panels import ParametersPanel, SummaryPanel
         from .worker import FitController
 
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
         self.controller.failed.connect(self._on_failure)
         self.controller.cancelled.connect(self._on_cancelled)
         self.controller.busy_changed.connect(self._on_busy)
+        connect_live_fit(self)
         self.state.selection.changed.connect(self._on_selection)
         self.state.selection.active_group_changed.connect(self._on_selection)
         self.state.dataset_changed.connect(self._on_dataset)

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 
+from ..core.stpca import ProgressEvent
 from ..model import AnalysisResult, Dataset, FitParameters, run_analysis
+from ..model.live_fit import LIVE_INTERVAL, LiveSMDS, SMDSSnapshot
 from ..model.tasks import TaskProgress, TaskState
 from .tasks import TaskRunner
 
 
-def fit_task(dataset: Dataset, params: FitParameters, state: TaskState) -> AnalysisResult:
-    """The task of one fit (Qt-free): progress and cancel through the core's callback."""
-    return run_analysis(dataset, params, callback=state.callback)
+def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,
+             live_interval: float | None = LIVE_INTERVAL,
+             clock: Callable[[], float] = time.monotonic) -> AnalysisResult:
+    """The task of one fit (Qt-free): progress and cancel through the core's callback.
+
+    With ``live_interval`` (seconds), the SMDS configurations reach ``state.partial`` as
+    :class:`~stpca_gui.model.live_fit.SMDSSnapshot` s, at most one per interval plus the
+    first and last of each run (throttled here, in the fit's thread); None sends none.
+    """
+    if live_interval is None:
+        return run_analysis(dataset, params, callback=state.callback)
+    live = LiveSMDS(state.partial, live_interval, clock)
+
+    def callback(event: ProgressEvent) -> bool:
+        live.observe(event)
+        return state.callback(event)
+
+    return run_analysis(dataset, params, callback=callback)
 
 
 class FitController(QObject):
@@ -25,10 +44,19 @@ class FitController(QObject):
 
     Signals carry the core's types: ``progress(ProgressEvent)``,
     ``succeeded(AnalysisResult)``, ``failed(message, details)``, ``cancelled()``,
-    ``busy_changed(bool)``.
+    ``busy_changed(bool)``, and ``smds_snapshot(SMDSSnapshot, Dataset)``: the SMDS
+    configuration as it converges, a few times a second, with the data set being fitted
+    (never for a superseded fit).
+
+    Attributes
+    ----------
+    live_interval : float or None
+        Seconds between two ``smds_snapshot`` signals of a fit (None: no snapshots), for
+        the fits started afterwards.
     """
 
     progress = Signal(object)
+    smds_snapshot = Signal(object, object)
     succeeded = Signal(object)
     failed = Signal(str, str)
     cancelled = Signal()
@@ -37,7 +65,10 @@ class FitController(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.runner = TaskRunner(self)
+        self.live_interval: float | None = LIVE_INTERVAL
+        self._dataset: Dataset | None = None
         self.runner.progress.connect(self._relay_progress)
+        self.runner.partial.connect(self._relay_partial)
         self.runner.succeeded.connect(self.succeeded)
         self.runner.failed.connect(self.failed)
         self.runner.cancelled.connect(self.cancelled)
@@ -49,7 +80,10 @@ class FitController(QObject):
 
     def start(self, dataset: Dataset, params: FitParameters) -> None:
         """Fit ``dataset``; a running fit is cancelled first."""
-        self.runner.start(partial(fit_task, dataset, params))
+        # Only the latest fit's partial results are relayed (the runner drops those of a
+        # superseded fit), so they belong to this data set.
+        self._dataset = dataset
+        self.runner.start(partial(fit_task, dataset, params, live_interval=self.live_interval))
 
     def cancel(self) -> None:
         """Cancel the running fit and drop any queued one."""
@@ -62,3 +96,7 @@ class FitController(QObject):
     def _relay_progress(self, report: TaskProgress) -> None:
         if report.event is not None:
             self.progress.emit(report.event)
+
+    def _relay_partial(self, value: object) -> None:
+        if isinstance(value, SMDSSnapshot):
+            self.smds_snapshot.emit(value, self._dataset)

@@ -247,6 +247,19 @@ class PointLayer:
         self.actor.SetVisibility(positions.size > 0)
         self.cloud.Modified()
 
+    def set_positions(self, xyz: ArrayLike) -> None:
+        """Move the points (same number, same order) without rebuilding anything: the
+        coordinates of the cloud and the overlay are rewritten in place."""
+        new = np.ascontiguousarray(xyz, dtype=np.float64)
+        if new.shape != self.xyz.shape:
+            raise ValueError(f"positions must have shape {self.xyz.shape}, got {new.shape}")
+        self.xyz = new
+        self.cloud.points[:] = new if self.subset.complete else new[self.subset.base]
+        self.cloud.GetPoints().Modified()
+        if self.overlay_indices.size:
+            self.overlay.points[:] = new[self.overlay_indices]
+            self.overlay.GetPoints().Modified()
+
     def colors(self) -> NDArray[np.uint8]:
         """The RGBA array of the cloud, shape (number of base points, 4), uint8 (opaque):
         one row per point when every point is drawn."""
@@ -296,6 +309,7 @@ class SceneBase:
         self._actors: list[Any] = []
         self._view_key: tuple | None = None
         self._points: PointLayer | None = None
+        self._hidden: list[tuple[Any, bool]] | None = None
         self.point_xyz = np.empty((0, 3))
         #: Most points drawn (see :mod:`~stpca_gui.plotting.display_subset`).
         self.max_points = MAX_DRAWN_POINTS
@@ -310,6 +324,26 @@ class SceneBase:
             self.plotter.remove_actor(actor, reset_camera=False, render=False)
         self._actors.clear()
         self._points = None
+        self._hidden = None
+
+    def hide(self) -> None:
+        """Make the scene's actors invisible, keeping them (another scene shows meanwhile
+        in the same plotter); :meth:`unhide` shows them as they were. Does not render."""
+        if self._hidden is None:
+            self._hidden = [(actor, bool(actor.GetVisibility())) for actor in self._actors]
+            for actor in self._actors:
+                actor.SetVisibility(False)
+
+    def unhide(self) -> None:
+        """Undo :meth:`hide` (does not render)."""
+        hidden, self._hidden = self._hidden, None
+        for actor, visible in hidden or ():
+            actor.SetVisibility(visible)
+
+    @property
+    def hidden(self) -> bool:
+        """Whether :meth:`hide` is in effect."""
+        return self._hidden is not None
 
     def clear(self) -> None:
         """Remove everything this scene drew (the camera is kept)."""

@@ -13,7 +13,9 @@ from pyvista.plotting.plotter import BasePlotter
 from pyvistaqt import QtInteractor
 
 from ...model import AppState
+from ...model.live_fit import SMDSSnapshot
 from ...plotting.export3d import save_plotter_image
+from ...plotting.live_smds import ConfigurationProjection, LiveSMDSScene, live_caption
 from ...plotting.sphere_scene import SphereScene, sphere_view_data
 from ...plotting.torus_scene import TorusScene
 from .base import ViewFrame, current_colors
@@ -140,7 +142,7 @@ class VtkView(ViewFrame):
         save_plotter_image(self.plotter, path, scale=scale)
 
     def render_image(self) -> QImage | None:
-        if not self._drawn:
+        if not self.has_content():
             return None
         self.plotter.render_now()
         return numpy_to_qimage(self.plotter.screenshot(return_img=True))
@@ -261,7 +263,12 @@ class TorusView(VtkView):
 
 
 class SphereView(VtkView):
-    """The SMDS configuration on S² (or its projection onto the nested S²), with S¹."""
+    """The SMDS configuration on S² (or its projection onto the nested S²), with S¹.
+
+    Besides the fitted result, the view can show SMDS configurations as they converge
+    (live fits, the guided tour): :meth:`show_configuration` draws one snapshot in place of
+    the result, :meth:`clear_configuration` returns to the result.
+    """
 
     title_text = "Sphere"
     export_stem = "sphere"
@@ -269,6 +276,13 @@ class SphereView(VtkView):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.scene = SphereScene(self.plotter)
+        #: Draws the live configurations (in the same plotter; the result is hidden then).
+        self.live_scene = LiveSMDSScene(self.plotter)
+        #: Snapshots drawn by :meth:`show_configuration` since the view was made.
+        self.live_draws = 0
+        self._live_snapshot: SMDSSnapshot | None = None
+        self._live_colors_given = False
+        self._projection: ConfigurationProjection | None = None
         self.note = QLabel("")
         self.note.setStyleSheet("color: gray;")
         self.controls.addWidget(self.note)
@@ -276,7 +290,110 @@ class SphereView(VtkView):
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self.update_colors)
 
+    # ------------------------------------------------------------ live configurations
+    @property
+    def showing_configuration(self) -> bool:
+        """Whether the view shows a configuration of :meth:`show_configuration`."""
+        return self._live_snapshot is not None
+
+    def show_configuration(self, snapshot: SMDSSnapshot, colors: Any = None,
+                           selected: Any = None) -> None:
+        """Show an SMDS configuration instead of the result, until
+        :meth:`clear_configuration` or the next result.
+
+        The first snapshot (or one with ``snapshot.first``, or of another size or
+        dimension) builds the drawing; the following ones move the points, rewrite the
+        caption ("SMDS iteration k · stress s · r = …") and the stress chart
+        (``snapshot.stress_history``) in place, with one render each. The camera is kept
+        (set once when the view showed nothing before). For d > 2 the points are
+        projected onto S² in a basis fixed by the first snapshot
+        (:class:`~stpca_gui.plotting.live_smds.ConfigurationProjection`).
+
+        Parameters
+        ----------
+        snapshot : SMDSSnapshot
+            The configuration (unit vectors of S^d, m rows).
+        colors : array_like (m, 3|4) or one colour, optional
+            Point colours. By default the colours the other views give the snapshot's
+            rows (``snapshot.landmarks`` in a landmark fit) in the current colour mode
+            and selection; these follow later selection and colour-mode changes.
+        selected : bool mask (m,) or indices, optional
+            Points drawn larger (with ``colors``; by default the current selection).
+        """
+        previous = self._live_snapshot
+        fresh = (snapshot.first or previous is None or self._projection is None
+                 or previous.units.shape != snapshot.units.shape)
+        if fresh:
+            self._projection = ConfigurationProjection(snapshot.units)
+        self._live_snapshot = snapshot
+        self._live_colors_given = colors is not None
+        if colors is None and (fresh or not _same_rows(previous, snapshot)):
+            colors, selected = self._state_colors_of(snapshot)
+        points = self._projection(snapshot.units)
+        caption = live_caption(snapshot.iteration, snapshot.stress, snapshot.radius,
+                               self._projection.note)
+        first_view = not self._drawn and not self.live_scene.built
+        self.scene.hide()
+        self.live_scene.show(points, caption, snapshot.stress_history, colors, selected,
+                             rebuild=fresh)
+        if first_view:
+            self.live_scene.reset_camera(render=False)
+        self.note.setText("spherical MDS, live")
+        self.live_draws += 1
+
+    def clear_configuration(self) -> None:
+        """Stop showing configurations: the result comes back as it was (recoloured for
+        the current selection), or the view is empty without a result."""
+        if not self._end_live():
+            return
+        if self._drawn:
+            self.update_colors()  # the selection may have changed meanwhile
+        else:
+            self.plotter.render()
+
+    def _end_live(self) -> bool:
+        """Remove the live drawing and unhide the result (no render); whether there was
+        one."""
+        self._projection = None
+        if self._live_snapshot is None and not self.live_scene.built:
+            self.scene.unhide()
+            return False
+        self._live_snapshot = None
+        self.live_scene.clear(render=False)
+        self.scene.unhide()
+        self._set_result_note()
+        return True
+
+    def _state_colors_of(self, snapshot: SMDSSnapshot) -> tuple[Any, Any]:
+        """The state's colours and selection of the snapshot's data rows (None, None when
+        the snapshot does not fit the data shown)."""
+        dataset = self.state.dataset
+        if dataset is None:
+            return None, None
+        n = dataset.n_samples
+        if snapshot.landmarks is None and snapshot.n_points != n:
+            return None, None
+        rows = snapshot.rows(n)
+        if rows.size and (rows.min() < 0 or rows.max() >= n):
+            return None, None
+        colors, selected = current_colors(self.state)
+        return colors.at(rows), selected[rows]
+
+    def has_content(self) -> bool:
+        return self._drawn or self.live_scene.built
+
+    # ------------------------------------------------------------------- the result
+    def _set_result_note(self) -> None:
+        result = self.state.result
+        if result is None:
+            self.note.setText("")
+            return
+        d = result.scores.shape[1]
+        self.note.setText("S² (fitted)" if d == 2 else
+                          f"projection onto the nested S² of S^{d}" if d > 2 else "S¹")
+
     def redraw(self, *_: object) -> None:
+        self._end_live()
         result = self.state.result
         if result is None:
             self.plotter.clear()
@@ -284,9 +401,7 @@ class SphereView(VtkView):
             self.note.setText("")
             self._drawn = False
             return
-        d = result.scores.shape[1]
-        self.note.setText("S² (fitted)" if d == 2 else
-                          f"projection onto the nested S² of S^{d}" if d > 2 else "S¹")
+        self._set_result_note()
         points, circle, mean = sphere_view_data(result.model)
         colors, selected = current_colors(self.state)
         self.scene.draw(points, circle3=circle, mean3=mean, colors=colors, selected=selected)
@@ -294,8 +409,23 @@ class SphereView(VtkView):
         self._drawn_from = (None, result)
 
     def update_colors(self, *_: object) -> None:
+        if self._live_snapshot is not None:
+            if not self._live_colors_given:
+                colors, selected = self._state_colors_of(self._live_snapshot)
+                if colors is not None:
+                    self.live_scene.update_colors(colors, selected)
+            return  # the result is recoloured when it shows again
         if self._drawn and not self._shows(None, self.state.result):
             self.redraw()  # drawn from an older result: the current colours do not fit it
         elif self._drawn:
             colors, selected = current_colors(self.state)
             self.scene.update_colors(colors, selected)
+
+
+def _same_rows(a: SMDSSnapshot | None, b: SMDSSnapshot) -> bool:
+    """Whether two snapshots draw the same data rows (so the colours drawn still fit)."""
+    if a is None or a.n_points != b.n_points:
+        return False
+    if a.landmarks is None or b.landmarks is None:
+        return a.landmarks is None and b.landmarks is None
+    return a.landmarks is b.landmarks or np.array_equal(a.landmarks, b.landmarks)
