@@ -22,16 +22,17 @@ from numpy.typing import NDArray
 from ..core.smds import SphericalMDS, default_initial_radius
 from ..core.torus import torus_pdist
 from .analysis import AnalysisResult
+from .live_fit import SMDSSnapshot
 from .tasks import TaskState
 
 __all__ = [
     "MAX_FRAMES",
     "PAPER_EQUATIONS",
+    "RADIUS_FACTORS",
     "RADIUS_SAMPLE",
     "PaperEquation",
     "RadiusPoint",
     "SeamSplit",
-    "SmdsFrame",
     "SnapshotRecorder",
     "TourData",
     "TourStep",
@@ -42,7 +43,6 @@ __all__ = [
     "refit_at_radius",
     "seam_split",
     "sphere_name",
-    "sphere_view_points",
     "superscript",
     "tour_steps",
 ]
@@ -171,7 +171,7 @@ PAPER_EQUATIONS: dict[str, PaperEquation] = {eq.label: eq for eq in (
         r"\mathrm{var}_{\mathbb{S}^d}=\sum_{k=1}^d\mathrm{var}^{(k)}_{\mathbb{S}^d}"
         r"=\sum_{k=1}^d\sum_{i=1}^n\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},\hat y_i^{(k)})^2",
         (r"$\mathrm{var}_{\mathbb{S}^d}=\sum_{k=1}^{d}\mathrm{var}^{(k)}_{\mathbb{S}^d}"
-         r"=\sum_{k=1}^{d}\sum_{i=1}^{n}\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},"
+         r"=\sum_{k=1}^{d}\,\sum_{i=1}^{n}\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},"
          r"\hat y_i^{(k)})^2$",
          r"torus (§3.5): $\hat x_i^{(k)}=\tilde{T}(\hat y_i^{(k)})$, "
          r"$\mathrm{var}^{(k)}_{\mathbb{T}^d}=\sum_i\delta_{\mathbb{T}^d}(\hat x_i^{(k-1)},"
@@ -194,24 +194,20 @@ def sphere_name(k: int, radius: str = "") -> str:
 
 # --------------------------------------------------------------------------- recorded data
 @dataclass(frozen=True)
-class SmdsFrame:
-    """One recorded SMDS iteration: its stress, radius and configuration as the sphere view
-    draws it (unit vectors on the nested S² of the final fit, shape (m, 3))."""
-
-    iteration: int
-    stress: float
-    radius: float
-    points3: NDArray[np.float64] = field(repr=False)
-
-
-@dataclass(frozen=True)
 class RadiusPoint:
-    """SMDS refitted at a fixed radius: its stress and configuration (as in
-    :class:`SmdsFrame`)."""
+    """SMDS refitted at a fixed radius: its stress and configuration.
+
+    Attributes
+    ----------
+    radius, stress : float
+    snapshot : SMDSSnapshot
+        The converged configuration (unit vectors on S^d of the refitted rows), for the
+        sphere view.
+    """
 
     radius: float
     stress: float
-    points3: NDArray[np.float64] = field(repr=False)
+    snapshot: SMDSSnapshot = field(repr=False)
 
 
 class SnapshotRecorder:
@@ -345,17 +341,6 @@ def naive_and_torus_distances(
     return naive, torus_pdist(x)[i, j], rows[i], rows[j]
 
 
-def sphere_view_points(model: object, units: NDArray[np.float64]) -> NDArray[np.float64]:
-    """A configuration on S^d as the sphere view draws the fit: on the fitted nested S²
-    (d ≥ 3), on S² itself (d = 2), or on the circle in the plane z = 0 (d = 1)."""
-    units = np.asarray(units, dtype=np.float64)
-    units = units / np.linalg.norm(units, axis=1, keepdims=True)
-    d = units.shape[1] - 1
-    if d >= 2:
-        return model.pns_.nested_sphere_coordinates(units, 2)
-    return np.column_stack([units, np.zeros(len(units))])
-
-
 def radius_grid(r_hat: float, r_star: float) -> NDArray[np.float64]:
     """The radii of the stress curve: :data:`RADIUS_FACTORS` × r̂, with r̂ and r*."""
     radii = np.append(np.asarray(RADIUS_FACTORS) * r_hat, [r_hat, r_star])
@@ -371,8 +356,9 @@ class TourData:
     Attributes
     ----------
     result : AnalysisResult
-    frames : list of SmdsFrame
-        The replayed SMDS iterations (of the landmarks, in a landmark fit).
+    frames : list of SMDSSnapshot
+        The replayed SMDS iterations (of the landmarks, in a landmark fit), each with the
+        stress history up to it; the first has ``first=True``.
     trace : ndarray, shape (k, 2)
         Iteration and stress of every SMDS iteration.
     r_star : float
@@ -385,7 +371,7 @@ class TourData:
     """
 
     result: AnalysisResult
-    frames: list[SmdsFrame]
+    frames: list[SMDSSnapshot]
     trace: NDArray[np.float64]
     r_star: float
     radius_points: list[RadiusPoint]
@@ -422,15 +408,25 @@ def _radius_rows(n: int) -> NDArray[np.intp]:
 def refit_at_radius(result: AnalysisResult, rows: NDArray[np.intp], radius: float,
                     state: TaskState) -> RadiusPoint:
     """SMDS at a fixed radius (eq. smds2) on the samples ``rows``, started at the fitted
-    configuration (a background task)."""
+    configuration (a background task; cancelling stops it within an iteration)."""
     state.check()
     model = result.model
     smds = SphericalMDS(radius=float(radius), init=model.embedding_[rows],
                         max_iter=RADIUS_MAX_ITER, tol=model.smds_.tol)
-    smds.fit(result.dataset.angles[rows], callback=lambda *_: state.cancelled)
+    trace: list[tuple[int, float]] = []
+
+    def on_iteration(iteration: int, stress: float) -> bool:
+        trace.append((iteration, stress))
+        return state.cancelled
+
+    smds.fit(result.dataset.angles[rows], callback=on_iteration)
     state.check()
-    return RadiusPoint(float(radius), float(smds.stress_),
-                       sphere_view_points(model, smds.embedding_))
+    all_rows = len(rows) == result.dataset.n_samples
+    snapshot = SMDSSnapshot(
+        iteration=int(smds.n_iter_), stress=float(smds.stress_), units=smds.embedding_,
+        radius=float(radius), landmarks=None if all_rows else np.asarray(rows, np.intp),
+        stress_history=np.array(trace, dtype=np.float64).reshape(-1, 2), first=True)
+    return RadiusPoint(float(radius), float(smds.stress_), snapshot)
 
 
 def prepare_tour(result: AnalysisResult, state: TaskState) -> TourData:
@@ -446,8 +442,12 @@ def prepare_tour(result: AnalysisResult, state: TaskState) -> TourData:
     replay = SphericalMDS(**model.smds_.get_params())
     replay.fit(model.smds_.angles_, callback=lambda *_: state.cancelled, snapshot=recorder)
     state.check()
-    frames = [SmdsFrame(it, stress, radius, sphere_view_points(model, units))
-              for it, stress, units, radius in recorder.frames()]
+    trace = np.array(recorder.trace, dtype=np.float64).reshape(-1, 2)
+    landmarks = getattr(model, "landmark_indices_", None)
+    frames = [SMDSSnapshot(iteration=it, stress=stress, units=units, radius=radius,
+                           landmarks=landmarks, stress_history=trace[trace[:, 0] <= it],
+                           first=k == 0)
+              for k, (it, stress, units, radius) in enumerate(recorder.frames())]
     d = result.dataset.n_angles
     r_star = default_initial_radius(d, state.check)
     rows = _radius_rows(result.dataset.n_samples)
@@ -457,8 +457,8 @@ def prepare_tour(result: AnalysisResult, state: TaskState) -> TourData:
         state.progress(k / len(radii), f"Spherical MDS at r = {radius:.2f} "
                        f"({k + 1} of {len(radii)})…", stage="tour-radius")
         points.append(refit_at_radius(result, rows, radius, state))
-    return TourData(result, frames, np.array(recorder.trace, dtype=np.float64).reshape(-1, 2),
-                    r_star, points, rows, seam_split(result.dataset.angles))
+    return TourData(result, frames, trace, r_star, points, rows,
+                    seam_split(result.dataset.angles))
 
 
 # --------------------------------------------------------------------------- the steps
@@ -519,7 +519,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
     naive, torus, _, _ = naive_and_torus_distances(dataset.angles)
     shorter = float(np.mean(naive - torus > 0.5))
     first, last = data.trace[0], data.trace[-1]
-    torus_name, sphere_r = f"T{superscript(d)}", sphere_name(d, "r")
+    torus_name, sphere_r = f"T{superscript(d)}", f"{sphere_name(d)} of radius r"
     landmarks = (f" (a landmark fit: the {len(model.smds_.angles_):,} landmarks are shown)"
                  if result.landmark_note else "")
     sub = (f" The refits use {len(data.radius_rows)} of the {n:,} samples, to stay quick."
@@ -542,7 +542,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
     levels = [sphere_name(k) for k in range(d - 1, 0, -1)]
     if len(levels) > 3:
         levels = [*levels[:2], "…", levels[-1]]
-    chain = " ⊃ ".join([sphere_name(d), *levels, "{μ̂}"])
+    chain = " ⊃ ".join([sphere_name(d), *levels, "{μ}"])
     steps = [
         TourStep(
             "torus", "Angles live on a torus",
@@ -572,7 +572,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
             f"{len(data.trace)} iterations{landmarks}: the stress falls from "
             f"{first[1]:.4f} to {last[1]:.4f}. A stress of {last[1]:.4f} means a typical "
             f"distance is off by about {math.sqrt(last[1]):.2f} rad."
-            + (" (For d > 2 the view shows each configuration on the fitted nested S².)"
+            + (f" (The view shows {sphere_name(d)} along three principal axes.)"
                if d > 2 else ""),
             ("eq:smds", "eq:smds2"), ("sphere",), sphere="smds", color_mode=groups_mode,
             figure="smds"),
@@ -596,8 +596,8 @@ def tour_steps(data: TourData) -> list[TourStep]:
             "clusters. " + pns_types
             + "A sample's scores are its signed distances from each subsphere and, last, its "
             "position along the principal circle S¹ (PNS1), measured from the backwards "
-            "mean μ̂ (vermillion ball). The plot shows how the spread shrinks from level to level.",
-            ("eq:PNS",), ("sphere", "scores"), color_mode="pns1", figure="pns"),
+            "mean μ (vermillion ball). The plot shows how the spread shrinks from level to level.",
+            ("eq:PNS",), ("sphere", "scores"), color_mode=groups_mode, figure="pns"),
         TourStep(
             "curve", "Back to the torus: the principal curve",
             "The principal circle S¹ lives on the sphere; to see it on the torus each of its "

@@ -122,7 +122,9 @@ def draw_distances(figure: Figure | SubFigure, step: TourStep, data: TourData) -
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("naive distance of the raw angles (rad)")
     ax.set_ylabel("torus distance (rad)")
-    ax.legend(loc="lower right", fontsize=TICK_SIZE - 1, frameon=False, markerscale=2)
+    # Above the diagonal only the line of the largest distance: room for the legend.
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.8), fontsize=TICK_SIZE - 1,
+              frameon=False, markerscale=2)
 
 
 def draw_stress_trace(figure: Figure | SubFigure, data: TourData,
