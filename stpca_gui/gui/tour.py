@@ -584,7 +584,9 @@ class TourExport(QObject):
 
         tour = self.tour
         dataset = tour.data.result.dataset
-        lines = [f"# A guided tour of ST-PCA: {dataset.description or dataset.name}", "",
+        lines = [f"# A guided tour of ST-PCA: {dataset.name}", "",
+                 f"Data: {dataset.description or dataset.source} (n = {dataset.n_samples}, "
+                 f"d = {dataset.n_angles}).", "",
                  "Scaled Torus PCA (Zoubouloglou, García-Portugués & Marron), step by step. "
                  "Equation numbers refer to the paper.", ""]
         for k, (step, path) in enumerate(zip(tour.steps, self.written, strict=True), 1):
@@ -592,8 +594,10 @@ class TourExport(QObject):
                       f"![{step.title}]({path.name})", "", step.text, ""]
             for label in step.equations:
                 equation = PAPER_EQUATIONS[label]
-                lines += [f"$$ {equation.latex} \\tag{{{equation.number}}} $$", "",
-                          f"*{equation.citation}* (`{label}`)", ""]
+                lines += [f"$$ {equation.latex} \\tag{{{equation.number}}} $$", ""]
+                if equation.companion:
+                    lines += [f"$$ {equation.companion} $$", ""]
+                lines += [f"*{equation.citation}* (`{label}`)", ""]
         index = self.folder / "tour.md"
         try:
             with atomic_path(index) as tmp:

@@ -77,7 +77,10 @@ class PaperEquation:
         The equation as in the paper (LaTeX, for the exported index).
     mathtext : tuple of str
         The same for matplotlib's mathtext, one string per rendered line (simplified where
-        mathtext lacks a construct).
+        mathtext lacks a construct), with the companion's line last when there is one.
+    companion : str
+        An unnumbered formula of the same subsection that the tour shows with it (LaTeX),
+        e.g. the torus distance next to the sphere distance of eq. (1); "" for none.
     """
 
     label: str
@@ -86,6 +89,7 @@ class PaperEquation:
     name: str
     latex: str
     mathtext: tuple[str, ...]
+    companion: str = ""
 
     @property
     def citation(self) -> str:
@@ -98,13 +102,13 @@ _STRESS_SUM = r"\frac{1}{n(n-1)}\sum_{i\neq j}"
 PAPER_EQUATIONS: dict[str, PaperEquation] = {eq.label: eq for eq in (
     PaperEquation(
         "eq:sdist", 1, "2.1 Some geometrical considerations",
-        "geodesic distances on the sphere and the torus",
-        r"\delta_{\mathbb{S}^d_r}(x,y)=r\arccos(x'y/r^2),\quad "
-        r"\delta_{\mathbb{T}^d}(\phi,\psi)=\Big(\sum_{i=1}^d\min\{|\phi_i-\psi_i|,"
-        r"2\pi-|\phi_i-\psi_i|\}^2\Big)^{1/2}",
-        (r"$\delta_{\mathbb{T}^d}(\phi,\psi)=\left(\sum_{i=1}^{d}\,\min\{|\phi_i-\psi_i|,"
-         r"\;2\pi-|\phi_i-\psi_i|\}^2\right)^{1/2}$",
-         r"$\delta_{\mathbb{S}^d_r}(x,y)=r\,\arccos(x^{\prime}y/r^2)$")),
+        "geodesic distances on the sphere (and, after it, on the torus)",
+        r"\delta_{\mathbb{S}^d_r}(x,y)=r\arccos(x'y/r^2)",
+        (r"$\delta_{\mathbb{S}^d_r}(x,y)=r\,\arccos(x^{\prime}y/r^2)$",
+         r"$\delta_{\mathbb{T}^d}(\phi,\psi)=\left(\sum_{i=1}^{d}\,\min\{|\phi_i-\psi_i|,"
+         r"\;2\pi-|\phi_i-\psi_i|\}^2\right)^{1/2}$"),
+        companion=r"\delta_{\mathbb{T}^d}(\phi,\psi)=\Big(\sum_{i=1}^d\min\{|\phi_i-\psi_i|,"
+        r"2\pi-|\phi_i-\psi_i|\}^2\Big)^{1/2}"),
     PaperEquation(
         "eq:mds", 2, "2.2.1 Classical Euclidean MDS",
         "classical MDS, which is PCA for Euclidean distances",
@@ -175,7 +179,10 @@ PAPER_EQUATIONS: dict[str, PaperEquation] = {eq.label: eq for eq in (
          r"\hat y_i^{(k)})^2$",
          r"torus (§3.5): $\hat x_i^{(k)}=\tilde{T}(\hat y_i^{(k)})$, "
          r"$\mathrm{var}^{(k)}_{\mathbb{T}^d}=\sum_i\delta_{\mathbb{T}^d}(\hat x_i^{(k-1)},"
-         r"\hat x_i^{(k)})^2$")),
+         r"\hat x_i^{(k)})^2$"),
+        companion=r"\mathrm{var}_{\mathbb{T}^d}^{(k)}=\sum_{i=1}^n\delta_{\mathbb{T}^d}"
+        r"\big(\hat x_i^{(k-1)},\hat x_i^{(k)}\big)^2,\quad"
+        r"\hat x_i^{(k)}=\tilde T(\hat y_i^{(k)})"),
 )}
 
 
@@ -519,6 +526,16 @@ def tour_steps(data: TourData) -> list[TourStep]:
     naive, torus, _, _ = naive_and_torus_distances(dataset.angles)
     shorter = float(np.mean(naive - torus > 0.5))
     first, last = data.trace[0], data.trace[-1]
+    if model.smds_.radius == "auto":
+        radius_text = (f"The fit estimates r together with the points (eq. 6): "
+                       f"r̂ = {result.radius:.2f}.")
+    else:
+        radius_text = (f"This fit used a fixed r = {result.radius:.2f} (Parameters panel); "
+                       "with \"estimate\" r is fitted together with the points (eq. 6).")
+    optimizer = ("L-BFGS" if model.smds_.optimizer == "lbfgs"
+                 else "BFGS, as the paper did with R's optim")
+    start_note = (" The start (a classical MDS) is already close, so the points move only "
+                  "a little." if first[1] < 1.5 * last[1] else "")
     torus_name, sphere_r = f"T{superscript(d)}", f"{sphere_name(d)} of radius r"
     landmarks = (f" (a landmark fit: the {len(model.smds_.angles_):,} landmarks are shown)"
                  if result.landmark_note else "")
@@ -526,8 +543,12 @@ def tour_steps(data: TourData) -> list[TourStep]:
            if data.radius_subsampled else "")
     types = getattr(model.pns_, "sphere_types_", [])
     small = sum(t == "small" for t in types)
-    pns_types = (f"Here {small} of the {len(types)} fitted subspheres are small spheres. "
-                 if types else "")
+    if len(types) == 1:
+        pns_types = f"Here the fitted circle S¹ is a {types[0]} circle. "
+    elif types:
+        pns_types = f"Here {small} of the {len(types)} fitted subspheres are small spheres. "
+    else:
+        pns_types = ""
     torus1 = result.torus_ratio[0]
     seam_text = (
         f"The highlighted points are neighbours on the torus: they sit on either side of "
@@ -568,20 +589,21 @@ def tour_steps(data: TourData) -> list[TourStep]:
             f"Spherical MDS places one point on the sphere {sphere_r} per sample so that the "
             "great-circle distances match the torus distances as well as possible: it "
             "minimises the stress of eq. (4). The app writes each point as y = r z/‖z‖ "
-            "(eq. 5) and improves all z at once with L-BFGS. The sphere view replays the "
-            f"{len(data.trace)} iterations{landmarks}: the stress falls from "
-            f"{first[1]:.4f} to {last[1]:.4f}. A stress of {last[1]:.4f} means a typical "
-            f"distance is off by about {math.sqrt(last[1]):.2f} rad."
+            f"(eq. 5) and improves all z at once with {optimizer}. The sphere view replays "
+            f"the {len(data.trace)} iterations{landmarks}: the stress falls from "
+            f"{first[1]:.4f} to {last[1]:.4f}.{start_note} A stress of {last[1]:.4f} means a "
+            f"typical distance is off by about {math.sqrt(last[1]):.2f} rad."
             + (f" (The view shows {sphere_name(d)} along three principal axes.)"
                if d > 2 else ""),
             ("eq:smds", "eq:smds2"), ("sphere",), sphere="smds", color_mode=groups_mode,
             figure="smds"),
         TourStep(
             "radius", "The radius r",
-            f"Distances on {sphere_r} are at most πr, and its curvature is 1/r². Too small "
-            "a sphere cannot hold the long torus distances, so the stress rises steeply; a very "
-            "large sphere is almost flat, and the stress creeps up again. The fit estimates r "
-            f"together with the points (eq. 6): r̂ = {result.radius:.2f}. The Wasserstein "
+            f"On the {sphere_r} no distance exceeds πr, and the curvature is 1/r². Too "
+            "small a sphere cannot hold the long torus distances, so the stress rises "
+            "steeply; a very large sphere is almost flat, and the stress creeps up again. "
+            + radius_text
+            + " The Wasserstein "
             f"radius r* = {data.r_star:.2f} of eq. (7), which matches the distances of "
             "uniform samples, is the paper's starting value for r̂. Move the slider: spherical MDS "
             "is refitted at that radius and the sphere view shows the new configuration."
