@@ -171,6 +171,8 @@ class GuidedTour(QObject):
         self._saved: dict[str, object] | None = None
         self._closing = False
         self._waiting_for_fit = False
+        self._frame_marker = None
+        self._equation_images: dict[str, bytes] = {}
         self._frame_timer = QTimer(self)
         self._frame_timer.setInterval(FRAME_MS)
         self._frame_timer.timeout.connect(self._advance_frame)
@@ -350,12 +352,15 @@ class GuidedTour(QObject):
         data = self.data
         panel = self.panel
         self._frame_timer.stop()
+        self._frame_marker = None
         panel.counter.setText(f"Step {self.index + 1} of {len(self.steps)}")
         panel.title.setText(step.title)
         panel.text.setText(step.text)
         self._show_equation(step)
         panel.back_button.setEnabled(self.index > 0)
         panel.next_button.setEnabled(self.index < len(self.steps) - 1)
+        # Arrow keys reach the tour's shortcuts unless a text field has the focus.
+        (panel.next_button if panel.next_button.isEnabled() else panel.back_button).setFocus()
         panel.show_controls(step.sphere == "smds", step.sphere == "radius")
         self._emphasise(step.views)
         state = self.window.state
@@ -387,8 +392,11 @@ class GuidedTour(QObject):
         from ..model.tour import PAPER_EQUATIONS
         from ..plotting.tour_figures import equation_png
 
+        label = step.equations[0]
+        if label not in self._equation_images:  # a rendering takes a quarter second
+            self._equation_images[label] = equation_png(step.equation, fontsize=11.5)
         pixmap = QPixmap()
-        pixmap.loadFromData(equation_png(step.equation, fontsize=11.5))
+        pixmap.loadFromData(self._equation_images[label])
         width = self.panel.width() - 24
         if pixmap.width() > width > 0:
             pixmap = pixmap.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
@@ -400,12 +408,15 @@ class GuidedTour(QObject):
                                                   for eq in also)
         self.panel.citation.setText(citation)
 
-    def _draw_figure(self, **options: object) -> None:
+    def _draw_figure(self, **options: object) -> object:
         from ..plotting.tour_figures import draw_tour_figure
 
-        draw_tour_figure(self.panel.figure, self.step, self.data,
-                         axes=tuple(self.window.state.torus_axes), **options)
+        figure = self.panel.figure
+        figure.set_layout_engine("constrained")
+        drawn = draw_tour_figure(figure, self.step, self.data,
+                                 axes=tuple(self.window.state.torus_axes), **options)
         self.panel.canvas.draw_idle()
+        return drawn
 
     # ------------------------------------------------------------------ SMDS replay
     def replay(self) -> None:
@@ -417,7 +428,14 @@ class GuidedTour(QObject):
     def _show_frame(self) -> None:
         snapshot = self.data.frames[self.frame]
         self.window.views["sphere"].show_configuration(snapshot)
-        self._draw_figure(frame=self.frame)
+        if self.frame == 0 or self._frame_marker is None:
+            self._frame_marker = self._draw_figure(frame=self.frame)
+        else:
+            # Only the marker moves: the layout of the first frame is kept (no constrained
+            # layout pass per frame).
+            self.panel.figure.set_layout_engine("none")
+            self._frame_marker.move(snapshot.iteration, snapshot.stress)
+            self.panel.canvas.draw_idle()
 
     def _advance_frame(self) -> None:
         if self.data is None or self.step.sphere != "smds":

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: Most SMDS frames kept for the replay (the first and the last are always among them).
-MAX_FRAMES = 60
+MAX_FRAMES = 40
 #: Most samples refitted at a fixed radius; larger data are subsampled (the panel says so).
 RADIUS_SAMPLE = 400
 #: Radii of the stress-versus-r curve, as multiples of r̂.

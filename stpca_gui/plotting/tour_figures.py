@@ -30,7 +30,7 @@ from .colors import CURVE_COLOR, NEUTRAL, cyclic_colors, group_palette, label_co
 from .mpl_common import TICK_SIZE, style_axes
 from .variance import SPHERE_COLOR, TORUS_COLOR
 
-__all__ = ["FIGURE_KINDS", "draw_tour_figure", "equation_png", "step_colors"]
+__all__ = ["FIGURE_KINDS", "FrameMarker", "draw_tour_figure", "equation_png", "step_colors"]
 
 #: Colour of r̂ and of the current point, and of r*.
 ESTIMATE_COLOR = "#0072B2"
@@ -127,24 +127,38 @@ def draw_distances(figure: Figure | SubFigure, step: TourStep, data: TourData) -
               frameon=False, markerscale=2)
 
 
+class FrameMarker:
+    """The marker of the shown SMDS frame on the stress curve, movable without a redraw of
+    the rest (for the replay)."""
+
+    def __init__(self, ax) -> None:
+        (self.point,) = ax.plot([], [], "o", color=CURVE_COLOR, markersize=8)
+        self.label = ax.annotate("", (0.0, 0.0), textcoords="offset points", xytext=(10, 10),
+                                 fontsize=TICK_SIZE)
+
+    def move(self, iteration: float, stress: float) -> None:
+        """Put the marker at ``(iteration, stress)``."""
+        self.point.set_data([iteration], [stress])
+        self.label.xy = (iteration, stress)
+        self.label.set_text(f"iteration {int(iteration)}\nstress {stress:.4f}")
+
+
 def draw_stress_trace(figure: Figure | SubFigure, data: TourData,
-                      frame: int | None = None) -> None:
-    """Stress per SMDS iteration, with the shown frame marked."""
+                      frame: int | None = None) -> FrameMarker:
+    """Stress per SMDS iteration, with the shown frame marked; returns the marker."""
     ax = figure.subplots()
     style_axes(ax)
     iterations, stress = data.trace[:, 0], data.trace[:, 1]
     ax.plot(iterations, stress, color=ESTIMATE_COLOR, linewidth=2)
     if stress.size and stress.max() > 3 * stress.min() > 0:
         ax.set_yscale("log")
+    marker = FrameMarker(ax)
     if frame is not None and data.frames:
-        shown = data.frames[frame]
-        ax.plot([shown.iteration], [shown.stress], "o", color=CURVE_COLOR, markersize=8)
-        ax.annotate(f"iteration {shown.iteration}\nstress {shown.stress:.4f}",
-                    (shown.iteration, shown.stress), textcoords="offset points",
-                    xytext=(10, 10), fontsize=TICK_SIZE)
-    ax.set_xlabel("L-BFGS iteration")
+        marker.move(data.frames[frame].iteration, data.frames[frame].stress)
+    ax.set_xlabel("optimiser iteration")
     ax.set_ylabel("stress (eq. 4)")
     ax.set_title("Spherical MDS converging")
+    return marker
 
 
 def draw_stress_vs_radius(figure: Figure | SubFigure, data: TourData,
@@ -274,7 +288,8 @@ def draw_explained_variance(figure: Figure | SubFigure, data: TourData) -> None:
 FIGURE_KINDS: dict[str, Callable[..., None]] = {
     "pca": lambda figure, step, data, **_: draw_pca(figure, step, data),
     "distances": lambda figure, step, data, **_: draw_distances(figure, step, data),
-    "smds": lambda figure, step, data, frame=None, **_: draw_stress_trace(figure, data, frame),
+    "smds": lambda figure, step, data, frame=None, **_: draw_stress_trace(figure, data,
+                                                                           frame),
     "radius": lambda figure, step, data, radius=None, **_: draw_stress_vs_radius(
         figure, data, radius),
     "pns": lambda figure, step, data, **_: draw_pns_levels(figure, step, data),
@@ -285,14 +300,15 @@ FIGURE_KINDS: dict[str, Callable[..., None]] = {
 
 
 def draw_tour_figure(figure: Figure, step: TourStep, data: TourData, **options: object
-                     ) -> None:
+                     ) -> object:
     """Clear ``figure`` and draw the figure of ``step``.
 
     ``options``: ``frame`` (index into ``data.frames``, for "smds"), ``radius`` (the chosen
     radius, for "radius") and ``axes`` (angles shown, for "curve"); others are ignored.
+    Returns what the step's builder returns (the :class:`FrameMarker` for "smds").
     """
     figure.clear()
-    FIGURE_KINDS[step.figure](figure, step, data, **options)
+    return FIGURE_KINDS[step.figure](figure, step, data, **options)
 
 
 def equation_png(equation: PaperEquation, *, fontsize: float = 12.0, dpi: int = 110,
