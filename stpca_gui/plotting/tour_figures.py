@@ -39,6 +39,8 @@ START_COLOR = "#009E73"
 _MAX_PAIRS_DRAWN = 6000
 #: Angles of the principal curve shown at most (one axes each).
 _MAX_CURVE_ANGLES = 3
+#: Samples drawn by a scatter at most.
+_MAX_POINTS_DRAWN = 20_000
 #: Components in the explained variance bars at most.
 _MAX_COMPONENTS = 6
 
@@ -54,9 +56,18 @@ def step_colors(step: TourStep, data: TourData) -> NDArray[np.float64]:
     return cyclic_colors(result.pns1, result.pns1_period)
 
 
+def _drawn_rows(n: int) -> NDArray[np.intp]:
+    """The samples a scatter draws: all of them up to :data:`_MAX_POINTS_DRAWN`, else a
+    fixed random subset (the figures are small; drawing 10⁶ markers would take seconds)."""
+    if n <= _MAX_POINTS_DRAWN:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, _MAX_POINTS_DRAWN, replace=False))
+
+
 def _highlighted_last(groups: NDArray[np.int8]) -> NDArray[np.intp]:
-    """Sample order for drawing: the unselected first, so highlighted points are on top."""
-    return np.argsort(groups != 0, kind="stable")
+    """The drawn samples, unselected first, so that highlighted points are on top."""
+    rows = _drawn_rows(groups.size)
+    return rows[np.argsort(groups[rows] != 0, kind="stable")]
 
 
 def _scatter(ax, xy: NDArray[np.float64], colors: NDArray[np.float64],
@@ -76,7 +87,7 @@ def draw_pca(figure: Figure | SubFigure, step: TourStep, data: TourData) -> None
     angles = result.dataset.angles
     colors = step_colors(step, data)
     order = _highlighted_last(data.seam.groups())
-    size = _marker_size(len(angles))
+    size = _marker_size(order.size)
     pca, ratio = euclidean_pca_scores(angles)
     left, right = figure.subplots(1, 2)
     _scatter(left, pca, colors, order, size)
@@ -197,7 +208,7 @@ def draw_pns_levels(figure: Figure | SubFigure, step: TourStep, data: TourData) 
     style_axes(ax)
     rng = np.random.default_rng(0)
     n = scores.shape[0]
-    shown = np.arange(n) if n <= 5000 else rng.choice(n, 5000, replace=False)
+    shown = _drawn_rows(n)
     pns = result.model.pns_
     types = list(getattr(pns, "sphere_types_", []))
     labels = []
@@ -242,10 +253,12 @@ def draw_curve_angles(figure: Figure | SubFigure, step: TourStep, data: TourData
     shown = [a for a in axes if a < dataset.n_angles][:_MAX_CURVE_ANGLES]
     panels = figure.subplots(len(shown), 1, sharex=True, squeeze=False)[:, 0]
     order = np.argsort(curve.parameter)
-    size = _marker_size(dataset.n_samples) * 0.6
+    rows = _drawn_rows(dataset.n_samples)
+    size = _marker_size(rows.size) * 0.6
     for ax, column in zip(panels, shown, strict=True):
         style_axes(ax)
-        ax.scatter(result.pns1, dataset.angles[:, column], c=colors, s=size, linewidths=0)
+        ax.scatter(result.pns1[rows], dataset.angles[rows, column], c=colors[rows], s=size,
+                   linewidths=0)
         for xs, ys in _wrapped_segments(curve.parameter[order], curve.angles[order, column],
                                         curve.breaks[order]):
             ax.plot(xs, ys, color=CURVE_COLOR, linewidth=2.2)
