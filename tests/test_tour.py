@@ -69,7 +69,7 @@ def test_steps_explain_with_the_fits_numbers(fixture, request):
             assert label in PAPER_LABELS
     texts = {step.slug: step.text for step in steps}
     result = data.result
-    assert f"r̂ = {result.radius:.2f}" in texts["radius"]
+    assert f"the fitted radius is {result.radius:.2f}" in texts["radius"]
     assert f"r* = {data.r_star:.2f}" in texts["radius"]
     assert f"{result.stress:.4f}" in texts["smds"]
     assert f"{100 * result.sphere_ratio[0]:.1f} %" in texts["variance"]

@@ -528,7 +528,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
     first, last = data.trace[0], data.trace[-1]
     if model.smds_.radius == "auto":
         radius_text = (f"The fit estimates r together with the points (eq. 6): "
-                       f"r̂ = {result.radius:.2f}.")
+                       f"here the fitted radius is {result.radius:.2f}.")
     else:
         radius_text = (f"This fit used a fixed r = {result.radius:.2f} (Parameters panel); "
                        "with \"estimate\" r is fitted together with the points (eq. 6).")
@@ -605,8 +605,9 @@ def tour_steps(data: TourData) -> list[TourStep]:
             + radius_text
             + " The Wasserstein "
             f"radius r* = {data.r_star:.2f} of eq. (7), which matches the distances of "
-            "uniform samples, is the paper's starting value for r̂. Move the slider: spherical MDS "
-            "is refitted at that radius and the sphere view shows the new configuration."
+            "uniform samples, is the paper's starting value for the fit. Move the slider: "
+            "spherical MDS is refitted at that radius and the sphere view shows the new "
+            "configuration."
             + sub,
             ("eq:smds3", "eq:wasser"), ("sphere",), sphere="radius", color_mode=groups_mode,
             figure="radius"),
@@ -625,7 +626,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
             "The principal circle S¹ lives on the sphere; to see it on the torus each of its "
             f"{len(result.curve.angles)} grid points ψ is mapped back by prediction (eq. 9): "
             "the torus point whose distances to the samples best match the sphere distances "
-            "of ψ. Joined up, these points form the principal curve S̃¹ (black in the torus "
+            "of ψ. Joined up, these points form the principal curve (black in the torus "
             "view), which may wrap around the torus. The plot shows each angle of the curve "
             "against PNS1, over the samples, coloured by PNS1 as in the window.",
             ("eq:invmds2", "eq:interp"), ("torus",), color_mode="pns1", figure="curve"),

@@ -182,7 +182,8 @@ def draw_stress_vs_radius(figure: Figure | SubFigure, data: TourData,
     if stress.size and stress.max() > 10 * stress.min() > 0:
         ax.set_yscale("log")
     r_hat = data.result.radius
-    ax.axvline(r_hat, color=ESTIMATE_COLOR, linewidth=1.5, label=f"r̂ = {r_hat:.2f} (fit)")
+    ax.axvline(r_hat, color=ESTIMATE_COLOR, linewidth=1.5,
+               label=rf"$\hat{{r}}$ = {r_hat:.2f} (fit)")
     ax.axvline(data.r_star, color=START_COLOR, linewidth=1.5, linestyle="--",
                label=f"r* = {data.r_star:.2f} (eq. 7)")
     if radius is not None:
