@@ -117,30 +117,38 @@ class LiveSMDSScene(SceneBase):
 
     @property
     def built(self) -> bool:
-        """Whether the actors exist (a frame was shown since the last :meth:`clear`)."""
+        """Whether the actors exist (shown, or hidden by :meth:`hide` for the next run)."""
         return self._points is not None
+
+    @property
+    def shown(self) -> bool:
+        """Whether the actors exist and are not hidden."""
+        return self.built and not self.hidden
 
     def show(self, points3: ArrayLike, caption: str, history: ArrayLike | None = None,
              colors: Any = None, selected: ArrayLike | None = None, *,
              rebuild: bool = False, point_size: float | None = None) -> None:
         """Show one frame and render.
 
+        The actors are built by the first frame (and when the number of points changes);
+        every other frame, including the first of a new run after :meth:`hide`, rewrites
+        them in place.
+
         Parameters
         ----------
         points3 : array_like, shape (m, 3)
             Points on the unit sphere.
         caption : str
-            Text at the top of the view (e.g. from :func:`live_caption`).
+            Text at the top left of the view (e.g. from :func:`live_caption`).
         history : array_like, shape (k, 2), optional
             ``(iteration, stress)`` rows for the stress chart (hidden when None or k < 2).
         colors, selected
-            Point colours and selection (as :meth:`SceneBase.update_colors`); used when
-            the actors are built, and ignored afterwards unless given again.
+            Point colours and selection (as :meth:`SceneBase.update_colors`); the points
+            keep their colours when ``colors`` is None (the default colour when built).
         rebuild : bool, default False
-            Build the actors afresh (a new run); they are always built when the number
-            of points changed.
+            Build the actors afresh even if they could be reused.
         point_size : float, optional
-            Point size in pixels (default depends on m).
+            Point size in pixels when the actors are built (default depends on m).
         """
         pts = np.atleast_2d(np.asarray(points3, dtype=np.float64))
         if pts.ndim != 2 or pts.shape[1] != 3:
@@ -148,6 +156,7 @@ class LiveSMDSScene(SceneBase):
         if rebuild or self._points is None or self._points.n != len(pts):
             self._build(pts, colors, selected, point_size)
         else:
+            self.unhide()
             self._points.set_positions(pts)
             self.point_xyz = self._points.xyz
             if colors is not None:
@@ -156,6 +165,12 @@ class LiveSMDSScene(SceneBase):
         self._set_history(history)
         self.frames += 1
         self.plotter.render()
+
+    def hide(self) -> None:
+        """Hide the drawing, keeping its actors for the next run (does not render)."""
+        super().hide()
+        if self._chart is not None:
+            self._chart.visible = False
 
     def _build(self, pts: NDArray[np.float64], colors: Any, selected: ArrayLike | None,
                point_size: float | None) -> None:

@@ -332,10 +332,9 @@ class SphereView(VtkView):
         points = self._projection(snapshot.units)
         caption = live_caption(snapshot.iteration, snapshot.stress, snapshot.radius,
                                self._projection.note)
-        first_view = not self._drawn and not self.live_scene.built
+        first_view = not self._drawn and not self.live_scene.shown
         self.scene.hide()
-        self.live_scene.show(points, caption, snapshot.stress_history, colors, selected,
-                             rebuild=fresh)
+        self.live_scene.show(points, caption, snapshot.stress_history, colors, selected)
         if first_view:
             self.live_scene.reset_camera(render=False)
         self.note.setText("spherical MDS, live")
@@ -352,14 +351,14 @@ class SphereView(VtkView):
             self.plotter.render()
 
     def _end_live(self) -> bool:
-        """Remove the live drawing and unhide the result (no render); whether there was
-        one."""
+        """Hide the live drawing (its actors serve the next fit) and unhide the result (no
+        render); whether there was a live drawing."""
         self._projection = None
-        if self._live_snapshot is None and not self.live_scene.built:
+        if self._live_snapshot is None:
             self.scene.unhide()
             return False
         self._live_snapshot = None
-        self.live_scene.clear(render=False)
+        self.live_scene.hide()
         self.scene.unhide()
         self._set_result_note()
         return True
@@ -380,7 +379,7 @@ class SphereView(VtkView):
         return colors.at(rows), selected[rows]
 
     def has_content(self) -> bool:
-        return self._drawn or self.live_scene.built
+        return self._drawn or self.showing_configuration
 
     # ------------------------------------------------------------------- the result
     def _set_result_note(self) -> None:
@@ -396,6 +395,7 @@ class SphereView(VtkView):
         self._end_live()
         result = self.state.result
         if result is None:
+            self.live_scene.clear(render=False)
             self.plotter.clear()
             self.plotter.render()
             self.note.setText("")
