@@ -239,7 +239,7 @@ def test_back_next_through_every_step_and_closing_restores_the_window(qtbot, win
     assert np.array_equal(state.selection.groups, groups)
     assert not sphere.showing_configuration
     assert sphere.scene.point_layer.actor.GetVisibility()  # the result is shown again
-    assert not sphere.live_scene.built
+    assert not sphere.live_scene.shown
     assert all(not view.styleSheet() for view in window.views.values())
     assert window.findChild(type(tour.panel), "guided-tour") is None or not (
         tour.panel.isVisible())
