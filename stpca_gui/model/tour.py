@@ -175,7 +175,7 @@ PAPER_EQUATIONS: dict[str, PaperEquation] = {eq.label: eq for eq in (
         r"\mathrm{var}_{\mathbb{S}^d}=\sum_{k=1}^d\mathrm{var}^{(k)}_{\mathbb{S}^d}"
         r"=\sum_{k=1}^d\sum_{i=1}^n\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},\hat y_i^{(k)})^2",
         (r"$\mathrm{var}_{\mathbb{S}^d}=\sum_{k=1}^{d}\mathrm{var}^{(k)}_{\mathbb{S}^d}"
-         r"=\sum_{k=1}^{d}\,\sum_{i=1}^{n}\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},"
+         r"=\sum_{k=1}^{d}\quad\sum_{i=1}^{n}\delta_{\mathbb{S}^d}(\hat y_i^{(k-1)},"
          r"\hat y_i^{(k)})^2$",
          r"torus (§3.5): $\hat x_i^{(k)}=\tilde{T}(\hat y_i^{(k)})$, "
          r"$\mathrm{var}^{(k)}_{\mathbb{T}^d}=\sum_i\delta_{\mathbb{T}^d}(\hat x_i^{(k-1)},"
