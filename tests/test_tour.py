@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -293,13 +295,16 @@ def test_tour_fits_first_when_there_is_no_result(qtbot, window):
     tour.close()
 
 
-def test_tour_export_writes_a_png_per_step_and_an_index(qtbot, tmp_path, display):
+def test_tour_export_writes_a_png_per_step_and_an_index(tmp_path, display):
     from matplotlib.image import imread
 
-    from stpca_gui.gui.app import main
-
+    # A process of its own, as users run it: the app's event loop and exit are part of it.
     out = tmp_path / "tour"
-    assert main(["--demo", "clusters-t2", "--tour-export", str(out), "--size", "1400x900"]) == 0
+    completed = subprocess.run(
+        [sys.executable, "-m", "stpca_gui.gui.app", "--demo", "clusters-t2", "--tour-export",
+         str(out), "--size", "1400x900"], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert f"wrote 7 tour steps and {out / 'tour.md'}" in completed.stdout
     pngs = sorted(out.glob("step-*.png"))
     index = (out / "tour.md").read_text(encoding="utf-8")
     assert 5 <= len(pngs) <= 8

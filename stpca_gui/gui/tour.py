@@ -625,5 +625,6 @@ class TourExport(QObject):
             return
         print(f"stpca-gui: wrote {len(self.written)} tour steps and {index}")
         self._done = True
-        self.tour.close()
+        # The window closes next: restoring its views first would only queue renders for
+        # plotters about to be closed.
         self.finish(0)
