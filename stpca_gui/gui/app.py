@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render the fitted window to a PNG and exit")
     parser.add_argument("--size", type=_parse_size, default=SCREENSHOT_SIZE, metavar="WxH",
                         help="window size for --screenshot (default 1600x1000)")
+    parser.add_argument("--tour-export", type=Path, default=None, metavar="DIR",
+                        help="render every step of the guided tour to DIR (PNGs and tour.md) "
+                             "and exit")
     # Used when building the desktop bundle (packaging/build), which ships the compiled kernels.
     parser.add_argument("--compile-kernels", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -105,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.file is not None and args.demo is not None:
         build_parser().error("give a file or --demo, not both")
+    if args.screenshot is not None and args.tour_export is not None:
+        build_parser().error("give --screenshot or --tour-export, not both")
     if sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM"):
         # pyvistaqt's OpenGL widget needs the X11 platform (Wayland sessions use XWayland).
         os.environ["QT_QPA_PLATFORM"] = "xcb"
@@ -115,8 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     screenshot_data = None
     from .session_actions import looks_like_stpca_file
 
-    if (args.screenshot is not None and args.file is not None
-            and not looks_like_stpca_file(args.file)):
+    batch = args.screenshot is not None or args.tour_export is not None
+    if batch and args.file is not None and not looks_like_stpca_file(args.file):
         # Read before any window exists: an unreadable file is an error message, not a
         # window that closes without saying why.
         screenshot_data = _read_for_screenshot(args.file)
@@ -148,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.close()
         app.quit()
 
+    def session_failed(message: str) -> None:
+        print(f"stpca-gui: error: {message}", file=sys.stderr)
+        finish(1)
+
     if args.screenshot is not None:
         window.resize(*args.size)
 
@@ -161,10 +170,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print(f"stpca-gui: wrote {args.screenshot}")
                 finish(0)
-
-        def session_failed(message: str) -> None:
-            print(f"stpca-gui: error: {message}", file=sys.stderr)
-            finish(1)
 
         def capture_unfitted_session(_path: Path) -> None:
             """A session saved without a fit has no result to wait for."""
@@ -183,7 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, lambda: give_up("timed out"))
     else:
         window.resize(1500, 950)
-        window.asks_to_save = True
+        if args.tour_export is None:
+            window.asks_to_save = True
+    if args.tour_export is not None:
+        from .tour import TourExport
+
+        window.resize(*args.size)
+        TourExport(window, args.tour_export, finish, timeout_ms=SCREENSHOT_TIMEOUT_MS)
     if trace is not None:
         _follow_startup(window, trace)
     window.show()
@@ -194,13 +205,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         """Once the numerical core is in: load the data, which starts the fit."""
         from ..core import DEMO_NAMES
 
-        if args.screenshot is not None:
+        if batch:
             # The message box of a failed fit is not read by anyone: say why on stderr.
             window.controller.failed.connect(
                 lambda message, _details: print(f"stpca-gui: error: {message}",
                                                 file=sys.stderr))
             window.sessions.open_failed.connect(session_failed)
-            window.sessions.opened.connect(capture_unfitted_session)
+            if args.screenshot is not None:
+                window.sessions.opened.connect(capture_unfitted_session)
             if args.demo is not None and args.demo not in DEMO_NAMES:
                 print(f"stpca-gui: error: unknown demo {args.demo!r} (demos: "
                       f"{', '.join(DEMO_NAMES)})", file=sys.stderr)

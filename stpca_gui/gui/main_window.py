@@ -313,6 +313,9 @@ class MainWindow(QMainWindow):
                                          triggered=lambda _=False, g=k: self._set_group(g)))
 
         help_menu = bar.addMenu("&Help")
+        from .tour import add_tour_action
+
+        add_tour_action(self, help_menu)
         help_menu.addAction(QAction("&About", self, triggered=self._about))
 
         toolbar = self.addToolBar("Main")
