@@ -1,42 +1,26 @@
-"""``stpca reproduce``: run the paper's analyses and write a Markdown report beside its numbers.
-
-Nothing here is tuned to a published number: every analysis runs with the library's
-defaults (and, where the paper's optimiser matters, also with ``optimizer="paper"``), and
-the report says where and why the numbers differ.
-"""
+"""Section 5.1 of the paper: the sunspots longitudes of cycle 23, lagged into T³."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from .core import ScaledTorusPCA, lagged_embedding, make_demo, run_baselines
-from .core.landmark_accuracy import compare_to_exact
-from .core.landmarks import LANDMARK_METHODS
-from .core.modes import periodic_mode_clusters
-from .core.series import diagonal_fit
-from .core.smds import OPTIMIZERS
-from .core.torus import wrap_angles
-from .core.uniformity import uniformity_tests
-from .datasets import PAPER_CYCLE, load_sunspots
-from .io import atomic_path, atomic_write_text
-from .io.tables import read_angle_table
-from .plotting.histogram import ScoreHistogram
-from .plotting.scores import ScoresScatter
+from ..core import ScaledTorusPCA, lagged_embedding, run_baselines
+from ..core.landmark_accuracy import compare_to_exact
+from ..core.landmarks import LANDMARK_METHODS
+from ..core.modes import periodic_mode_clusters
+from ..core.series import diagonal_fit
+from ..core.torus import wrap_angles
+from ..core.uniformity import uniformity_tests
+from ..datasets import PAPER_CYCLE, load_sunspots
+from ..io.tables import read_angle_table
+from ..plotting.histogram import ScoreHistogram
+from ..plotting.scores import ScoresScatter
+from .report import Report, percent
 
-#: Paper values, section 4: r*, r̂, stress, torus % of PC1 (T³: PC1 and PC2).
-PAPER_SIMULATIONS = {
-    "clusters-t2": (1.47, 1.35, 0.068, "95"),
-    "clusters-t3": (1.79, 1.63, 0.064, "94 + 1"),
-    "wrapped-normal-t2": (1.48, 1.39, 0.159, "89"),
-}
 #: Paper, section 5.1: % variance of PC1 on a 1000-point subsample of the sunspots series.
 PAPER_METHODS = {"ST-PCA": "90.51 / 3.07 / 6.40", "T-PCA (SO)": "89.32",
                  "complex dPCA": "72.51", "Euclidean PCA": "55.43", "aPCA": "43.27",
@@ -53,71 +37,10 @@ LANDMARKS_QUICK = 250
 SUBSAMPLE_SEED = 0
 
 
-@dataclass
-class Report:
-    """Markdown lines and the figures written so far."""
-
-    folder: Path
-    lines: list[str]
-
-    def add(self, *lines: str) -> None:
-        self.lines.extend(lines)
-
-    def table(self, header: list[str], rows: list[list[str]]) -> None:
-        self.lines.append("| " + " | ".join(header) + " |")
-        self.lines.append("|" + "---|" * len(header))
-        self.lines.extend("| " + " | ".join(row) + " |" for row in rows)
-        self.lines.append("")
-
-    def figure(self, name: str, draw: Callable[[Figure], None], caption: str) -> None:
-        figure = Figure(figsize=(6.4, 4.0), layout="constrained")
-        FigureCanvasAgg(figure)
-        draw(figure)
-        path = self.folder / name
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, dpi=120, format="png")
-        self.lines.extend([f"![{caption}]({name})", "", f"*{caption}*", ""])
-
-
-def _percent(values: NDArray[np.float64], k: int = 3) -> str:
-    return " / ".join(f"{100 * v:.2f}" for v in values[:k])
-
-
 def curve_diagonal_fit(curve: NDArray[np.float64]) -> list[tuple[float, float]]:
     """(slope, R²) of each unwrapped curve coordinate k ≥ 2 regressed on coordinate 1
     (:func:`~stpca_gui.core.series.diagonal_fit`)."""
     return [(slope, r2) for slope, _, r2 in diagonal_fit(curve)]
-
-
-def _simulations(report: Report, seeds: list[int]) -> None:
-    report.add("## 1. Simulations (paper section 4)", "",
-               f"Data seeds {seeds}; model seed 0; default settings. `lbfgs` is our converged "
-               "optimiser, `paper` emulates R `optim` BFGS with reltol 5e-2 (the paper's run). "
-               "The paper averaged 50 simulations; the cluster sd (0.3) is our assumption.", "")
-    rows = []
-    for name, (p_rstar, p_rhat, p_stress, p_pct) in PAPER_SIMULATIONS.items():
-        for optimizer in OPTIMIZERS:
-            fits = [ScaledTorusPCA(optimizer=optimizer, random_state=0)
-                    .fit(make_demo(name, random_state=s).angles) for s in seeds]
-            torus = np.mean([f.torus_explained_variance_ratio_ for f in fits], axis=0)
-            pct = (f"{100 * torus[0]:.1f}" if torus.size == 2
-                   else f"{100 * torus[0]:.1f} + {100 * torus[1]:.1f}")
-            rows.append([
-                name, optimizer,
-                f"{fits[0].smds_.initial_radius_:.3f} ({p_rstar})",
-                f"{np.mean([f.radius_ for f in fits]):.3f} ({p_rhat})",
-                f"{np.mean([f.stress_ for f in fits]):.4f} ({p_stress})",
-                f"{pct} ({p_pct})",
-                f"{np.mean([sum(f.timings_.values()) for f in fits]):.2f}",
-            ])
-    report.table(["demo", "optimizer", "r* (paper)", "r̂ (paper)", "stress (paper)",
-                  "torus % (paper)", "time (s)"], rows)
-    report.add(
-        "Our r* is the exact minimiser of eq. (wasser); the paper's values are reproduced when "
-        "the uniform sphere points are drawn with uniform hyperspherical angles "
-        "(see `stpca_gui/core/radius.py`). The `paper` optimiser reproduces the published "
-        "r̂ and stress; the converged optimiser reaches 4–13× lower stress, hence higher "
-        "percentages.", "")
 
 
 def paper_cycle_longitudes(path: Path | None = None) -> NDArray[np.float64]:
@@ -135,7 +58,7 @@ def paper_cycle_longitudes(path: Path | None = None) -> NDArray[np.float64]:
     return table.angles[:, 0]
 
 
-def _sunspots(report: Report, path: Path | None, quick: bool) -> None:
+def sunspots_section(report: Report, path: Path | None, quick: bool) -> None:
     report.add(f"## 2. Sunspots, cycle {PAPER_CYCLE}, lag 3 (paper section 5.1)", "")
     theta = paper_cycle_longitudes(path)
     series = lagged_embedding(theta, 3)
@@ -147,11 +70,11 @@ def _sunspots(report: Report, path: Path | None, quick: bool) -> None:
     sub_fit = ScaledTorusPCA(random_state=0).fit(sub)
     sub_time = time.perf_counter() - start
     baselines = run_baselines(sub)
-    rows = [["ST-PCA", _percent(sub_fit.explained_variance_ratio_),
-             _percent(sub_fit.torus_explained_variance_ratio_), PAPER_METHODS["ST-PCA"]],
+    rows = [["ST-PCA", percent(sub_fit.explained_variance_ratio_),
+             percent(sub_fit.torus_explained_variance_ratio_), PAPER_METHODS["ST-PCA"]],
             ["T-PCA (SO)", "not implemented yet", "", PAPER_METHODS["T-PCA (SO)"]]]
     for name, result in baselines.items():
-        rows.append([name, _percent(result.explained_variance_ratio), "",
+        rows.append([name, percent(result.explained_variance_ratio), "",
                      PAPER_METHODS.get(name, "")])
     report.add(f"### Method comparison on a seeded {SUBSAMPLE_SIZE}-point subsample "
                f"(numpy seed {SUBSAMPLE_SEED}; ST-PCA fit {sub_time:.1f} s)", "")
@@ -174,8 +97,8 @@ def _sunspots(report: Report, path: Path | None, quick: bool) -> None:
     report.table(["quantity", "ours", "paper"], [
         ["r̂", f"{full.radius_:.3f}", f"{PAPER_SUNSPOTS_RADIUS}"],
         ["stress", f"{full.stress_:.4f}", "—"],
-        ["sphere % per PC", _percent(full.explained_variance_ratio_), "—"],
-        ["torus % per PC", _percent(full.torus_explained_variance_ratio_), "—"],
+        ["sphere % per PC", percent(full.explained_variance_ratio_), "—"],
+        ["torus % per PC", percent(full.torus_explained_variance_ratio_), "—"],
         ["PNS sphere types", ", ".join(full.pns_.sphere_types_), "—"],
         ["principal curve vs diagonal, 1 − R² (θ2, θ3 on θ1)",
          " / ".join(f"{1 - r2:.1e}" for _, r2 in fits), "3e-5"],
@@ -232,19 +155,3 @@ def _landmark_comparison(
                   "all-pairs stress vs exact (≤ 2 %)", "time (s)"], rows)
 
 
-def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -> Path:
-    """Run the analyses and write ``report.md`` (and figures) into ``out``.
-
-    The sunspots analyses use the bundled data set (``stpca_gui.datasets.load_sunspots``)
-    unless ``sunspots`` names a CSV file to read instead.
-    """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    report = Report(out, ["# Scaled torus PCA: the paper's analyses, reproduced", ""])
-    started = time.perf_counter()
-    _simulations(report, [0] if quick else [0, 1, 2])
-    _sunspots(report, sunspots, quick)
-    report.add(f"Total time: {time.perf_counter() - started:.1f} s.", "")
-    target = out / "report.md"
-    atomic_write_text(target, "\n".join(report.lines) + "\n")
-    return target

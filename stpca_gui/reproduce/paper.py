@@ -1,0 +1,131 @@
+"""The published numbers of the ST-PCA paper that ``stpca reproduce`` checks, with where each
+one is printed, and the rule that marks ours as agreeing with it or not.
+
+A printed value carries its rounding: 1.81 stands for [1.805, 1.815]. Ours *agrees* when it
+lies within that rounding plus a stated tolerance (sampling noise measured over seeds or
+subsamples, never a tolerance chosen to make a number pass); otherwise it *differs*, and the
+report says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Published:
+    """One number as the paper prints it.
+
+    Attributes
+    ----------
+    text : str
+        The number exactly as printed (``"0.0855"``, ``"9.522e-9"``).
+    where : str
+        Section, table or figure of the paper.
+    """
+
+    text: str
+    where: str
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+    @property
+    def rounding(self) -> float:
+        """Half a unit of the last printed digit."""
+        mantissa = self.text.lower().split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        exponent = int(self.text.lower().split("e")[1]) if "e" in self.text.lower() else 0
+        return 0.5 * 10.0 ** (exponent - decimals)
+
+
+def agrees(ours: float, paper: Published, tolerance: float = 0.0) -> bool:
+    """Whether ``ours`` lies within the paper's rounding plus ``tolerance`` of its value."""
+    if not math.isfinite(ours):
+        return False
+    return abs(ours - paper.value) <= paper.rounding + tolerance + 1e-12
+
+
+def verdict(ours: float, paper: Published, tolerance: float = 0.0, *,
+            why_agrees: str = "", why_differs: str = "") -> str:
+    """The report's verdict cell: "agrees" or "**differs**", each with its reason."""
+    if agrees(ours, paper, tolerance):
+        return "agrees" + (f": {why_agrees}" if why_agrees else "")
+    return "**differs**" + (f": {why_differs}" if why_differs else "")
+
+
+def _p(text: str, where: str) -> Published:
+    return Published(text, where)
+
+
+#: Section 4 (simulations), per demo: r*, r̂, stress (§3.1, mean of 50 runs), SMDS time (§3.1,
+#: seconds), torus % of PC1 (and PC2 on T³).
+SIMULATIONS: dict[str, dict[str, Published]] = {
+    "clusters-t2": {
+        "r*": _p("1.47", "§4.1"), "r̂": _p("1.35", "§4.1"), "stress": _p("0.068", "§3.1"),
+        "time": _p("6.45", "§3.1"), "torus PC1": _p("95", "§4.1"),
+    },
+    "clusters-t3": {
+        "r*": _p("1.79", "§4.2"), "r̂": _p("1.63", "§4.2"), "stress": _p("0.064", "§3.1"),
+        "time": _p("7.28", "§3.1"), "torus PC1": _p("94", "§4.2"), "torus PC2": _p("1", "§4.2"),
+    },
+    "wrapped-normal-t2": {
+        "r*": _p("1.48", "§4.3"), "r̂": _p("1.39", "§4.3"), "stress": _p("0.159", "§3.1"),
+        "time": _p("30.93", "§3.1"), "torus PC1": _p("89", "§4.3"),
+    },
+}
+
+#: §3.1: the MDS-Q (smacofSphere) runs the paper compared its optimiser with: primal and dual
+#: time (s) and stress, per demo.
+MDS_Q: dict[str, dict[str, Published]] = {
+    "clusters-t2": {"primal time": _p("14.29", "§3.1"), "primal stress": _p("0.479", "§3.1"),
+                    "dual time": _p("2.16", "§3.1"), "dual stress": _p("1.076", "§3.1")},
+    "clusters-t3": {"primal time": _p("75.02", "§3.1"), "primal stress": _p("1.23", "§3.1"),
+                    "dual time": _p("2.6", "§3.1"), "dual stress": _p("1.753", "§3.1")},
+    "wrapped-normal-t2": {"primal time": _p("14.65", "§3.1"), "primal stress": _p("0.645", "§3.1"),
+                          "dual time": _p("2.19", "§3.1"), "dual stress": _p("0.691", "§3.1")},
+}
+
+#: §5.1: the sunspots fit on all 5371 lagged triples.
+SUNSPOTS_RADIUS = _p("1.81", "§5.1")
+#: §5.1: 1 − R² of the linear fit to the principal curve's 100 points.
+SUNSPOTS_CURVE_1_MINUS_R2 = _p("3e-5", "§5.1")
+
+#: Table ``table:uniformity`` (§5.1): p-values of Giné's F_n, Watson's U² and PAD.
+UNIFORMITY_TESTS = ("Gine_Fn", "Watson", "PAD")
+UNIFORMITY: dict[str, dict[str, Published]] = {
+    "longitudes": {"Gine_Fn": _p("0.3215", "Table 1"), "Watson": _p("0.3595", "Table 1"),
+                   "PAD": _p("0.7554", "Table 1")},
+    "ST-PCA": {"Gine_Fn": _p("0.0855", "Table 1"), "Watson": _p("0.1843", "Table 1"),
+               "PAD": _p("0.1273", "Table 1")},
+    "T-PCA (SO)": {"Gine_Fn": _p("0", "Table 1"), "Watson": _p("0", "Table 1"),
+                   "PAD": _p("0", "Table 1")},
+    "T-PCA (SI)": {"Gine_Fn": _p("0", "Table 1"), "Watson": _p("0", "Table 1"),
+                   "PAD": _p("9.522e-9", "Table 1")},
+}
+
+#: Table ``table:var_explained`` (§5.1): % variance of components 1–3 on a 1000-point
+#: subsample of the sunspots triples. The first five are standard PCA variances of their
+#: representation, T-PCA and ST-PCA torus variances (§3.5).
+METHODS: dict[str, tuple[Published, Published, Published]] = {
+    name: tuple(_p(v, "Table 2") for v in values)  # type: ignore[misc]
+    for name, values in {
+        "dPCA": ("38.48", "34.06", "7.67"),
+        "dPCA+": ("42.69", "30.53", "26.78"),
+        "aPCA": ("43.27", "31.28", "25.45"),
+        "Euclidean PCA": ("55.43", "24.48", "20.09"),
+        "complex dPCA": ("72.51", "14.59", "12.90"),
+        "T-PCA (SI)": ("88.27", "6.97", "4.76"),
+        "T-PCA (SO)": ("89.32", "6.43", "4.25"),
+        "ST-PCA": ("90.51", "3.07", "6.40"),
+    }.items()
+}
+#: §5.1: upper bounds for GeoPCA's first two components (no software reports its variance).
+GEOPCA_BOUNDS = (_p("73.54", "§5.1"), _p("26.46", "§5.1"))
+
+#: §5.2, the small RNA data set (190 nucleotides, not distributed with the paper): r̂ and the
+#: PC1 mode-clustering classification rates.
+RNA = {"r̂": _p("1.49", "§5.2"), "T-PCA (SI)": _p("0.447", "§5.2"),
+       "T-PCA (SO)": _p("0.879", "§5.2"), "ST-PCA": _p("0.916", "§5.2")}
