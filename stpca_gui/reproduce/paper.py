@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Published:
@@ -129,3 +131,22 @@ GEOPCA_BOUNDS = (_p("73.54", "§5.1"), _p("26.46", "§5.1"))
 #: PC1 mode-clustering classification rates.
 RNA = {"r̂": _p("1.49", "§5.2"), "T-PCA (SI)": _p("0.447", "§5.2"),
        "T-PCA (SO)": _p("0.879", "§5.2"), "ST-PCA": _p("0.916", "§5.2")}
+
+
+def quantile_of(paper: Published, values: np.ndarray) -> float:
+    """Share of ``values`` (e.g. one statistic over many subsamples) below the paper's
+    value, ties counted half: where the paper's number falls in our sampling distribution."""
+    values = np.asarray(values, dtype=np.float64)
+    below = np.count_nonzero(values < paper.value)
+    equal = np.count_nonzero(values == paper.value)
+    return float((below + 0.5 * equal) / values.size)
+
+
+def sampling_verdict(paper: Published, values: np.ndarray, what: str) -> str:
+    """"agrees" when the paper's value lies in the central 95 % of ``values`` (our statistic
+    over ``what``, e.g. "200 subsamples"), else "**differs**"; both say where it lies."""
+    q = quantile_of(paper, values)
+    where = f"paper at the {100 * q:.1f} % quantile of {what}"
+    if 0.025 <= q <= 0.975:
+        return f"agrees ({where})"
+    return f"**differs** ({where}: beyond sampling noise)"
