@@ -34,6 +34,33 @@ def test_demo_results_get_the_usual_file_mode(tmp_path, capsys):
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {oct(0o644)}
 
 
+def test_demo_cluster_sd_is_passed_stated_and_saved(tmp_path, capsys):
+    from stpca_gui.core import make_demo
+    from stpca_gui.model.session_file import load_session
+
+    session = tmp_path / "wide.stpca"
+    assert main(["demo", "clusters-t2", "--cluster-sd", "0.5", "--curve-points", "30",
+                 "--save-session", str(session), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"demo\s+clusters-t2 \(data seed 0\): .*cluster sd 0\.5\b", out)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["cluster_sd"] == 0.5
+    dataset = load_session(session).dataset
+    assert dataset.demo_options == {"cluster_sd": 0.5}
+    expected = make_demo("clusters-t2", cluster_sd=0.5).angles
+    assert dataset.angles.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["wrapped-normal-t2", "--cluster-sd", "0.4"], "has no clusters"),
+    (["clusters-t3", "--cluster-sd", "-1"], "must be a positive finite number"),
+])
+def test_demo_refuses_a_cluster_sd_it_cannot_use(args, message, capsys):
+    assert main(["demo", *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 def test_demos_are_listed(capsys):
     assert main(["demos"]) == 0
     out = capsys.readouterr().out
