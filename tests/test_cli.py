@@ -206,6 +206,15 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
                      if line.startswith(("| mixed |", "| maxmin |", "| random |"))]
     assert len(landmark_rows) == 3 and "Landmark fits (m = 250)" in report
     assert all(float(row[1]) >= 0.99 for row in landmark_rows)  # PNS1 agreement
+    # The explained-variance gap: the sd sweep, the conventions, the subsamples, verdicts.
+    gap = report[report.index("## 3. The explained-variance gap"):]
+    assert "| clusters-t2 | 0.3 | paper |" in gap and "| clusters-t3 | 0.5 | lbfgs |" in gap
+    assert "| clusters-t2 | stress | 0.068 (§3.1) |" in gap
+    for key in ("T-a", "T-b", "T-f", "T-g", "T-u", "T-r", "S-c", "S-d", "S-e"):
+        assert f"| {key} |" in gap
+    assert "| paper | T-b | 91.09 / 2.56 / 6.34 |" in gap  # section 2's subsample
+    assert "| sunspots subsamples | PC3 | 6.40 (Table 2) |" in gap
+    assert "### Conclusion" in gap
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
 

@@ -15,6 +15,7 @@ from ..io import atomic_write_text
 from .report import Report
 from .simulations import simulations_section
 from .sunspots import curve_diagonal_fit, paper_cycle_longitudes, sunspots_section
+from .variance_gap import variance_gap_section
 
 __all__ = ["curve_diagonal_fit", "paper_cycle_longitudes", "reproduce"]
 
@@ -31,6 +32,7 @@ def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -
     started = time.perf_counter()
     simulations_section(report, [0] if quick else [0, 1, 2])
     sunspots_section(report, sunspots, quick)
+    variance_gap_section(report, quick, sunspots)
     report.add(f"Total time: {time.perf_counter() - started:.1f} s.", "")
     target = out / "report.md"
     atomic_write_text(target, report.text())
