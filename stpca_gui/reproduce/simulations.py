@@ -20,7 +20,8 @@ def simulations_section(report: Report, seeds: list[int]) -> None:
     report.add("## 1. Simulations (paper section 4)", "",
                f"Data seeds {seeds}; model seed 0; default settings. `lbfgs` is our converged "
                "optimiser, `paper` emulates R `optim` BFGS with reltol 5e-2 (the paper's run). "
-               "The paper averaged 50 simulations; the cluster sd (0.3) is our assumption.", "")
+               "The paper averaged 50 simulations; the cluster sd (0.3) is our assumption "
+               "(section 3 varies it).", "")
     rows = []
     for name, (p_rstar, p_rhat, p_stress, p_pct) in PAPER_SIMULATIONS.items():
         for optimizer in OPTIMIZERS:
