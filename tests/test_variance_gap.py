@@ -91,13 +91,17 @@ def test_every_convention_gives_ratios_that_sum_to_one_except_the_residuals(pape
 
 
 def test_data_at_the_top_changes_only_the_last_component(paper_t3):
-    levels = FitLevels(paper_t3)
-    printed = nested_variance(levels.levels()[1])
-    topped = nested_variance(levels.data_topped(levels.levels()[1]))
+    levels = paper_t3.projections_.copy()
+    printed = nested_variance(levels)
+    levels[-1] = paper_t3.angles_
+    topped = nested_variance(levels)
     np.testing.assert_array_equal(topped[:-1], printed[:-1])
     misfit = torus_distance(paper_t3.angles_, paper_t3.projections_[-1])
     assert np.median(misfit) > 0.05  # the paper's optimiser: predictions far from the data
     assert topped[-1] > 1.3 * printed[-1]
+    ratios = evaluate(FitLevels(paper_t3))
+    np.testing.assert_allclose(ratios["T-a"], printed / printed.sum(), rtol=1e-14)
+    np.testing.assert_allclose(ratios["T-b"], topped / topped.sum(), rtol=1e-14)
 
 
 def test_data_at_the_top_equals_the_printed_definition_when_predictions_are_exact(paper_t3):

@@ -108,12 +108,6 @@ class FitLevels:
             self._by_order[key] = (sphere, torus)
         return self._by_order[key]
 
-    def data_topped(self, torus: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The torus levels with level d replaced by the data: x̂^(d) = x_i."""
-        topped = torus.copy()
-        topped[-1] = self.angles
-        return topped
-
     @cached_property
     def curve_points(self) -> NDArray[np.float64]:
         """Each x_i projected onto the traced principal curve S̃¹ (nearest point)."""
@@ -126,58 +120,40 @@ def _ratio(values: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 # ------------------------------------------------------------------ the conventions
-def _torus_printed(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(f.levels()[1]))
+def _torus_shares(*, data_top: bool = False, curve: bool = False, unwrapped: bool = False,
+                  reverse: bool = False) -> Callable[[FitLevels], NDArray]:
+    """The torus ratios var^(k) / Σ var of §3.5, read one way.
 
+    Parameters
+    ----------
+    data_top : bool
+        x̂^(d) = x_i instead of T̃(ŷ_i).
+    curve : bool
+        x̂^(1) = the nearest point of the traced curve S̃¹ instead of T̃(ŷ^(1)).
+    unwrapped : bool
+        Euclidean distances of the coordinates instead of torus distances.
+    reverse : bool
+        The score columns added first residual first, PNS1 last.
+    """
+    def compute(f: FitLevels) -> NDArray:
+        order = tuple(range(f.d - 1, -1, -1)) if reverse else None
+        torus = f.levels(order)[1].copy()
+        if curve:
+            torus[1] = f.curve_points
+        if data_top:
+            torus[-1] = f.angles
+        ratio = _ratio(nested_variance(torus, _euclidean if unwrapped else torus_distance))
+        # var^(k) belongs to the k-th column added: reversed, PNS1 is the last one.
+        return ratio[::-1] if reverse else ratio
 
-def _torus_data_top(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(f.data_topped(f.levels()[1])))
-
-
-def _with_curve(f: FitLevels, torus: NDArray) -> NDArray:
-    curved = torus.copy()
-    curved[1] = f.curve_points
-    return curved
-
-
-def _torus_curve(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(_with_curve(f, f.levels()[1])))
-
-
-def _torus_curve_data_top(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(_with_curve(f, f.data_topped(f.levels()[1]))))
-
-
-def _residual_shares(f: FitLevels, torus: NDArray) -> NDArray:
-    """C_k = 1 − R_k / R_0 with R_k = Σ_i δ(x_i, x̂_i^(k))², and PC_k = C_k − C_(k−1)."""
-    residual = np.array([np.sum(torus_distance(f.angles, level) ** 2) for level in torus])
-    return -np.diff(residual) / residual[0]
+    return compute
 
 
 def _torus_residual(f: FitLevels) -> NDArray:
-    return _residual_shares(f, f.levels()[1])
-
-
-def _torus_euclidean(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(f.levels()[1], _euclidean))
-
-
-def _torus_euclidean_data_top(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(f.data_topped(f.levels()[1]), _euclidean))
-
-
-def _reversed_order(f: FitLevels) -> tuple[int, ...]:
-    """Shapes' residuals first: the first fitted residual, …, PNS2, PNS1 last."""
-    return tuple(range(f.d - 1, -1, -1))
-
-
-def _torus_reversed(f: FitLevels) -> NDArray:
-    # var^(k) is the k-th column added, so PC1 is reported as the last one added (PNS1).
-    return _ratio(nested_variance(f.levels(_reversed_order(f))[1]))[::-1]
-
-
-def _torus_reversed_data_top(f: FitLevels) -> NDArray:
-    return _ratio(nested_variance(f.data_topped(f.levels(_reversed_order(f))[1])))[::-1]
+    """C_k = 1 − R_k / R_0 with R_k = Σ_i δ(x_i, x̂_i^(k))², and PC_k = C_k − C_(k−1)."""
+    residual = np.array([np.sum(torus_distance(f.angles, level) ** 2)
+                         for level in f.levels()[1]])
+    return -np.diff(residual) / residual[0]
 
 
 def _swap_last_two(ratio: NDArray) -> NDArray:
@@ -237,25 +213,28 @@ def _swapped(compute: Callable[[FitLevels], NDArray]) -> Callable[[FitLevels], N
 #: The conventions, in the report's order.
 CONVENTIONS: tuple[Convention, ...] = (
     Convention("T-a", "torus", "§3.5 as printed: x̂^(k) = T̃(ŷ^(k)) for every k, "
-               "x̂^(d) = T̃(ŷ_i) (ours)", _torus_printed),
+               "x̂^(d) = T̃(ŷ_i) (ours)", _torus_shares()),
     Convention("T-b", "torus", "data at the top: x̂^(d) = x_i, the projection of x_i onto "
-               "S̃^d = T^d", _torus_data_top),
+               "S̃^d = T^d", _torus_shares(data_top=True)),
     Convention("T-f", "torus", "x̂^(1) = the nearest point of the traced curve S̃¹",
-               _torus_curve),
-    Convention("T-fb", "torus", "T-f with x̂^(d) = x_i", _torus_curve_data_top),
+               _torus_shares(curve=True)),
+    Convention("T-fb", "torus", "T-f with x̂^(d) = x_i",
+               _torus_shares(curve=True, data_top=True)),
     Convention("T-g", "torus", "residuals: C_k = 1 − Σδ(x_i, x̂^(k))²/Σδ(x_i, x̂^(0))², "
                "PC_k = C_k − C_(k−1)", _torus_residual),
     Convention("T-u", "torus", "T-a with Euclidean distances of the coordinates in [−π, π) "
                "(the differences not wrapped)",
-               _torus_euclidean),
-    Convention("T-ub", "torus", "T-b with unwrapped distances", _torus_euclidean_data_top),
+               _torus_shares(unwrapped=True)),
+    Convention("T-ub", "torus", "T-b with unwrapped distances",
+               _torus_shares(unwrapped=True, data_top=True)),
     Convention("T-r", "torus", "components added in reverse order (first residual first)",
-               _torus_reversed, three_only=True),
-    Convention("T-rb", "torus", "T-r with x̂^(d) = x_i", _torus_reversed_data_top,
+               _torus_shares(reverse=True), three_only=True),
+    Convention("T-rb", "torus", "T-r with x̂^(d) = x_i",
+               _torus_shares(reverse=True, data_top=True), three_only=True),
+    Convention("T-a′", "torus", "T-a with PC2 and PC3 exchanged", _swapped(_torus_shares()),
                three_only=True),
-    Convention("T-a′", "torus", "T-a with PC2 and PC3 exchanged", _swapped(_torus_printed),
-               three_only=True),
-    Convention("T-b′", "torus", "T-b with PC2 and PC3 exchanged", _swapped(_torus_data_top),
+    Convention("T-b′", "torus", "T-b with PC2 and PC3 exchanged",
+               _swapped(_torus_shares(data_top=True)),
                three_only=True),
     Convention("S-c", "sphere", "eq. totalvar: geodesic distances between successive "
                "projections on the unit sphere", _sphere_geodesic),

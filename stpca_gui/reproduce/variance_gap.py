@@ -91,12 +91,14 @@ class Fits:
         return self.ratios[key].mean(axis=0)
 
     def sd(self, key: str) -> NDArray[np.float64]:
-        """Standard deviation over the fits (0 for one fit)."""
-        return self.ratios[key].std(axis=0, ddof=1) if len(self.radius) > 1 else (
-            np.zeros_like(self.mean(key)))
+        """Standard deviation of the ratios over the fits (0 for one fit)."""
+        return _spread(self.ratios[key])
 
-    def scalar_sd(self, values: NDArray[np.float64]) -> float:
-        return float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+
+def _spread(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Sample standard deviation over the first axis; 0 for a single value."""
+    values = np.asarray(values)
+    return values.std(axis=0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1:])
 
 
 def _conventions(keys: Sequence[str]) -> list[Convention]:
@@ -157,8 +159,8 @@ def _sweep_table(report: Report, sweep: dict[tuple[str, float, str], Fits]) -> N
                  for m, s in zip(torus, spreads, strict=True)]
         rows.append([demo, f"{sd:g}", optimizer, *cells,
                      f"{100 * fits.mean('S-d')[0]:.1f}",
-                     _pm(fits.radius.mean(), fits.scalar_sd(fits.radius), 3),
-                     _pm(fits.stress.mean(), fits.scalar_sd(fits.stress), 4)])
+                     _pm(fits.radius.mean(), float(_spread(fits.radius)), 3),
+                     _pm(fits.stress.mean(), float(_spread(fits.stress)), 4)])
     report.table(["demo", "cluster sd", "optimizer", "torus % PC1 (+ PC2), T-a (ours)",
                   "torus % PC1 (+ PC2), T-b (x̂^(d) = x_i)", "sphere % PC1 (S-d)", "r̂",
                   "stress"], rows)
@@ -175,10 +177,10 @@ def _implied_table(report: Report, sweep: dict[tuple[str, float, str], Fits],
             continue
         quantities: list[tuple[str, Published, NDArray, NDArray]] = [
             ("r̂", SIMULATIONS[demo]["r̂"], np.array([f.radius.mean() for f in cells]),
-             np.array([f.scalar_sd(f.radius) for f in cells])),
+             np.array([_spread(f.radius) for f in cells])),
             # The paper's stress is a mean over 50 data sets: its noise is sd / √50.
             ("stress", SIMULATIONS[demo]["stress"], np.array([f.stress.mean() for f in cells]),
-             np.array([f.scalar_sd(f.stress) for f in cells]) / np.sqrt(PAPER_STRESS_RUNS)),
+             np.array([_spread(f.stress) for f in cells]) / np.sqrt(PAPER_STRESS_RUNS)),
         ]
         for key in ("T-a", "T-b"):
             for k, published in enumerate(_paper_percent(demo)):
