@@ -19,6 +19,7 @@ from .core import (
     load_model,
     make_demo,
 )
+from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from .core.params import ParamSpec
 from .core.summary import fit_summary
 from .io import (
@@ -138,6 +139,10 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("name", nargs="?", default="clusters-t3", choices=DEMO_NAMES,
                       help="demo dataset (default: clusters-t3)")
     demo.add_argument("--data-seed", type=int, default=0, help="seed of the simulated data")
+    demo.add_argument("--cluster-sd", type=float, default=None, metavar="SD",
+                      help=f"standard deviation (radians) of the clusters of "
+                           f"{' and '.join(CLUSTER_DEMOS)} (default: {DEFAULT_CLUSTER_SD:g}; "
+                           "the paper does not state it)")
     _add_model_options(demo)
 
     commands.add_parser("demos", help="list the built-in demo datasets")
@@ -382,12 +387,13 @@ def _run_transform(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    dataset = make_demo(args.name, random_state=args.data_seed)
+    options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
+    dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,
         f"demo             {dataset.name} (data seed {args.data_seed}): {dataset.description}",
-        dataset=Dataset.from_demo(args.name, random_state=args.data_seed),
-        demo=dataset.name, data_seed=args.data_seed)
+        dataset=Dataset.from_demo(args.name, random_state=args.data_seed, **options),
+        demo=dataset.name, data_seed=args.data_seed, **options)
 
 
 def _run_export_script(args: argparse.Namespace) -> int:

@@ -34,6 +34,33 @@ def test_demo_results_get_the_usual_file_mode(tmp_path, capsys):
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in written} == {oct(0o644)}
 
 
+def test_demo_cluster_sd_is_passed_stated_and_saved(tmp_path, capsys):
+    from stpca_gui.core import make_demo
+    from stpca_gui.model.session_file import load_session
+
+    session = tmp_path / "wide.stpca"
+    assert main(["demo", "clusters-t2", "--cluster-sd", "0.5", "--curve-points", "30",
+                 "--save-session", str(session), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"demo\s+clusters-t2 \(data seed 0\): .*cluster sd 0\.5\b", out)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["cluster_sd"] == 0.5
+    dataset = load_session(session).dataset
+    assert dataset.demo_options == {"cluster_sd": 0.5}
+    expected = make_demo("clusters-t2", cluster_sd=0.5).angles
+    assert dataset.angles.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["wrapped-normal-t2", "--cluster-sd", "0.4"], "has no clusters"),
+    (["clusters-t3", "--cluster-sd", "-1"], "must be a positive finite number"),
+])
+def test_demo_refuses_a_cluster_sd_it_cannot_use(args, message, capsys):
+    assert main(["demo", *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 def test_demos_are_listed(capsys):
     assert main(["demos"]) == 0
     out = capsys.readouterr().out
@@ -193,6 +220,18 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     assert len(landmark_rows) == 3 and "Landmark fits (m = 250)" in report
     assert all(float(row[1]) >= 0.99 for row in landmark_rows)  # PNS1 agreement
     assert "## Not reproduced" in report
+    # The explained-variance gap: the sd sweep, the conventions, the subsamples, verdicts.
+    gap = report[report.index("## 3. The explained-variance gap"):]
+    assert "| clusters-t2 | 0.3 | paper |" in gap and "| clusters-t3 | 0.5 | lbfgs |" in gap
+    assert "| clusters-t2 | stress | 0.068 (§3.1) |" in gap
+    for key in ("T-a", "T-b", "T-f", "T-g", "T-u", "T-r", "S-c", "S-d", "S-e"):
+        assert f"| {key} |" in gap
+    # Section 2's subsample under T-b: PC3 > PC2 as in the paper.
+    row = next(line for line in gap.splitlines() if line.startswith("| paper | T-b | "))
+    pc = [float(v) for v in row.split("|")[3].split("/")]
+    assert pc == pytest.approx([91.09, 2.56, 6.34], abs=0.05) and pc[2] > pc[1]
+    assert "| sunspots subsamples | PC3 | 6.40 (Table 2) |" in gap
+    assert "### Conclusion" in gap
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
 

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from stpca_gui.core.demos import (
+    CLUSTER_DEMOS,
     CLUSTERS_T2_MEANS,
     CLUSTERS_T3_MEANS,
+    DEFAULT_CLUSTER_SD,
     DEMO_NAMES,
     DemoDataset,
     list_demos,
@@ -103,6 +105,50 @@ def test_cluster_means_and_spread(name: str, means: tuple, seed: int) -> None:
         # Wrapped normal: mean resultant length exp(-sd²/2) → sd = sqrt(-2 log R).
         sd_hat = np.sqrt(-2.0 * np.log(mean_resultant_length(pts)))
         assert np.all(np.abs(sd_hat - 0.3) < 0.06)
+
+
+@pytest.mark.parametrize("name", CLUSTER_DEMOS)
+@pytest.mark.parametrize("sd", [0.15, 0.6])
+def test_cluster_sd_sets_the_spread_it_states(name: str, sd: float) -> None:
+    ds = make_demo(name, random_state=2, cluster_sd=sd)
+    # The same normal draws, scaled: the unwrapped offsets from the centres are in ratio.
+    default = make_demo(name, random_state=2)
+    means = np.asarray(CLUSTERS_T2_MEANS if name == "clusters-t2" else CLUSTERS_T3_MEANS)
+    offsets = wrap_angles(ds.angles - means[ds.labels])
+    default_offsets = wrap_angles(default.angles - means[default.labels])
+    np.testing.assert_allclose(offsets, default_offsets * sd / DEFAULT_CLUSTER_SD, atol=1e-12)
+    for k in range(len(means)):
+        sd_hat = np.sqrt(-2.0 * np.log(mean_resultant_length(ds.angles[ds.labels == k])))
+        assert np.all(np.abs(sd_hat - sd) < 0.25 * sd)  # 100 points: se ≈ 7 % of sd
+    assert f"cluster sd {sd:g}" in ds.description
+
+
+def test_default_cluster_sd_is_stated_and_explicit_default_is_the_same_data() -> None:
+    for name in CLUSTER_DEMOS:
+        ds = make_demo(name, random_state=3)
+        assert f"cluster sd {DEFAULT_CLUSTER_SD:g}" in ds.description
+        assert "does not state" in ds.description
+        explicit = make_demo(name, random_state=3, cluster_sd=DEFAULT_CLUSTER_SD)
+        assert explicit.angles.tobytes() == ds.angles.tobytes()
+    assert all(f"sd {DEFAULT_CLUSTER_SD:g}" in text for name, text in list_demos()
+               if name in CLUSTER_DEMOS)
+
+
+@pytest.mark.parametrize("value", [0, -0.3, float("nan"), float("inf"), True, "0.3", None])
+def test_bad_cluster_sd_is_refused_with_a_clear_message(value: object) -> None:
+    if value is None:
+        assert make_demo("clusters-t2", cluster_sd=None).n_samples == 300  # the default
+        return
+    with pytest.raises(ValueError, match=r"cluster_sd \(the clusters' standard deviation, "
+                                         r"radians\) must be a positive finite number"):
+        make_demo("clusters-t2", cluster_sd=value)  # type: ignore[arg-type]
+
+
+def test_cluster_sd_is_refused_for_a_demo_without_clusters() -> None:
+    with pytest.raises(ValueError, match="'wrapped-normal-t2' has no clusters, so cluster_sd "
+                                         "does not apply"):
+        make_demo("wrapped-normal-t2", cluster_sd=0.3)
+    assert make_demo("wrapped-normal-t2").n_samples == 500
 
 
 def test_cluster_near_the_boundary_is_wrapped() -> None:

@@ -119,11 +119,15 @@ def test_dataset_records_how_to_rebuild_it_and_survives_a_json_round_trip(tmp_pa
                                    "label_column": "group", "drop_invalid": True,
                                    "row_filter": None}
     # What a session file does with the fields: JSON turns tuples into lists.
-    for dataset in (demo, table):
+    wide = Dataset.from_demo("clusters-t3", random_state=1, cluster_sd=0.5)
+    assert wide.demo_options == {"cluster_sd": 0.5}
+    for dataset in (demo, table, wide):
         fields = {f.name: getattr(dataset, f.name) for f in dataclasses.fields(Dataset)
-                  if f.name in ("demo_seed", "table_options", "lagged_embeddings")}
+                  if f.name in ("demo_seed", "demo_options", "table_options",
+                                "lagged_embeddings")}
         again = dataclasses.replace(dataset, **json.loads(json.dumps(fields)))
         assert again.demo_seed == dataset.demo_seed
+        assert again.demo_options == dataset.demo_options
         assert again.table_options == dataset.table_options
         assert again.lagged_embeddings == dataset.lagged_embeddings
     filtered = dataclasses.replace(table, table_options={**table.table_options,
@@ -169,6 +173,19 @@ def test_demo_script_is_short_lint_clean_and_reproduces_the_app(tmp_path, monkey
     _check_scores(out, dataset, reference.scores)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["source"] == "demo:clusters-t3"
+
+
+def test_demo_script_regenerates_a_non_default_cluster_sd(tmp_path, monkeypatch):
+    dataset = Dataset.from_demo("clusters-t2", random_state=2, cluster_sd=0.5).lagged(0, 2)
+    parameters = FitParameters(n_curve_points=30, random_state=0)
+    export, written = export_script(dataset, parameters, tmp_path / "wide.py")
+    # Regenerated, not copied: the script's own loader gave the data bit for bit.
+    assert export.data_origin == "demo" and export.note == ""
+    assert 'make_demo("clusters-t2", random_state=2, cluster_sd=0.5)' in export.script
+    _lint(written[0])
+    out = tmp_path / "out"
+    _run_here(written[0], out, monkeypatch)
+    _check_scores(out, dataset, run_analysis(dataset, parameters).scores)
 
 
 def test_table_script_rereads_the_file_and_reproduces_the_app(tmp_path, monkeypatch, capsys):
@@ -326,6 +343,25 @@ def test_cli_scripts_a_saved_session_and_the_script_reproduces_its_scores(
     _, _, expected = _read_scores(app_out / "scores.csv")
     _, _, scores = _read_scores(out / "scores.csv")
     assert scores.shape == expected.shape
+    assert np.max(np.abs(scores - expected)) <= 1e-9
+
+
+def test_cli_script_of_a_session_with_a_cluster_sd_regenerates_the_same_data(
+        tmp_path, monkeypatch, capsys):
+    from stpca_gui import cli
+
+    session, app_out = tmp_path / "wide.stpca", tmp_path / "app"
+    assert cli.main(["demo", "clusters-t3", "--cluster-sd", "0.45", "--data-seed", "3",
+                     "--curve-points", "30", "--save-session", str(session), "--out",
+                     str(app_out)]) == cli.EXIT_OK
+    script = tmp_path / "refit.py"
+    assert cli.main(["export-script", str(session), str(script)]) == cli.EXIT_OK
+    assert "note:" not in capsys.readouterr().err  # regenerated, not read from a copy
+    assert 'make_demo("clusters-t3", random_state=3, cluster_sd=0.45)' in script.read_text()
+    out = tmp_path / "out"
+    _run_here(script, out, monkeypatch)
+    _, _, expected = _read_scores(app_out / "scores.csv")
+    _, _, scores = _read_scores(out / "scores.csv")
     assert np.max(np.abs(scores - expected)) <= 1e-9
 
 

@@ -171,18 +171,36 @@ def test_how_the_data_were_made_round_trips(tmp_path):
     """The records Export as Python Script rebuilds the data from (demo seed, read options,
     lagged embeddings) come back from a session."""
     demo = Dataset.from_demo("clusters-t2", random_state=5).lagged(1, 3)
+    wide = Dataset.from_demo("clusters-t3", random_state=2, cluster_sd=0.55)
     table = Dataset.from_table(read_angle_table(_table_file(tmp_path), ["phi", "psi"],
                                                 degrees=True),
                                degrees=True, options={"columns": ["phi", "psi"],
                                                       "degrees": True})
-    for dataset in (demo, table):
+    for dataset in (demo, wide, table):
         save_session(session_from_state(_state(dataset), FitParameters(), {}),
                      tmp_path / "s.stpca")
         loaded = load_session(tmp_path / "s.stpca").dataset
         assert loaded.demo_seed == dataset.demo_seed
+        assert loaded.demo_options == dataset.demo_options
         assert loaded.table_options == dataset.table_options
         assert loaded.lagged_embeddings == dataset.lagged_embeddings
     assert loaded.table_options["degrees"] is True and demo.lagged_embeddings == ((1, 3),)
+    assert demo.demo_options == {} and wide.demo_options == {"cluster_sd": 0.55}
+    assert "cluster sd 0.55" in wide.description
+
+
+def test_a_non_default_cluster_sd_survives_save_and_open(tmp_path):
+    """Opening gives the demo's data and its recipe, which rebuilds them bit for bit."""
+    from stpca_gui.core import make_demo
+
+    dataset = Dataset.from_demo("clusters-t2", random_state=7, cluster_sd=0.45)
+    save_session(session_from_state(_state(dataset), FitParameters(), {}),
+                 tmp_path / "wide.stpca")
+    loaded = load_session(tmp_path / "wide.stpca").dataset
+    rebuilt = make_demo(loaded.name, random_state=loaded.demo_seed, **loaded.demo_options)
+    assert rebuilt.angles.tobytes() == loaded.angles.tobytes() == dataset.angles.tobytes()
+    default = make_demo("clusters-t2", random_state=7)
+    assert default.angles.tobytes() != loaded.angles.tobytes()
 
 
 def _table_file(folder: Path) -> Path:

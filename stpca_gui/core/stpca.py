@@ -51,6 +51,7 @@ from .persistence import load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import CancelCheck, FitCancelled, SnapshotCallback
+from .projections import nested_variance, predict_projections
 from .smds import SphericalMDS
 from .torus import torus_distance
 from .validation import as_float_matrix, check_angles
@@ -78,8 +79,6 @@ PROGRESS_STAGES: dict[str, str] = {
 CURVE_BREAK_FACTOR = 4.0
 #: Curve points × samples solved between two progress reports of the principal curve.
 _CURVE_CHUNK_WORK = 40_000
-#: Queries solved between two progress reports (and chances to cancel) in batch prediction.
-_PREDICTION_BATCH = 512
 #: Points placed on the sphere by T̂ between two progress reports of a landmark fit.
 _PLACEMENT_BATCH = 4096
 #: A landmark fit estimates the torus variance from this many random samples (the sums are
@@ -316,14 +315,12 @@ class ScaledTorusPCA(Estimator):
                 variance_indices = np.sort(np.random.default_rng(int(landmark_seed) + 1).choice(
                     n, size=TORUS_VARIANCE_SAMPLE, replace=False))
             rows = slice(None) if variance_indices is None else variance_indices
-            projections = _predict_projections(pns, pns.scores_[rows], match, angles[rows],
-                                               report)
+            projections = predict_projections(
+                pns, match, pns.scores_[rows], angles[rows],
+                report=lambda fraction, message: report(
+                    ProgressEvent("torus-variance", fraction, message=message)))
             # A subsample's sums are scaled to all n samples; the ratios are unaffected.
-            scale = n / projections.shape[1]
-            torus_var = scale * np.array([
-                np.sum(torus_distance(projections[k - 1], projections[k]) ** 2)
-                for k in range(1, d + 1)
-            ])
+            torus_var = n / projections.shape[1] * nested_variance(projections)
             timer.record("torus-variance", start)
             self.projections_ = projections
         else:
@@ -594,36 +591,6 @@ def closed_curve_breaks(angles: NDArray[np.float64], expected_step: float) -> ND
     steps = torus_distance(angles, np.roll(angles, -1, axis=0))
     typical = max(float(np.median(steps)), float(expected_step))
     return steps > CURVE_BREAK_FACTOR * typical
-
-
-def _predict_projections(
-    pns: PrincipalNestedSpheres, scores: NDArray[np.float64], match: SMDSMatch,
-    angles: NDArray[np.float64], report: _Reporter,
-) -> NDArray[np.float64]:
-    """x̂_i^(k) = T̃(ŷ_i^(k)) for k = d, d-1, …, 0 of the samples with PNS ``scores`` and
-    torus ``angles``; each level starts from the one above."""
-    n, d = scores.shape
-    projections = np.empty((d + 1, n, d))
-    previous = angles
-    total_batches = d * int(np.ceil(n / _PREDICTION_BATCH)) + 1
-    done = 0
-    for k in range(d, 0, -1):
-        kept = scores.copy()
-        kept[:, k:] = 0.0
-        units = pns.inverse_transform(kept)
-        level = np.empty((n, d))
-        for begin in range(0, n, _PREDICTION_BATCH):
-            rows = slice(begin, min(n, begin + _PREDICTION_BATCH))
-            level[rows], _ = match.predict(units[rows], start=previous[rows])
-            done += 1
-            report(ProgressEvent("torus-variance", done / total_batches,
-                                 message=f"torus variance: projections onto S^{k}"))
-        projections[k] = level
-        previous = level
-    mean_angles, _ = match.predict(pns.mean_[None, :])
-    projections[0] = mean_angles[0]
-    report(ProgressEvent("torus-variance", 1.0, message="torus variance: backwards mean"))
-    return projections
 
 
 def _place_on_sphere(

@@ -63,6 +63,16 @@ def _table_options(options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _demo_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``make_demo`` keyword arguments with the types it takes (also after a round trip
+    through JSON)."""
+    known = {"cluster_sd"}
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown demo options: {', '.join(sorted(unknown))}")
+    return {name: float(value) for name, value in options.items()}
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """Angles loaded into the application, with their provenance.
@@ -90,6 +100,9 @@ class Dataset:
         How the values were interpreted, e.g. ``"converted from degrees"``.
     demo_seed : int or None
         The ``random_state`` of a built-in demo (``make_demo(name, random_state=...)``).
+    demo_options : dict
+        The other keyword arguments the built-in demo was made with, e.g.
+        ``{"cluster_sd": 0.5}`` (empty for the demo's defaults).
     table_options : dict or None
         The keyword arguments of :func:`~stpca_gui.io.tables.read_angle_table` that read
         the angles from the file ``source`` (``columns``, ``degrees``, ``label_column``,
@@ -98,7 +111,7 @@ class Dataset:
         The lagged embeddings (column, lags) applied after reading, in order (see
         :meth:`lagged`).
 
-    The last three say how to rebuild the data from its source (a reproducible script).
+    The last four say how to rebuild the data from their source (a reproducible script).
     """
 
     angles: NDArray[np.float64]
@@ -110,6 +123,7 @@ class Dataset:
     dropped: tuple[tuple[int, str], ...] = field(default=())
     unit_note: str = ""
     demo_seed: int | None = None
+    demo_options: Mapping[str, Any] = field(default_factory=dict)
     table_options: Mapping[str, Any] | None = None
     lagged_embeddings: tuple[tuple[int, int], ...] = ()
 
@@ -143,6 +157,7 @@ class Dataset:
                            tuple((int(line), str(why)) for line, why in self.dropped))
         if self.demo_seed is not None:
             object.__setattr__(self, "demo_seed", int(self.demo_seed))
+        object.__setattr__(self, "demo_options", _demo_options(self.demo_options))
         if self.table_options is not None:
             object.__setattr__(self, "table_options", _table_options(self.table_options))
         object.__setattr__(self, "lagged_embeddings", tuple(
@@ -150,17 +165,22 @@ class Dataset:
 
     # ------------------------------------------------------------ constructors
     @classmethod
-    def from_demo(cls, name: str, random_state: int = 0) -> Dataset:
+    def from_demo(cls, name: str, random_state: int = 0, *,
+                  cluster_sd: float | None = None) -> Dataset:
         """A built-in demo (see :func:`stpca_gui.core.demos.make_demo`).
 
-        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …).
+        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …). A
+        ``cluster_sd`` other than None is recorded in ``demo_options``, so that sessions
+        and exported scripts rebuild the same data.
 
         Raises
         ------
         ValueError
-            For an unknown demo name (the message lists the valid ones).
+            For an unknown demo name (the message lists the valid ones), or a
+            ``cluster_sd`` that ``make_demo`` refuses.
         """
-        demo = make_demo(name, random_state=random_state)
+        options = {} if cluster_sd is None else {"cluster_sd": cluster_sd}
+        demo = make_demo(name, random_state=random_state, **options)
         return cls(
             angles=demo.angles,
             column_names=demo.column_names,
@@ -169,6 +189,7 @@ class Dataset:
             description=f"{demo.description} (data seed {random_state})",
             unit_note="radians",
             demo_seed=random_state,
+            demo_options=options,
         )
 
     @classmethod
@@ -240,6 +261,7 @@ class Dataset:
             dropped=self.dropped,
             unit_note=self.unit_note,
             demo_seed=self.demo_seed,
+            demo_options=self.demo_options,
             table_options=self.table_options,
             lagged_embeddings=(*self.lagged_embeddings, (int(column), k)),
         )

@@ -7,7 +7,8 @@ parameters and seed, and writes ``scores.csv``, ``embedding.csv``, ``principal_c
 
 How the script gets the data (:attr:`ScriptExport.data_origin`):
 
-* ``"demo"``: ``make_demo(name, random_state=seed)``, then any lagged embedding.
+* ``"demo"``: ``make_demo(name, random_state=seed)`` (with the demo's recorded options, such
+  as ``cluster_sd``), then any lagged embedding.
 * ``"file"``: ``read_angle_table`` of the source file with the options it was read with,
   then any lagged embedding. An exact copy of the angles is written beside the script
   (``<script stem>-data.csv``); when the source file is missing or its sha256 differs, the
@@ -268,8 +269,7 @@ class _ScriptWriter:
         about = (f"Data: {data.description or data.source}; n = {data.n_samples} samples on "
                  f"T^{data.n_angles}.")
         if origin == "demo":
-            about += (f" They are regenerated with make_demo({data.name!r}, "
-                      f"random_state={data.demo_seed}).")
+            about += f" They are regenerated with {self._demo_call()}."
         elif origin == "file":
             about += (f" They are read from {self.source_path} (sha256 {self.source_sha256}). "
                       "If that file is missing or has changed, the script says so and reads "
@@ -311,7 +311,7 @@ class _ScriptWriter:
                      "    angles, rows, labels = table.angles, table.line_numbers, "
                      f"{'table.labels' if self.labelled else 'None'}"]
         else:
-            body += [f"    demo = make_demo({_literal(data.name)}, random_state={data.demo_seed})",
+            body += [f"    demo = {self._demo_call()}",
                      "    angles, rows, labels = demo.angles, None, "
                      f"{'demo.labels.astype(str)' if self.labelled else 'None'}"]
         for column, lags in data.lagged_embeddings:
@@ -326,6 +326,13 @@ class _ScriptWriter:
                             f"{', '.join(f'{name}[:len(angles)]' for name in kept)}")
         body.append("    return angles, rows, labels")
         return "\n".join(body)
+
+    def _demo_call(self) -> str:
+        """``make_demo(...)`` with the demo's name, seed and recorded options."""
+        data = self.dataset
+        arguments = [_literal(data.name), f"random_state={data.demo_seed}"]
+        arguments += [f"{name}={_literal(value)}" for name, value in data.demo_options.items()]
+        return f"make_demo({', '.join(arguments)})"
 
     def _table_arguments(self) -> list[str]:
         options = self.dataset.table_options

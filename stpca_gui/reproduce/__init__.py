@@ -16,6 +16,7 @@ from .paper import GEOPCA_BOUNDS, RNA
 from .report import Report
 from .simulations import simulations_section
 from .sunspots import curve_diagonal_fit, paper_cycle_longitudes, sunspots_section
+from .variance_gap import variance_gap_section
 
 __all__ = ["curve_diagonal_fit", "paper_cycle_longitudes", "reproduce"]
 
@@ -32,6 +33,7 @@ def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -
     started = time.perf_counter()
     simulations_section(report, list(range(2 if quick else 10)))
     sunspots_section(report, sunspots, quick)
+    variance_gap_section(report, quick, sunspots)
     _not_reproduced(report)
     report.add(f"Total time: {time.perf_counter() - started:.1f} s"
                + (" (--quick: fewer data sets and subsamples)." if quick else "."), "")
