@@ -172,8 +172,13 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     report = (out / "report.md").read_text()
     assert "| clusters-t2 | lbfgs | 1.515 (1.47)" in report
     assert "| clusters-t3 | paper |" in report
-    for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA"):
+    for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA", "T-PCA (SI)",
+                   "T-PCA (SO)"):
         assert f"| {method} |" in report
+    # T-PCA is judged against the paper: its percentages and its PNS1 uniformity p-values.
+    assert len([line for line in report.splitlines()
+                if line.startswith("| T-PCA (") and ("agrees" in line or "differs" in line)
+                ]) == 4
     assert "Uniformity tests" in report
     landmark_rows = [line.split("|")[1:-1] for line in report.splitlines()
                      if line.startswith(("| mixed |", "| maxmin |", "| random |"))]
@@ -181,6 +186,7 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     assert all(float(row[1]) >= 0.99 for row in landmark_rows)  # PNS1 agreement
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
+    assert (out / "sunspots_pns1_methods.png").stat().st_size > 20_000
 
 
 def test_every_offered_parameter_is_an_option_with_its_default():
