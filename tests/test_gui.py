@@ -538,6 +538,15 @@ def test_uniformity_dialog_runs_the_three_tests(qtbot, window):
     assert all(test.n_replicates == 200 for test in shown.args[0].values())
     assert "200 replicates" in dialog.table.item(0, 3).text()
     assert not dialog.progress.isVisible()
+    # The data's first angle column, with sphunif's PAD ties: the note says how many tied
+    # pairs were dropped (the demo's angles have no ties).
+    dialog.column.setCurrentIndex(dialog.column.count() - 2)
+    dialog.calibration.setCurrentIndex(0)
+    dialog.pad_ties.setCurrentIndex(1)
+    with qtbot.waitSignal(dialog.results_shown, timeout=FIT_TIMEOUT_MS) as shown:
+        dialog.run()
+    assert shown.args[0]["PAD"].details == "sphunif ties: 0 of 0 tied pairs dropped"
+    assert "0 of 0 tied pairs dropped" in dialog.note.text()
     dialog.close()
 
 

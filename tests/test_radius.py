@@ -231,6 +231,31 @@ def test_paper_setting_values(d: int, expected: float, tol: float) -> None:
     assert r == pytest.approx(expected, abs=tol)
 
 
+def test_uniform_angle_points_are_on_the_sphere_with_uniform_angles() -> None:
+    from stpca_gui.core.radius import _uniform_angle_points
+
+    x = _uniform_angle_points(np.random.default_rng(3), 20_000, 3)
+    assert np.allclose(np.linalg.norm(x, axis=1), 1.0)
+    # The first colatitude is uniform on [0, π] (mean π/2, variance π²/12), unlike on the
+    # uniform sphere, where cos of it has variance 1/(d+1) = 1/4 rather than 1/2.
+    colatitude = np.arccos(x[:, 0])
+    assert np.mean(colatitude) == pytest.approx(np.pi / 2, abs=0.03)
+    assert np.var(colatitude) == pytest.approx(np.pi**2 / 12, rel=0.03)
+    assert np.var(x[:, 0]) == pytest.approx(0.5, abs=0.02)
+
+
+@pytest.mark.parametrize(("d", "paper"), [(2, 1.47), (3, 1.79)])
+def test_uniform_angle_sampling_gives_the_papers_printed_radius(d: int, paper: float) -> None:
+    from stpca_gui.core.smds import RADIUS_SEED, default_initial_radius
+
+    r = wasserstein_radius(d, random_state=RADIUS_SEED, sphere_sampling="uniform-angles")
+    assert round(r, 2) == paper
+    assert default_initial_radius(d, sphere_sampling="uniform-angles") == r
+    assert default_initial_radius(d) > r + 0.03  # the exact r* is larger
+    with pytest.raises(ValueError, match="sphere_sampling"):
+        wasserstein_radius(d, sphere_sampling="gaussian")
+
+
 def test_d1_theory_r_is_one() -> None:
     # On T^1 and S^1_r the pairwise distances are uniform on [0, π] and [0, π r]: r* = 1.
     for seed in (0, 1, 2):

@@ -84,6 +84,19 @@ def test_paper_optimizer_reproduces_published_values(name, paper_stress, paper_r
     assert converged.stress_ < 0.5 * fits[0].stress_
 
 
+def test_initial_radius_sets_the_start_of_the_estimate(clusters_t3):
+    paper = SphericalMDS(optimizer="paper", initial_radius="paper").fit(clusters_t3.angles)
+    assert round(paper.initial_radius_, 2) == 1.79  # the paper's r* on T³
+    exact = SphericalMDS(optimizer="paper").fit(clusters_t3.angles)
+    assert exact.initial_radius_ > paper.initial_radius_ + 0.05
+    given = SphericalMDS(optimizer="paper", initial_radius=1.7).fit(clusters_t3.angles)
+    assert given.initial_radius_ == 1.7
+    fixed = SphericalMDS(radius=2.0, initial_radius=1.7).fit(clusters_t3.angles)
+    assert fixed.initial_radius_ == fixed.radius_ == 2.0  # a fixed radius ignores it
+    with pytest.raises(ValueError, match="initial_radius"):
+        SphericalMDS(initial_radius="wasser").fit(clusters_t3.angles)
+
+
 def test_stress_invariant_under_torus_rotation(clusters_t3):
     base = SphericalMDS(random_state=0).fit(clusters_t3.angles)
     shifted = SphericalMDS(random_state=0).fit(clusters_t3.angles + np.array([2.5, -1.0, 4.0]))

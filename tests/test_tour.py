@@ -305,6 +305,7 @@ def test_tour_export_writes_a_png_per_step_and_an_index(tmp_path, display):
          str(out), "--size", "1400x900"], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert f"wrote 7 tour steps and {out / 'tour.md'}" in completed.stdout
+    assert "placeholder" not in completed.stderr  # every title can show the modified marker
     pngs = sorted(out.glob("step-*.png"))
     index = (out / "tour.md").read_text(encoding="utf-8")
     assert 5 <= len(pngs) <= 8

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -217,6 +218,90 @@ def test_sunspots_cycle_23_matches_the_paper() -> None:
     # PAD: 0.318 here; the paper's 0.7554 comes from sphunif zeroing the pair terms of tied
     # longitudes (429 tied pairs in this sample).
     assert results["PAD"].p_value == pytest.approx(0.318, abs=1e-3)
+
+
+# --- PAD with tied data: sphunif's convention --------------------------------------------------
+
+
+def sphunif_pad(theta: np.ndarray) -> float:
+    """sphunif's PAD written out: ψ from the dot product of (cos, sin) computed with libm and
+    clamped to [-1, 1], and NaN pair terms (ψ = 0 exactly) replaced by 0."""
+    cos = np.array([math.cos(t) for t in theta])
+    sin = np.array([math.sin(t) for t in theta])
+    i, j = np.triu_indices(theta.size, 1)
+    psi = np.arccos(np.clip(cos[i] * cos[j] + sin[i] * sin[j], -1.0, 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = psi * np.log(psi) + (TWO_PI - psi) * np.log(TWO_PI - psi)
+    terms = np.where(np.isnan(terms), 0.0, terms)
+    n = theta.size
+    return 1 + 2 / (np.pi * n) * np.sum(terms - (TWO_PI * np.log(TWO_PI) - np.pi))
+
+
+def tied_sample(n: int, seed: int) -> np.ndarray:
+    """Angles recorded to 0.5° (many ties), in [0, 2π) as rotasym stores longitudes, with
+    ties at 0 and just below 2π so that a run of ties crosses the seam."""
+    degrees = np.random.default_rng(seed).integers(0, 720, n) / 2.0
+    degrees[:4] = [0.0, 0.0, 359.5, 359.5]
+    return degrees / 180 * np.pi
+
+
+def test_sphunif_ties_drop_exactly_the_pairs_whose_psi_rounds_to_zero() -> None:
+    theta = tied_sample(800, 3)
+    cos = np.array([math.cos(t) for t in theta])
+    sin = np.array([math.sin(t) for t in theta])
+    i, j = np.triu_indices(theta.size, 1)
+    zero = cos[i] * cos[j] + sin[i] * sin[j] >= 1.0
+    expected = {(a, b) for a, b in zip(i[zero], j[zero], strict=True)}
+    dropped = {tuple(pair) for pair in uf.sphunif_dropped_pairs(theta).tolist()}
+    assert dropped == expected
+    tied = int(np.sum(theta[i] == theta[j]))
+    # Some tied pairs round to exactly 1 and some do not: the case the convention is about.
+    assert 0 < len(dropped) < tied
+
+
+def test_sphunif_pad_matches_the_written_out_definition() -> None:
+    theta = tied_sample(500, 4)
+    # Up to the tied pairs sphunif keeps: their ψ is arccos(1 − 2⁻⁵³) ≈ 1.5e-8 there, 0 here.
+    assert pad_statistic(theta, ties="sphunif") == pytest.approx(sphunif_pad(theta), abs=1e-6)
+    # The default counts every tie by its limit, so it is larger (each dropped pair would
+    # have added 2π log 2π > 0).
+    assert pad_statistic(theta) > pad_statistic(theta, ties="sphunif")
+
+
+def test_without_ties_both_conventions_agree() -> None:
+    theta = np.random.default_rng(5).uniform(0, TWO_PI, 300)
+    assert uf.sphunif_dropped_pairs(theta).shape == (0, 2)
+    assert pad_statistic(theta, ties="sphunif") == pad_statistic(theta)
+
+
+def test_sphunif_ties_change_only_pad_and_only_the_observed_statistic() -> None:
+    theta = tied_sample(300, 6)
+    for calibration in ("asymptotic", "monte_carlo"):
+        limit = uniformity_tests(theta, n_replicates=200, random_state=1,
+                                 calibration=calibration)
+        sphunif = uniformity_tests(theta, n_replicates=200, random_state=1,
+                                   calibration=calibration, pad_ties="sphunif")
+        assert limit["Watson"] == sphunif["Watson"]
+        assert limit["Gine_Fn"] == sphunif["Gine_Fn"]
+        assert sphunif["PAD"].statistic == pytest.approx(pad_statistic(theta, "sphunif"))
+        assert sphunif["PAD"].p_value >= limit["PAD"].p_value
+    with pytest.raises(ValueError, match="tie convention"):
+        uniformity_tests(theta, pad_ties="R")
+
+
+def test_sphunif_ties_reproduce_the_papers_pad_p_value() -> None:
+    """The paper's 0.7554 (Table 1) is sphunif on rotasym's longitudes (lon / 180 · π, full
+    precision, in [0, 2π)): 355 of the 429 tied pairs round to ψ = 0 and are dropped."""
+    sunspots = load_sunspots(cycle=23)
+    theta = sunspots.longitude_degrees / 180 * np.pi
+    i, j = np.triu_indices(theta.size, 1)
+    assert int(np.sum(theta[i] == theta[j])) == uf.tied_pair_count(theta) == 429
+    assert len(uf.sphunif_dropped_pairs(theta)) == 355
+    results = uniformity_tests(theta, pad_ties="sphunif")
+    assert results["PAD"].details == "sphunif ties: 355 of 429 tied pairs dropped"
+    assert results["PAD"].p_value == pytest.approx(0.7554, abs=5e-5)
+    assert results["Watson"].p_value == pytest.approx(0.3595, abs=1e-4)
+    assert uniformity_tests(theta)["PAD"].p_value == pytest.approx(0.3181, abs=1e-4)
 
 
 @pytest.mark.slow

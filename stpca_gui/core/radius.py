@@ -33,6 +33,7 @@ from stpca_gui.core.progress import CancelCheck
 from stpca_gui.core.torus import torus_distance, wrap_angles
 
 __all__ = [
+    "SPHERE_SAMPLINGS",
     "sample_sorted_distances",
     "streamed_weighted_median",
     "wasserstein_objective",
@@ -73,8 +74,40 @@ def _unit_sphere_condensed_distances(
     return 2.0 * np.arctan2(diff, summ)
 
 
+#: How the "uniform" sphere points of eq. (wasser) are drawn: "uniform" is the uniform
+#: distribution on S^d (normalised Gaussians, the definition); "uniform-angles" draws
+#: uniform hyperspherical angles, which reproduces the r* values printed in the paper
+#: (docs/radius.md).
+SPHERE_SAMPLINGS = ("uniform", "uniform-angles")
+
+
+def _uniform_angle_points(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
+    """Points of S^d with colatitudes uniform on [0, π] and longitude uniform on [0, 2π)."""
+    colatitudes = rng.uniform(0.0, np.pi, size=(n, d - 1))
+    longitude = rng.uniform(0.0, 2.0 * np.pi, size=n)
+    x = np.ones((n, d + 1))
+    for k in range(d - 1):
+        x[:, k] *= np.cos(colatitudes[:, k])
+        x[:, k + 1:] *= np.sin(colatitudes[:, k])[:, None]
+    x[:, d - 1] *= np.cos(longitude)
+    x[:, d] *= np.sin(longitude)
+    return x
+
+
+def _uniform_sphere_points(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
+    """Uniform points of S^d: normalised standard Gaussian vectors."""
+    z = rng.standard_normal(size=(n, d + 1))
+    norms = np.linalg.norm(z, axis=1, keepdims=True)
+    # A zero Gaussian vector has probability zero; redraw defensively if it ever happens.
+    while np.any(norms == 0.0):
+        bad = norms[:, 0] == 0.0
+        z[bad] = rng.standard_normal(size=(int(bad.sum()), d + 1))
+        norms = np.linalg.norm(z, axis=1, keepdims=True)
+    return z / norms
+
+
 def sample_sorted_distances(
-    d: int, n: int, random_state: RandomStateLike = None
+    d: int, n: int, random_state: RandomStateLike = None, sphere_sampling: str = "uniform"
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Sorted pairwise distances of one Monte Carlo replicate of eq. (wasser).
 
@@ -86,28 +119,27 @@ def sample_sorted_distances(
         Number of uniform points drawn on each space.
     random_state : None, int or numpy.random.Generator
         Source of randomness. The torus sample is drawn first, then the sphere sample.
+    sphere_sampling : {"uniform", "uniform-angles"}, default "uniform"
+        How the sphere points are drawn (:data:`SPHERE_SAMPLINGS`).
 
     Returns
     -------
     torus : ndarray, shape (n(n-1)/2,)
         Sorted torus geodesic distances of ``n`` uniform points on T^d = [-π, π)^d.
     sphere : ndarray, shape (n(n-1)/2,)
-        Sorted geodesic distances of ``n`` uniform points on the *unit* sphere S^d (points
+        Sorted geodesic distances of ``n`` points on the *unit* sphere S^d (uniform points
         are normalised standard Gaussian vectors); multiply by ``r`` for S^d_r.
     """
     d, n, _ = _check_args(d, n, 1)
+    if sphere_sampling not in SPHERE_SAMPLINGS:
+        raise ValueError(f"sphere_sampling must be one of {SPHERE_SAMPLINGS}, "
+                         f"got {sphere_sampling!r}")
     rng = check_random_state(random_state)
     i, j = np.triu_indices(n, k=1)
     u = wrap_angles(rng.uniform(-np.pi, np.pi, size=(n, d)))
     torus = np.sort(torus_distance(u[i], u[j]))
-    z = rng.standard_normal(size=(n, d + 1))
-    norms = np.linalg.norm(z, axis=1, keepdims=True)
-    # A zero Gaussian vector has probability zero; redraw defensively if it ever happens.
-    while np.any(norms == 0.0):
-        bad = norms[:, 0] == 0.0
-        z[bad] = rng.standard_normal(size=(int(bad.sum()), d + 1))
-        norms = np.linalg.norm(z, axis=1, keepdims=True)
-    sphere = np.sort(_unit_sphere_condensed_distances(z / norms, i, j))
+    draw = _uniform_sphere_points if sphere_sampling == "uniform" else _uniform_angle_points
+    sphere = np.sort(_unit_sphere_condensed_distances(draw(rng, n, d), i, j))
     return torus, sphere
 
 
@@ -158,9 +190,9 @@ def weighted_median(values: ArrayLike, weights: ArrayLike) -> float:
 
 
 def _ratios_and_weights(
-    rng: np.random.Generator, d: int, n: int
+    rng: np.random.Generator, d: int, n: int, sphere_sampling: str
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    t, s = sample_sorted_distances(d, n, rng)
+    t, s = sample_sorted_distances(d, n, rng, sphere_sampling)
     keep = s > 0.0
     return t[keep] / s[keep], s[keep]
 
@@ -173,6 +205,7 @@ def wasserstein_radius(
     *,
     max_pairs_in_memory: int = DEFAULT_MAX_PAIRS_IN_MEMORY,
     check: CancelCheck | None = None,
+    sphere_sampling: str = "uniform",
 ) -> float:
     """Radius r* of eq. (wasser): exact minimiser of the Monte Carlo mean 1-Wasserstein distance.
 
@@ -196,6 +229,10 @@ def wasserstein_radius(
         Called before each replicate is drawn; it raises
         :class:`~stpca_gui.core.progress.FitCancelled` to stop. The answer does not
         depend on it.
+    sphere_sampling : {"uniform", "uniform-angles"}, keyword-only, default "uniform"
+        How the sphere points are drawn: "uniform" follows eq. (wasser); "uniform-angles"
+        reproduces the values printed in the paper (1.476 for d = 2, 1.794 for d = 3 with
+        n = n_rep = 100; see docs/radius.md).
 
     Returns
     -------
@@ -212,6 +249,9 @@ def wasserstein_radius(
     """
     d, n, n_rep = _check_args(d, n, n_rep)
     budget = _check_int(max_pairs_in_memory, "max_pairs_in_memory", 2)
+    if sphere_sampling not in SPHERE_SAMPLINGS:
+        raise ValueError(f"sphere_sampling must be one of {SPHERE_SAMPLINGS}, "
+                         f"got {sphere_sampling!r}")
     generators = _replicate_generators(n_rep, random_state)
     # Keep the spawned states so that each pass replays exactly the same replicates.
     states = [g.bit_generator.state for g in generators]
@@ -221,7 +261,7 @@ def wasserstein_radius(
             if check is not None:
                 check()
             gen.bit_generator.state = state
-            yield _ratios_and_weights(gen, d, n)
+            yield _ratios_and_weights(gen, d, n, sphere_sampling)
 
     return streamed_weighted_median(replay, budget)
 

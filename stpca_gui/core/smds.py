@@ -64,19 +64,24 @@ _STOP_WINDOW = 5
 
 
 #: r* per dimension d, computed once per process.
-_INITIAL_RADII: dict[int, float] = {}
+_INITIAL_RADII: dict[tuple[int, str], float] = {}
 
 
-def default_initial_radius(d: int, check: CancelCheck | None = None) -> float:
+def default_initial_radius(d: int, check: CancelCheck | None = None,
+                           sphere_sampling: str = "uniform") -> float:
     """Wasserstein radius r* of eq. (wasser) for T^d (n = 100, 100 replicates, fixed seed).
 
     ``check`` (optional) is called between Monte Carlo replicates and raises
     :class:`~stpca_gui.core.progress.FitCancelled` to stop; a cancelled estimate is not kept.
+    ``sphere_sampling="uniform-angles"`` gives the paper's r* instead (1.474 for d = 2,
+    1.791 for d = 3; :func:`~stpca_gui.core.radius.wasserstein_radius`).
     """
-    if d not in _INITIAL_RADII:
-        _INITIAL_RADII[d] = float(wasserstein_radius(d, n=100, n_rep=100,
-                                                     random_state=RADIUS_SEED, check=check))
-    return _INITIAL_RADII[d]
+    key = (d, sphere_sampling)
+    if key not in _INITIAL_RADII:
+        _INITIAL_RADII[key] = float(wasserstein_radius(
+            d, n=100, n_rep=100, random_state=RADIUS_SEED, check=check,
+            sphere_sampling=sphere_sampling))
+    return _INITIAL_RADII[key]
 
 
 @dataclass(frozen=True)
@@ -375,7 +380,8 @@ class SphericalMDS(Estimator):
     n_evaluations_ : int
         Stress evaluations of the kept start.
     initial_radius_ : float
-        Starting radius: r* of eq. (wasser) when ``radius="auto"``, else the fixed radius.
+        Starting radius: the one ``initial_radius`` names when ``radius="auto"``, else the
+        fixed radius.
         The "lbfgs" optimiser profiles r out, so r* only matters for "paper".
     initial_stress_ : float
         Stress of the kept start's initial configuration at its optimal radius.
@@ -390,6 +396,16 @@ class SphericalMDS(Estimator):
         doc="Sphere radius: \"auto\" estimates r jointly with the configuration (eq. smds3); "
             "a positive number fixes it (eq. smds2).",
         label="Sphere radius")
+    initial_radius: float | str = parameter(
+        "auto", Options(("auto", "paper"), labels=("r* (eq. wasser)", "r* as in the paper")),
+        Interval(float, 0.0, None, "neither"),
+        doc="Radius the estimate of r starts from (ignored when the radius is fixed): "
+            "\"auto\" is r* of eq. (wasser), exactly; \"paper\" is r* as the paper computed "
+            "it (uniform hyperspherical angles on the sphere: 1.474 on T², 1.791 on T³, "
+            "docs/radius.md); a number starts there. It matters for the \"paper\" "
+            "optimiser, which stops near its start, and for the spherical classical-MDS "
+            "start of \"lbfgs\".",
+        label="Starting radius", advanced=True)
     init: str | ArrayLike = parameter(
         "auto", Options(INIT_METHODS), ArrayLikeValue("an array of shape (n, d + 1)"),
         doc="Start configuration, rows normalised to unit length. \"cmds\": Euclidean "
@@ -460,7 +476,7 @@ class SphericalMDS(Estimator):
         d = angles.shape[1]
         rng = check_random_state(self.random_state)
         objective = PairStress(angles)
-        initial_radius = (default_initial_radius(d, check) if fixed_radius is None
+        initial_radius = (self._start_radius(d, check) if fixed_radius is None
                           else fixed_radius)
         starts = self._initial_configurations(angles, initial_radius, rng, check)
 
@@ -506,6 +522,14 @@ class SphericalMDS(Estimator):
         """Validate the parameters; return the fixed radius, or None when it is estimated."""
         self._validate_params()
         return None if isinstance(self.radius, str) else float(self.radius)
+
+    def _start_radius(self, d: int, check: CancelCheck | None) -> float:
+        """The radius the estimate of r starts from (``initial_radius``)."""
+        if self.initial_radius == "auto":
+            return default_initial_radius(d, check)
+        if self.initial_radius == "paper":
+            return default_initial_radius(d, check, sphere_sampling="uniform-angles")
+        return float(self.initial_radius)
 
     def _initial_configurations(
         self, angles: NDArray[np.float64], radius: float, rng: np.random.Generator,

@@ -191,6 +191,7 @@ class ScaledTorusPCA(Estimator):
     """
 
     radius: float | str = inherit_parameter(SphericalMDS, "radius")
+    initial_radius: float | str = inherit_parameter(SphericalMDS, "initial_radius")
     pns_mode: str = inherit_parameter(PrincipalNestedSpheres, "mode")
     n_curve_points: int = parameter(
         100, Interval(int, 3, 100_000),
@@ -370,7 +371,8 @@ class ScaledTorusPCA(Estimator):
         # between blocks of its work.
         report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
         smds = SphericalMDS(
-            radius=self.radius, init=init, n_init=self.n_init,
+            radius=self.radius, initial_radius=self.initial_radius, init=init,
+            n_init=self.n_init,
             optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
             random_state=seed,
         ).fit(angles, callback=report.smds_iteration, snapshot=report.smds_snapshot,

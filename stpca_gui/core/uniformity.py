@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 from typing import Literal
 
 import numpy as np
@@ -34,6 +35,13 @@ TWO_PI = 2.0 * np.pi
 
 Calibration = Literal["asymptotic", "monte_carlo"]
 TestName = Literal["Watson", "Gine_Fn", "PAD"]
+#: How PAD treats tied pairs (ψ_ij = 0): ``"limit"``, the continuous limit 0 log 0 = 0 (the
+#: statistic's definition); ``"sphunif"``, as R ``sphunif`` 1.x computes it (docs/uniformity.md).
+PadTies = Literal["limit", "sphunif"]
+PAD_TIES: tuple[PadTies, ...] = ("limit", "sphunif")
+#: Pairs closer than this are candidates for sphunif's exact zero: cos δ rounds to 1 only for
+#: δ below about 1.5e-8, so every pair it can drop is found, and few others are looked at.
+_NEAR_TIE = 1e-7
 TEST_NAMES: tuple[TestName, ...] = ("Watson", "Gine_Fn", "PAD")
 
 #: Number of exact weights of the asymptotic series (sphunif's unif_test default K_max).
@@ -60,6 +68,9 @@ class UniformityTest:
         ``"asymptotic"`` or ``"Monte Carlo"``.
     n_replicates : int or None
         Number of Monte Carlo replicates (``None`` for asymptotic p-values).
+    details : str
+        What else the reader needs, e.g. how many tied pairs PAD's sphunif convention
+        dropped; empty when there is nothing to add.
     """
 
     name: str
@@ -67,6 +78,7 @@ class UniformityTest:
     p_value: float
     method: str
     n_replicates: int | None
+    details: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,13 +127,86 @@ def gine_fn_statistic(angles: ArrayLike) -> float:
     return _pair_statistics(_check_angles(angles))[0]
 
 
-def pad_statistic(angles: ArrayLike) -> float:
+def pad_statistic(angles: ArrayLike, ties: PadTies = "limit") -> float:
     """Projected Anderson–Darling statistic (``sphunif::cir_stat_PAD``) of ``angles``.
 
     PAD_n = 1 + (2/(π n)) Σ_{i<j} [ψ_ij log ψ_ij + (2π − ψ_ij) log(2π − ψ_ij) − (2π log 2π
     − π)], computed in the same pass over the pairs as Giné's F_n (see docs/uniformity.md).
+    ``ties`` says how a tied pair counts (:data:`PAD_TIES`; see :func:`sphunif_dropped_pairs`).
     """
-    return _pair_statistics(_check_angles(angles))[1]
+    theta = _check_angles(angles)
+    statistic = _pair_statistics(theta)[1]
+    return statistic - _sphunif_pad_correction(angles, theta.size, ties)
+
+
+def sphunif_dropped_pairs(angles: ArrayLike) -> NDArray[np.intp]:
+    """The pairs whose PAD term R ``sphunif`` (1.x) sets to zero.
+
+    sphunif computes ψ_ij = arccos(cos θ_i cos θ_j + sin θ_i sin θ_j) and the pair term
+    ψ log ψ + (2π − ψ) log(2π − ψ); when the dot product rounds to 1, ψ is exactly 0, the
+    term is NaN (0 · log 0), and sphunif replaces it by 0 — instead of its limit 2π log 2π.
+    Which tied pairs round to 1 depends on the last bits of the angles *as given* (sphunif
+    sees them as given, so they are not reduced modulo 2π here).
+
+    Parameters
+    ----------
+    angles : array_like, shape (n,)
+        Angles in radians, exactly as they would be passed to sphunif.
+
+    Returns
+    -------
+    ndarray of intp, shape (k, 2)
+        Index pairs (i < j) of the pairs dropped by sphunif; usually exactly tied angles.
+    """
+    raw = np.asarray(angles, dtype=np.float64).ravel()
+    dropped = [
+        pair for run in _near_tie_runs(_check_angles(raw)) for pair in combinations(run, 2)
+        # libm's cos and sin, as R calls them, and the dot product without FMA, as
+        # sphunif's compiled loop computes it.
+        if math.cos(raw[pair[0]]) * math.cos(raw[pair[1]])
+        + math.sin(raw[pair[0]]) * math.sin(raw[pair[1]]) >= 1.0
+    ]
+    return np.asarray(dropped, dtype=np.intp).reshape(-1, 2)
+
+
+def tied_pair_count(angles: ArrayLike) -> int:
+    """Number of pairs i < j with θ_i = θ_j modulo 2π (exactly)."""
+    _, counts = np.unique(_check_angles(angles), return_counts=True)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def _near_tie_runs(theta: NDArray[np.float64]) -> list[list[int]]:
+    """Indices (ascending) of each maximal run of at least two angles in [0, 2π) whose
+    circular neighbours are closer than :data:`_NEAR_TIE`."""
+    n = theta.size
+    order = np.argsort(theta, kind="stable")
+    gaps = np.diff(theta[order], append=theta[order[0]] + TWO_PI)  # the last one wraps
+    breaks = np.flatnonzero(gaps >= _NEAR_TIE)
+    if breaks.size == 0:
+        return [sorted(order.tolist())]
+    # Start right after the last break, so that no run is cut at 2π.
+    shift = int(breaks[-1]) + 1
+    splits = np.sort((breaks[:-1] - shift) % n + 1)
+    runs = np.split(np.roll(order, -shift), splits)
+    return [sorted(run.tolist()) for run in runs if run.size > 1]
+
+
+def _sphunif_pad_correction(angles: ArrayLike, n: int, ties: PadTies) -> float:
+    """What sphunif's tie handling subtracts from PAD: (2/(π n)) Σ over its dropped pairs of
+    the pair terms counted by the continuous limit."""
+    if ties == "limit":
+        return 0.0
+    if ties != "sphunif":
+        raise ValueError(f"unknown PAD tie convention {ties!r}; use one of {PAD_TIES}")
+    pairs = sphunif_dropped_pairs(angles)
+    if pairs.size == 0:
+        return 0.0
+    theta = _check_angles(angles)
+    psi = np.abs(theta[pairs[:, 0]] - theta[pairs[:, 1]])
+    psi = np.minimum(psi, TWO_PI - psi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(psi > 0, psi * np.log(psi), 0.0) + (TWO_PI - psi) * np.log(TWO_PI - psi)
+    return float(2.0 / (np.pi * n) * np.sum(terms))
 
 
 def _pair_statistics(theta: NDArray[np.float64]) -> tuple[float, float]:
@@ -130,9 +215,11 @@ def _pair_statistics(theta: NDArray[np.float64]) -> tuple[float, float]:
     return float(gine), float(pad)
 
 
-def _all_statistics(theta: NDArray[np.float64]) -> dict[str, float]:
+def _all_statistics(angles: ArrayLike, pad_ties: PadTies) -> dict[str, float]:
+    theta = _check_angles(angles)
     watson = float(watson_sorted(np.sort(theta) / TWO_PI))
     gine, pad = _pair_statistics(theta)
+    pad -= _sphunif_pad_correction(angles, theta.size, pad_ties)
     return {"Watson": watson, "Gine_Fn": gine, "PAD": pad}
 
 
@@ -342,6 +429,7 @@ def uniformity_tests(
     random_state: RandomStateLike = None,
     calibration: Calibration = "asymptotic",
     callback: Callable[..., bool | None] | None = None,
+    pad_ties: PadTies = "limit",
 ) -> dict[str, UniformityTest]:
     """Watson, Giné F_n and PAD tests of circular uniformity.
 
@@ -361,6 +449,12 @@ def uniformity_tests(
         Monte Carlo only: receives a :class:`~stpca_gui.core.stpca.ProgressEvent` after
         every chunk of replicates (``fraction`` = share done); returning True cancels.
         The results do not depend on it.
+    pad_ties : {"limit", "sphunif"}, default "limit"
+        How PAD counts tied pairs: ``"limit"`` by the continuous limit of its pair term
+        (the statistic's definition); ``"sphunif"`` as R ``sphunif`` 1.x, which drops the
+        tied pairs whose ψ rounds to exactly 0 (:func:`sphunif_dropped_pairs`), to
+        reproduce published sphunif p-values on tied data. Watson and Giné are unaffected;
+        so are Monte Carlo null samples, which have no ties.
 
     Returns
     -------
@@ -372,13 +466,20 @@ def uniformity_tests(
     FitCancelled
         When ``callback`` asked to stop.
     """
-    theta = _check_angles(angles)
-    stats = _all_statistics(theta)
+    if pad_ties not in PAD_TIES:
+        raise ValueError(f"unknown PAD tie convention {pad_ties!r}; use one of {PAD_TIES}")
+    stats = _all_statistics(angles, pad_ties)
+    n = int(np.size(angles))
+    details = dict.fromkeys(TEST_NAMES, "")
+    if pad_ties == "sphunif":
+        details["PAD"] = (f"sphunif ties: {len(sphunif_dropped_pairs(angles))} of "
+                          f"{tied_pair_count(angles)} tied pairs dropped")
     if calibration == "asymptotic":
         return {
             name: UniformityTest(name=name, statistic=stats[name],
                                  p_value=asymptotic_sf(name, stats[name]),
-                                 method="asymptotic", n_replicates=None)
+                                 method="asymptotic", n_replicates=None,
+                                 details=details[name])
             for name in TEST_NAMES
         }
     if calibration != "monte_carlo":
@@ -387,13 +488,14 @@ def uniformity_tests(
     reps = int(n_replicates)
     if reps < 1:
         raise ValueError(f"n_replicates must be positive, got {n_replicates}")
-    null = _monte_carlo_null(theta.size, reps, random_state, callback)
+    null = _monte_carlo_null(n, reps, random_state, callback)
     results = {}
     for column, name in enumerate(TEST_NAMES):
         exceed = int(np.count_nonzero(null[:, column] >= stats[name]))
         results[name] = UniformityTest(name=name, statistic=stats[name],
                                        p_value=(1.0 + exceed) / (reps + 1.0),
-                                       method="Monte Carlo", n_replicates=reps)
+                                       method="Monte Carlo", n_replicates=reps,
+                                       details=details[name])
     return results
 
 

@@ -80,6 +80,16 @@ class Sunspots:
         return int(self.theta.size)
 
     @property
+    def longitude_degrees(self) -> NDArray[np.float64]:
+        """The longitudes as recorded, in degrees to 0.01° (θ · 180/π rounded to 2 decimals).
+
+        The source table gives θ to 10 significant digits, rotasym holds ``lon / 180 * pi``
+        to full precision; ``longitude_degrees / 180 * np.pi`` gives rotasym's doubles back
+        (bit patterns matter only for code that is sensitive to the rounding of ties).
+        """
+        return np.round(self.theta * (180.0 / np.pi), 2)
+
+    @property
     def cycles(self) -> tuple[int, ...]:
         """The cycle numbers present, ascending."""
         return tuple(int(c) for c in np.unique(self.cycle))

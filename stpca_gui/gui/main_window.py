@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, recent_path: Path | None = None, *, deferred: bool = False) -> None:
         super().__init__()
-        self.setWindowTitle("stpca-gui — Scaled Torus PCA")
+        self.setWindowTitle("stpca-gui — Scaled Torus PCA[*]")
         self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
         self.last_message_box: QMessageBox | None = None

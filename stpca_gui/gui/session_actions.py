@@ -109,8 +109,9 @@ class SessionActions(QObject):
         dataset = self.window.state.dataset
         name = self.path.stem if self.path is not None else (
             dataset.name if dataset is not None else "")
+        # Qt wants the "[*]" placeholder in every title that setWindowModified may mark.
         self.window.setWindowTitle(f"{name}[*] — stpca-gui" if name
-                                   else "stpca-gui — Scaled Torus PCA")
+                                   else "stpca-gui — Scaled Torus PCA[*]")
 
     def _on_dataset(self, *_: object) -> None:
         self.mark_modified()

@@ -30,6 +30,8 @@ from .tasks import TaskRunner, show_task_error
 
 CALIBRATIONS = (("asymptotic", "asymptotic (exact limit laws)"),
                 ("monte_carlo", "Monte Carlo under uniformity"))
+PAD_TIE_CHOICES = (("limit", "continuous limit (the definition)"),
+                   ("sphunif", "as R sphunif (drops tied pairs whose ψ rounds to 0)"))
 DISPLAY_NAMES = {"Watson": "Watson U²", "Gine_Fn": "Giné F_n", "PAD": "Projected Anderson–Darling"}
 
 
@@ -49,11 +51,12 @@ def test_columns(state: AppState) -> list[tuple[str, np.ndarray]]:
     return columns
 
 
-def uniformity_task(values: np.ndarray, calibration: str, n_replicates: int,
+def uniformity_task(values: np.ndarray, calibration: str, n_replicates: int, pad_ties: str,
                     state: TaskState) -> dict[str, UniformityTest]:
     """The background task of one run (Qt-free; seed 0, so a run can be repeated)."""
     return uniformity_tests(values, n_replicates=n_replicates, random_state=0,
-                            calibration=calibration, callback=state.callback)
+                            calibration=calibration, callback=state.callback,
+                            pad_ties=pad_ties)
 
 
 class UniformityDialog(QDialog):
@@ -85,6 +88,15 @@ class UniformityDialog(QDialog):
         self.replicates.setSingleStep(500)
         self.replicates.setValue(1000)
         form.addRow("Monte Carlo replicates", self.replicates)
+        self.pad_ties = QComboBox()
+        for key, text in PAD_TIE_CHOICES:
+            self.pad_ties.addItem(text, key)
+        self.pad_ties.setToolTip(
+            "How PAD counts tied angles. The continuous limit is the statistic's definition. "
+            "R sphunif 1.x sets the term of a tied pair to 0 when its angle rounds to exactly "
+            "0, which depends on the last bits of the data; choose it to compare with "
+            "published sphunif p-values (docs/uniformity.md).")
+        form.addRow("PAD ties", self.pad_ties)
         layout.addLayout(form)
         run_row = QHBoxLayout()
         self.run_button = QPushButton("Run")
@@ -125,7 +137,7 @@ class UniformityDialog(QDialog):
         self._running_name, self._running_n = name, len(values)
         self.note.setText(f"Testing {name}…")
         self.runner.start(partial(uniformity_task, values, str(self.calibration.currentData()),
-                                  self.replicates.value()))
+                                  self.replicates.value(), str(self.pad_ties.currentData())))
 
     def _show_running(self, running: bool) -> None:
         self.progress.setVisible(running)
@@ -151,8 +163,9 @@ class UniformityDialog(QDialog):
                                         f"{test.statistic:.5g}", f"{test.p_value:.4f}",
                                         method)):
                 self.table.setItem(row, col, QTableWidgetItem(text))
+        details = "".join(f" {test.details}." for test in results.values() if test.details)
         self.note.setText(f"{self._running_name}, n = {self._running_n}. Small p-values "
-                          "reject uniformity.")
+                          f"reject uniformity.{details}")
         self.results_shown.emit(results)
 
     def done(self, result: int) -> None:

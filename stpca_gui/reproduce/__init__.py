@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..io import atomic_write_text
+from .paper import GEOPCA_BOUNDS, RNA
 from .report import Report
 from .simulations import simulations_section
 from .sunspots import curve_diagonal_fit, paper_cycle_longitudes, sunspots_section
@@ -29,9 +30,40 @@ def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -
     out.mkdir(parents=True, exist_ok=True)
     report = Report(out, ["# Scaled torus PCA: the paper's analyses, reproduced", ""])
     started = time.perf_counter()
-    simulations_section(report, [0] if quick else [0, 1, 2])
+    simulations_section(report, list(range(2 if quick else 10)))
     sunspots_section(report, sunspots, quick)
-    report.add(f"Total time: {time.perf_counter() - started:.1f} s.", "")
+    _not_reproduced(report)
+    report.add(f"Total time: {time.perf_counter() - started:.1f} s"
+               + (" (--quick: fewer data sets and subsamples)." if quick else "."), "")
+    report.lines[2:2] = summary_lines(report)
     target = out / "report.md"
     atomic_write_text(target, report.text())
     return target
+
+
+def _not_reproduced(report: Report) -> None:
+    rows = [report.check("Sunspots (§5.1)", f"GeoPCA upper bound, component {k}", "not run",
+                         bound.text, "not reproduced: GeoPCA (Sargsyan et al. 2012) is not "
+                         "implemented; the paper only bounds its variance")
+            for k, bound in enumerate(GEOPCA_BOUNDS, start=1)]
+    rows += [report.check("RNA (§5.2)", quantity, "not run", value.text,
+                          "not reproduced: the small RNA data set (190 nucleotides) is not "
+                          "distributed with the paper or this project")
+             for quantity, value in RNA.items()]
+    report.add("## Not reproduced", "")
+    report.table(["quantity", "ours", "paper", "verdict"], rows)
+
+
+def summary_lines(report: Report) -> list[str]:
+    """The report's opening summary: how many of the paper's numbers agree, and every one
+    that does not, with its reason."""
+    kinds = [check.kind for check in report.checks]
+    counts = {kind: kinds.count(kind) for kind in ("agrees", "differs", "not reproduced")}
+    lines = ["## Summary", "",
+             f"{len(kinds)} published numbers checked: {counts['agrees']} agree, "
+             f"{counts['differs']} differ, {counts['not reproduced']} not reproduced "
+             "(methods or data not available). The numbers that differ:", "",
+             "| section | quantity | ours | paper | verdict |", "|---|---|---|---|---|"]
+    lines += [f"| {c.section} | {c.quantity} | {c.ours} | {c.paper} | {c.verdict} |"
+              for c in report.checks if c.kind == "differs"]
+    return [*lines, ""]

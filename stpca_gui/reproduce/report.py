@@ -14,12 +14,41 @@ from numpy.typing import NDArray
 from ..io import atomic_path
 
 
+@dataclass(frozen=True)
+class Check:
+    """One published number set against ours: where, what, both values and the verdict."""
+
+    section: str
+    quantity: str
+    ours: str
+    paper: str
+    verdict: str
+
+    @property
+    def kind(self) -> str:
+        """"agrees", "differs" or "not reproduced" (a number we could not compute)."""
+        text = self.verdict.lstrip("*").lower()
+        if text.startswith("agrees"):
+            return "agrees"
+        if text.startswith("not reproduced"):
+            return "not reproduced"
+        return "differs"
+
+
 @dataclass
 class Report:
-    """Markdown lines and the figures written so far into ``folder``."""
+    """Markdown lines, the figures written so far into ``folder`` and every check of a
+    published number (for the summary)."""
 
     folder: Path
     lines: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    def check(self, section: str, quantity: str, ours: str, paper: str, verdict: str
+              ) -> list[str]:
+        """Record a check and return its table row ``[quantity, ours, paper, verdict]``."""
+        self.checks.append(Check(section, quantity, ours, paper, verdict))
+        return [quantity, ours, paper, verdict]
 
     def add(self, *lines: str) -> None:
         self.lines.extend(lines)

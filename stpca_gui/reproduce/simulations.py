@@ -1,49 +1,121 @@
-"""Section 4 of the paper: the three simulations, with our optimiser and the paper's."""
+"""Section 4 of the paper (and the timings of §3.1): the three simulations, fitted by our
+converged optimiser and by the paper's procedure, each number set against the paper's."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import ScaledTorusPCA, make_demo
-from ..core.smds import OPTIMIZERS
+from .paper import MDS_Q, PAPER_RUNS, PROCEDURES, SIMULATIONS, mean_verdict, verdict
 from .report import Report
 
-#: Paper values, section 4: r*, r̂, stress, torus % of PC1 (T³: PC1 and PC2).
-PAPER_SIMULATIONS = {
-    "clusters-t2": (1.47, 1.35, 0.068, "95"),
-    "clusters-t3": (1.79, 1.63, 0.064, "94 + 1"),
-    "wrapped-normal-t2": (1.48, 1.39, 0.159, "89"),
-}
+SECTION = "Simulations (§4)"
+
+
+def _fits(name: str, seeds: list[int], procedure: dict[str, str]) -> list[ScaledTorusPCA]:
+    return [ScaledTorusPCA(random_state=0, **procedure).fit(make_demo(name, random_state=s).angles)
+            for s in seeds]
+
+
+def _r_star_verdict(procedure: str, ours: float, paper_value) -> str:
+    if procedure == "converged":
+        return verdict(ours, paper_value, why_differs=(
+            "our r* is the exact minimiser of eq. (wasser) with uniform sphere points; the "
+            "paper's sphere points had uniform hyperspherical angles (docs/radius.md)"))
+    # The reconstruction's Monte Carlo sd (over seeds of eq. wasser) is 0.0023 on T², 0.0034
+    # on T³ (docs/radius.md): the paper's own estimate carries the same noise.
+    return verdict(ours, paper_value, 2 * 0.0034, why_agrees=(
+        "r* with uniform hyperspherical angles, within 2 Monte Carlo sd (0.0034) of r*"))
+
+
+def _demo_rows(report: Report, name: str, seeds: list[int]) -> list[list[str]]:
+    paper = SIMULATIONS[name]
+    by_procedure = {label: _fits(name, seeds, procedure)
+                    for label, procedure in PROCEDURES.items()}
+    rows: list[list[str]] = []
+    quantities = ["r*", "r̂", "stress", "torus PC1"] + (["torus PC2"] if "torus PC2" in paper
+                                                         else [])
+    for quantity in quantities:
+        row = [quantity]
+        for label, fits in by_procedure.items():
+            if quantity == "r*":
+                values = np.array([fits[0].smds_.initial_radius_])
+                text, cell = f"{values[0]:.3f}", _r_star_verdict(label, values[0], paper["r*"])
+            else:
+                values = np.array([_quantity(f, quantity) for f in fits])
+                text = _mean_text(values, quantity)
+                cell = mean_verdict(values, paper[quantity], PAPER_RUNS,
+                                    why_differs=_why_differs(quantity, label))
+            report.check(SECTION, f"{name} {quantity} ({label})", text, paper[quantity].text, cell)
+            row += [text, cell]
+        rows.append([*row, paper[quantity].text])
+    times = {label: np.mean([sum(f.timings_.values()) for f in fits])
+             for label, fits in by_procedure.items()}
+    row = ["time (s), whole fit"]
+    for label in PROCEDURES:
+        row += [f"{times[label]:.2f}", "differs (expected): compiled kernels and analytic "
+                "gradients on another machine; the paper's time is SMDS alone"]
+        report.check(SECTION, f"{name} time ({label})", f"{times[label]:.2f}",
+                     paper["time"].text, "differs (expected: implementation and machine)")
+    rows.append([*row, paper["time"].text])
+    return rows
+
+
+def _quantity(fit: ScaledTorusPCA, quantity: str) -> float:
+    if quantity == "r̂":
+        return float(fit.radius_)
+    if quantity == "stress":
+        return float(fit.stress_)
+    component = 0 if quantity == "torus PC1" else 1
+    return 100.0 * float(fit.torus_explained_variance_ratio_[component])
+
+
+def _mean_text(values: np.ndarray, quantity: str) -> str:
+    digits = {"r̂": 3, "stress": 4}.get(quantity, 1)
+    spread = f" ± {np.std(values, ddof=1):.{digits}f}" if values.size > 1 else ""
+    return f"{np.mean(values):.{digits}f}{spread}"
+
+
+def _why_differs(quantity: str, procedure: str) -> str:
+    if quantity in ("r̂", "stress") and procedure == "converged":
+        return "the converged optimiser goes on where R optim stopped at reltol 5e-2"
+    if quantity.startswith("torus"):
+        return "see section 3, the explained-variance gap"
+    return "beyond the noise of the simulated data"
 
 
 def simulations_section(report: Report, seeds: list[int]) -> None:
-    report.add("## 1. Simulations (paper section 4)", "",
-               f"Data seeds {seeds}; model seed 0; default settings. `lbfgs` is our converged "
-               "optimiser, `paper` emulates R `optim` BFGS with reltol 5e-2 (the paper's run). "
-               "The paper averaged 50 simulations; the cluster sd (0.3) is our assumption.", "")
-    rows = []
-    for name, (p_rstar, p_rhat, p_stress, p_pct) in PAPER_SIMULATIONS.items():
-        for optimizer in OPTIMIZERS:
-            fits = [ScaledTorusPCA(optimizer=optimizer, random_state=0)
-                    .fit(make_demo(name, random_state=s).angles) for s in seeds]
-            torus = np.mean([f.torus_explained_variance_ratio_ for f in fits], axis=0)
-            pct = (f"{100 * torus[0]:.1f}" if torus.size == 2
-                   else f"{100 * torus[0]:.1f} + {100 * torus[1]:.1f}")
-            rows.append([
-                name, optimizer,
-                f"{fits[0].smds_.initial_radius_:.3f} ({p_rstar})",
-                f"{np.mean([f.radius_ for f in fits]):.3f} ({p_rhat})",
-                f"{np.mean([f.stress_ for f in fits]):.4f} ({p_stress})",
-                f"{pct} ({p_pct})",
-                f"{np.mean([sum(f.timings_.values()) for f in fits]):.2f}",
-            ])
-    report.table(["demo", "optimizer", "r* (paper)", "r̂ (paper)", "stress (paper)",
-                  "torus % (paper)", "time (s)"], rows)
+    """Append the simulations section: every number of §4 (and §3.1's timings) per demo."""
     report.add(
-        "Our r* is the exact minimiser of eq. (wasser); the paper's values are reproduced when "
-        "the uniform sphere points are drawn with uniform hyperspherical angles "
-        "(see `stpca_gui/core/radius.py`). The `paper` optimiser reproduces the published "
-        "r̂ and stress; the converged optimiser reaches 4–13× lower stress, hence higher "
-        "percentages.", "")
+        "## 1. Simulations (paper §4; stresses and times of §3.1)", "",
+        f"Data seeds {seeds[0]}–{seeds[-1]} ({len(seeds)} data sets per demo; the paper "
+        f"averaged {PAPER_RUNS}); model seed 0. *Converged*: our L-BFGS optimiser from r* of "
+        "eq. (wasser). *Paper's procedure*: R `optim` BFGS at reltol 5e-2 (ported exactly), "
+        "started at classical MDS and at r* as the paper computed it. Means ± sd over the "
+        "data sets; a mean *agrees* when it is within the paper's rounding plus two standard "
+        "errors of the difference of the two means. The cluster sd (0.3) is not stated in the "
+        "paper (section 3 shows what it changes).", "")
+    for name in SIMULATIONS:
+        report.add(f"### {name}", "")
+        report.table(["quantity", "converged", "verdict", "paper's procedure", "verdict",
+                      "paper"], _demo_rows(report, name, seeds))
+    report.add(
+        "The paper's r* values are consistent with a reconstruction, not a reproduction: "
+        "drawing the sphere points of eq. (wasser) with uniform hyperspherical angles gives "
+        "1.474 (T²) and 1.791 (T³), which round to the printed 1.47 / 1.48 and 1.79 within the "
+        "Monte Carlo noise; the exact r* is 1.515 and 1.886 (docs/radius.md). The paper's "
+        "procedure stops after one or two BFGS steps and reaches the published r̂ and "
+        "stress; the converged optimiser reaches 4–13× lower stress.", "")
+    _mds_q_rows(report)
 
 
+def _mds_q_rows(report: Report) -> None:
+    rows = []
+    for name, values in MDS_Q.items():
+        for quantity, paper in values.items():
+            rows.append(report.check(
+                SECTION, f"{name} MDS-Q {quantity}", "not run", paper.text,
+                "not reproduced: R smacof's smacofSphere (MDS-Q) is not implemented here; "
+                "the paper used it only as a comparison for its optimiser"))
+    report.add("The paper's MDS-Q comparison (§3.1):", "")
+    report.table(["quantity", "ours", "paper", "verdict"], rows)
