@@ -280,3 +280,9 @@ def test_bad_input_is_refused_with_a_clear_message(cloud):
         model.inverse_transform(np.zeros((4, 2)))
     with pytest.raises(ValueError, match="non-finite"):
         model.transform(np.full((1, 3), np.inf))
+    # A refit that fails leaves the previous fit as it was.
+    scores = model.scores_.copy()
+    with pytest.raises(ValueError, match="same point"):
+        model.fit(np.full((6, 3), 0.3))
+    np.testing.assert_array_equal(model.scores_, scores)
+    assert model.n_features_in_ == 3

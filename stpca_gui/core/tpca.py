@@ -262,6 +262,8 @@ class TorusPCA(Estimator):
         The PNS fit on ``embedding_``.
     scores_ : ndarray, shape (n, d)
         PNS scores, column 0 = PNS1 (an arc length on the principal circle).
+    explained_variance_ : ndarray, shape (d,)
+        Sphere (PNS) variance ``mean(scores_[:, k] ** 2)`` per component.
     explained_variance_ratio_ : ndarray, shape (d,)
         Sphere (PNS) explained variance ratio per component.
     torus_explained_variance_ : ndarray, shape (d,)
@@ -279,8 +281,7 @@ class TorusPCA(Estimator):
         doc="Order of the angles by circular spread 1 − R̄. \"SI\" (spread inside): the "
             "largest-spread angle is the innermost coordinate ψ_d, the azimuth, which the "
             "deformation keeps a full circle, and spread increases from ψ_1 to ψ_d. \"SO\" "
-            "(spread outside): the largest-spread angle is the outermost ψ_1.",
-        label="T-PCA ordering")
+            "(spread outside): the largest-spread angle is the outermost ψ_1.")
     pns_mode: str = inherit_parameter(PrincipalNestedSpheres, "mode")
     alpha: float = inherit_parameter(PrincipalNestedSpheres, "alpha")
     n_bootstrap: int = inherit_parameter(PrincipalNestedSpheres, "n_bootstrap")
@@ -324,6 +325,12 @@ class TorusPCA(Estimator):
         if message and warn:
             warnings.warn(message, TorusGapWarning, stacklevel=2)
 
+        embedding = torus_to_sphere(_cut_and_order(angles, cuts, order))
+        pns = PrincipalNestedSpheres(
+            mode=self.pns_mode, alpha=self.alpha, n_bootstrap=self.n_bootstrap,
+            random_state=self.random_state).fit(embedding)
+
+        # Only now, with nothing left that can fail on the data, does the estimator change.
         self.n_features_in_ = d
         self.cuts_ = cuts
         self.gaps_ = gaps
@@ -332,14 +339,12 @@ class TorusPCA(Estimator):
         self.gap_message_ = message
         self.spreads_ = spreads
         self.order_ = order
-        self.embedding_ = torus_to_sphere(self._cut_and_order(angles))
-        self.pns_ = PrincipalNestedSpheres(
-            mode=self.pns_mode, alpha=self.alpha, n_bootstrap=self.n_bootstrap,
-            random_state=self.random_state).fit(self.embedding_)
-        self.scores_ = self.pns_.scores_
-        self.explained_variance_ = self.pns_.explained_variance_
-        self.explained_variance_ratio_ = self.pns_.explained_variance_ratio_
-        self.mean_ = self._angles_on_torus(self.pns_.mean_[None, :])[0]
+        self.embedding_ = embedding
+        self.pns_ = pns
+        self.scores_ = pns.scores_
+        self.explained_variance_ = pns.explained_variance_
+        self.explained_variance_ratio_ = pns.explained_variance_ratio_
+        self.mean_ = self._angles_on_torus(pns.mean_[None, :])[0]
         torus_var = self._torus_variances(self.scores_)
         total = float(torus_var.sum())
         self.torus_explained_variance_ = torus_var
@@ -356,10 +361,6 @@ class TorusPCA(Estimator):
     def _check_fitted(self) -> None:
         if not hasattr(self, "pns_"):
             raise RuntimeError("this TorusPCA is not fitted yet; call fit first")
-
-    def _cut_and_order(self, angles: NDArray[np.float64]) -> NDArray[np.float64]:
-        """ψ = (θ − cut) mod 2π, columns in the order ψ_1 … ψ_d."""
-        return np.mod(angles - self.cuts_, TWO_PI)[:, self.order_]
 
     def _angles_on_torus(self, units: NDArray[np.float64]) -> NDArray[np.float64]:
         """Torus angles in [-π, π), original column order, of points on S^d (P⁻¹, uncut)."""
@@ -399,7 +400,8 @@ class TorusPCA(Estimator):
         if angles.shape[1] != self.n_features_in_:
             raise ValueError(f"angle data has {angles.shape[1]} columns, the model was fitted "
                              f"on {self.n_features_in_}")
-        return self.pns_.transform(torus_to_sphere(self._cut_and_order(angles)))
+        psi = _cut_and_order(angles, self.cuts_, self.order_)
+        return self.pns_.transform(torus_to_sphere(psi))
 
     def inverse_transform(self, scores: ArrayLike) -> NDArray[np.float64]:
         """Torus points of scores: the PNS inverse map, then P⁻¹, uncut and unordered.
@@ -416,6 +418,12 @@ class TorusPCA(Estimator):
         self._check_fitted()
         values = as_float_matrix(np.atleast_2d(scores), what="scores")
         return self._angles_on_torus(self.pns_.inverse_transform(values))
+
+
+def _cut_and_order(angles: NDArray[np.float64], cuts: NDArray[np.float64],
+                   order: NDArray[np.intp]) -> NDArray[np.float64]:
+    """ψ = (θ − cut) mod 2π, columns in the order ψ_1 … ψ_d."""
+    return np.mod(angles - cuts, TWO_PI)[:, order]
 
 
 def _gap_message(gaps: NDArray[np.float64], has_gap: NDArray[np.bool_], threshold: float) -> str:
