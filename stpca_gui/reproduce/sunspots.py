@@ -361,7 +361,8 @@ def _method_comparison(report: Report, data: SunspotsData, mode: str) -> None:
     for name, result in baselines.items():
         if result.convention == "torus":  # T-PCA: the torus % as the paper, the sphere % too
             rows += _method_rows(report, f"{name}, torus", result.reported_ratio,
-                                 METHODS.get(name), spread[name], f"{counts[name]} subsamples")
+                                 METHODS.get(name), spread[name], f"{counts[name]} subsamples",
+                                 T_PCA_REASONS)
             rows.append([f"{name}, sphere", percent(result.explained_variance_ratio), "—",
                          "(the paper reports torus %)"])
             continue
@@ -387,13 +388,15 @@ def _method_comparison(report: Report, data: SunspotsData, mode: str) -> None:
 
 def _method_rows(report: Report, name: str, ratios: NDArray[np.float64],
                  paper: tuple[Published, ...] | None, spread: NDArray[np.float64],
-                 what: str) -> list[list[str]]:
+                 what: str, why_differs: str = "") -> list[list[str]]:
     ours = percent(ratios)
     if paper is None:
         return [[name, ours, "—", "(not in the paper)"]]
     cells = []
     for k, published in enumerate(paper):
         cell = sampling_verdict(published, 100 * spread[:, k], what)
+        if why_differs and cell.startswith("**differs**"):
+            cell += f"; {why_differs}"
         report.check(SECTION, f"{name} PC{k + 1} %", f"{100 * ratios[k]:.2f}",
                      published.text, cell)
         cells.append(f"PC{k + 1}: {cell}")
