@@ -1,4 +1,5 @@
-"""Baseline PCA variants for toroidal data (Euclidean PCA, aPCA, dPCA, complex dPCA, dPCA+)."""
+"""Comparison methods for toroidal data: the PCA variants (Euclidean PCA, aPCA, dPCA, complex
+dPCA, dPCA+) and T-PCA's place among them (its own tests are in test_tpca.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from stpca_gui.core import circular_difference, make_demo, wrap_angles
 from stpca_gui.core.baselines import (
     BASELINES,
+    CONVENTIONS,
     BaselineResult,
     angular_pca,
     complex_dihedral_pca,
@@ -19,6 +21,8 @@ from stpca_gui.core.baselines import (
 )
 
 REAL_METHODS = ("Euclidean PCA", "aPCA", "dPCA", "dPCA+")
+#: The methods that are standard PCA of some representation of the angles.
+COVARIANCE_METHODS = (*REAL_METHODS, "complex dPCA")
 
 
 def line(n: int = 201, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
@@ -37,12 +41,32 @@ def cloud() -> np.ndarray:
 
 
 def test_registry_names_and_signature():
-    assert list(BASELINES) == ["Euclidean PCA", "aPCA", "dPCA", "complex dPCA", "dPCA+"]
+    assert list(BASELINES) == ["Euclidean PCA", "aPCA", "dPCA", "complex dPCA", "dPCA+",
+                               "T-PCA (SI)", "T-PCA (SO)"]
     data = line()
     for name, method in BASELINES.items():
         result = method(data)
         assert isinstance(result, BaselineResult)
         assert result.name == name
+        # Each method says which variance its percentages are shares of.
+        expected = "covariance" if name in COVARIANCE_METHODS else "torus"
+        assert result.convention == expected and expected in CONVENTIONS
+        assert result.reported_ratio.sum() == pytest.approx(1.0)
+
+
+def test_a_result_names_a_known_convention_and_has_its_ratios():
+    fields = dict(name="x", scores=np.zeros((3, 1)), explained_variance=np.ones(1),
+                  explained_variance_ratio=np.ones(1), components=None, mean=np.zeros(1),
+                  feature_labels=("θ1",))
+    with pytest.raises(ValueError, match="convention must be one of"):
+        BaselineResult(**fields, convention="sphere")
+    with pytest.raises(ValueError, match="needs its ratios"):
+        BaselineResult(**fields, convention="torus")
+    torus = BaselineResult(**fields, convention="torus",
+                           torus_explained_variance_ratio=np.ones(1), notes=["a caveat"])
+    assert torus.reported_ratio is torus.torus_explained_variance_ratio
+    assert torus.notes == ("a caveat",)
+    assert not torus.reported_ratio.flags.writeable
 
 
 def test_line_away_from_cut_is_one_dimensional():
@@ -124,7 +148,7 @@ def test_complex_dpca_matches_symmetrised_dpca_covariance(cloud):
     assert complex_result.explained_variance.sum() == pytest.approx(np.trace(sigma))
 
 
-@pytest.mark.parametrize("name", list(BASELINES))
+@pytest.mark.parametrize("name", COVARIANCE_METHODS)
 def test_ratios_shapes_and_uncorrelated_scores(name, cloud):
     result = BASELINES[name](cloud)
     n, d = cloud.shape

@@ -213,8 +213,13 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     assert ("| ST-PCA (paper's procedure) | 0.0855 (0.0855) agrees | 0.1843 (0.1843) agrees | "
             "0.1273 (0.1273) agrees |") in report
     assert "Which conclusions depend on the optimiser:** at α = 0.05, Giné F_n" in report
-    for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA"):
+    for method in ("complex dPCA", "Euclidean PCA", "aPCA", "dPCA+", "dPCA",
+                   "T-PCA (SI), torus", "T-PCA (SO), sphere"):
         assert f"| {method} |" in report
+    # T-PCA's PNS1 rejects uniformity as in Table 1, whose 0 is read to its four decimals.
+    assert [line.count("agrees") for line in lines
+            if line.startswith(("| T-PCA (SI) | 0.0000 (0)", "| T-PCA (SO) | 0.0000 (0)"))
+            ] == [2, 3]
     landmark_rows = [line.split("|")[1:-1] for line in lines
                      if line.startswith(("| mixed |", "| maxmin |", "| random |"))]
     assert len(landmark_rows) == 3 and "Landmark fits (m = 250)" in report
@@ -234,6 +239,7 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
     assert "### Conclusion" in gap
     assert (out / "sunspots_scores.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "sunspots_pns1.png").stat().st_size > 10_000
+    assert (out / "sunspots_pns1_methods.png").stat().st_size > 20_000
 
 
 def test_every_offered_parameter_is_an_option_with_its_default():

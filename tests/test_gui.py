@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -460,16 +461,35 @@ def open_compare_methods(qtbot, window):
 def test_compare_methods_table_and_linked_scatters(qtbot, window, gui_dir):
     fit_demo(qtbot, window, "clusters-t2")
     dialog = open_compare_methods(qtbot, window)
-    names = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
-    assert names == ["ST-PCA", "Euclidean PCA", "aPCA", "dPCA", "complex dPCA", "dPCA+"]
-    st_pca = float(dialog.table.item(0, 1).text())
-    assert st_pca == pytest.approx(100 * window.state.result.sphere_ratio[0], abs=0.01)
+    table = [[dialog.table.item(r, c).text() for c in range(dialog.table.columnCount())]
+             for r in range(dialog.table.rowCount())]
+    assert [row[0] for row in table] == ["ST-PCA", "Euclidean PCA", "aPCA", "dPCA",
+                                         "complex dPCA", "dPCA+", "T-PCA (SI)", "T-PCA (SO)"]
+    # Each method reports the variance the paper's Table 2 gives for it: the torus variance
+    # for the two through a sphere (with their sphere shares beside), covariance otherwise.
+    result = window.state.result
+    assert table[0][1] == "torus (§3.5)"
+    assert float(table[0][2]) == pytest.approx(100 * result.torus_ratio[0], abs=0.01)
+    assert float(table[0][5].split(" / ")[0]) == pytest.approx(100 * result.sphere_ratio[0],
+                                                               abs=0.01)
+    for row in table[6:]:
+        assert row[1] == "torus (§3.5)" and row[5] != "—"
+    for row in table[1:6]:
+        assert row[1] == "covariance (PCA)" and row[5] == "—"
     window.histogram_view.select_range(-0.5, 0.5)
     count = int(window.state.selection.mask().sum())
+    assert len(dialog.scatters) == 8
     for scatter in dialog.scatters:
         assert len(scatter.overlay.get_offsets()) == count
     dialog.export(gui_dir / "compare-methods-clusters-t2.png", dpi=80)
     assert_has_content(gui_dir / "compare-methods-clusters-t2.png")
+    dialog.grab().save(str(gui_dir / "compare-methods-dialog-clusters-t2.png"))
+    assert_has_content(gui_dir / "compare-methods-dialog-clusters-t2.png")
+    # A method's caveats (T-PCA on angles without a data gap) are shown under the table.
+    assert not dialog.notes.isVisible()
+    dialog._show_rows([dialog.rows[0], replace(dialog.rows[6], notes=("no data gap",))])
+    assert dialog.notes.isVisible() and dialog.notes.text() == "T-PCA (SI): no data gap"
+    assert dialog.table.item(1, 0).toolTip() == "no data gap"
     dialog.close()
 
 

@@ -8,11 +8,17 @@ import pickle
 import numpy as np
 import pytest
 
-from stpca_gui.core import PrincipalNestedSpheres, ScaledTorusPCA, SphericalMDS, make_demo
+from stpca_gui.core import (
+    PrincipalNestedSpheres,
+    ScaledTorusPCA,
+    SphericalMDS,
+    TorusPCA,
+    make_demo,
+)
 from stpca_gui.core.params import Boolean, Interval, Options
 from stpca_gui.model import FitParameters
 
-ESTIMATORS = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres)
+ESTIMATORS = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, TorusPCA)
 
 
 @pytest.mark.parametrize(("constraint", "good", "bad"), [

@@ -21,6 +21,7 @@ from .torus import (
     torus_pdist,
     wrap_angles,
 )
+from .tpca import TorusGapWarning, TorusPCA
 from .uniformity import UniformityTest, uniformity_tests
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "SMDSMatch",
     "ScaledTorusPCA",
     "SphericalMDS",
+    "TorusGapWarning",
+    "TorusPCA",
     "UniformityTest",
     "circular_difference",
     "circular_frechet_mean",

@@ -1,8 +1,9 @@
 """Competing dimension-reduction methods for toroidal data (paper, sections 1 and 5).
 
-The paper compares ST-PCA with the following PCA variants for angles; all are "standard
-PCA" in some Euclidean or complex representation of the data, and their percentages of
-variance are eigenvalue / trace of that representation's covariance matrix:
+The paper compares ST-PCA with the following methods. The first five are "standard PCA" in
+some Euclidean or complex representation of the data, and their percentages of variance are
+eigenvalue / trace of that representation's covariance matrix; T-PCA goes through a sphere,
+as ST-PCA does:
 
 ``Euclidean PCA``
     Ordinary PCA of the raw angles in [-π, π), ignoring periodicity.
@@ -19,18 +20,26 @@ variance are eigenvalue / trace of that representation's covariance matrix:
     Dihedral PCA on the torus (Sittel et al., 2017): the periodic boundary of every angle is
     moved to its region of lowest density ("maximal gap shifting"), then ordinary PCA is
     applied to the shifted angles themselves (no sine/cosine embedding).
+``T-PCA (SI)``, ``T-PCA (SO)``
+    Torus PCA (Eltzner, Huckemann & Mardia, 2018; :mod:`~stpca_gui.core.tpca`): the torus is
+    deformed onto S^d and principal nested spheres are fitted. Its percentages are shares of
+    the torus variance of the paper's §3.5 (``convention="torus"``, as the paper's Table 2
+    reports them); the sphere (PNS) shares are kept too.
 
 Every method has the signature ``method(angles) -> BaselineResult`` and is listed in
 :data:`BASELINES` under its display name, so a caller can run all of them on the same data
-(see :func:`run_baselines`).  Covariances use the unbiased 1/(n-1) normalisation; this
-changes no percentage.  Scores are ordered by decreasing variance (PC1 first) and every
-real loading vector is signed so that its entry of largest magnitude is positive.
+(see :func:`run_baselines`); ``BaselineResult.convention`` says which variance its
+percentages are shares of (:data:`CONVENTIONS`).  Covariances use the unbiased 1/(n-1)
+normalisation; this changes no percentage.  The PCA variants order their scores by
+decreasing variance (PC1 first) and sign every real loading vector so that its entry of
+largest magnitude is positive.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -39,10 +48,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from .circular import circular_frechet_mean
 from .torus import TWO_PI, wrap_angles
+from .tpca import TorusPCA
 from .validation import check_angles
 
 __all__ = [
     "BASELINES",
+    "CONVENTIONS",
     "BaselineResult",
     "angular_pca",
     "complex_dihedral_pca",
@@ -51,7 +62,17 @@ __all__ = [
     "euclidean_pca",
     "maximal_gap_cuts",
     "run_baselines",
+    "torus_pca",
 ]
+
+#: What a method's percentages are shares of (``BaselineResult.convention``), as the paper's
+#: Table 2 marks them.
+CONVENTIONS: dict[str, str] = {
+    "covariance": "standard PCA: eigenvalue / trace of the covariance of the method's "
+                  "representation of the angles",
+    "torus": "torus variance (§3.5): squared torus distances between the projections onto "
+             "successive nested subspheres, mapped back to the torus",
+}
 
 
 def _readonly(value: Any) -> Any:
@@ -75,19 +96,30 @@ class BaselineResult:
         Real principal-component scores, PC1 in column 0.  For complex dPCA these are the
         real parts of the complex scores (see :func:`complex_dihedral_pca`).
     explained_variance : ndarray, shape (q,)
-        Variance of each component (covariance eigenvalue), decreasing.
+        Variance of each component: the covariance eigenvalue, or for T-PCA the PNS
+        (sphere) variance of each score.
     explained_variance_ratio : ndarray, shape (q,)
         ``explained_variance / explained_variance.sum()``: values in [0, 1] summing to 1.
-    components : ndarray, shape (q, p)
+    components : ndarray, shape (q, p), or None
         Loading vectors as rows (``components[k]`` belongs to PC k+1), over the ``p``
-        features named by ``feature_labels``.  Complex for complex dPCA.
+        features named by ``feature_labels``.  Complex for complex dPCA; None for T-PCA,
+        whose components are nested subspheres, not directions.
     mean : ndarray, shape (p,)
-        The centre subtracted in feature space before projecting.
+        The centre subtracted in feature space before projecting (for T-PCA, the backwards
+        mean mapped to the torus).
     feature_labels : tuple of str
         Names of the ``p`` features the loadings refer to (e.g. ``"cos θ1"`` for dPCA).
     extras : mapping of str to ndarray
         Method-specific outputs (read-only), documented by each method, e.g. the cuts of
         dPCA+ under ``"cuts"``.
+    convention : str
+        Which variance the method's percentages are shares of, a key of
+        :data:`CONVENTIONS`: ``"covariance"`` (the PCA variants) or ``"torus"`` (T-PCA).
+    torus_explained_variance_ratio : ndarray, shape (q,), or None
+        The shares of the torus variance (§3.5), for methods that have one.
+    notes : tuple of str
+        Caveats about this result that a reader of its percentages should see (e.g. T-PCA
+        on angles without a data gap).
 
     Notes
     -----
@@ -98,16 +130,27 @@ class BaselineResult:
     scores: NDArray[np.float64]
     explained_variance: NDArray[np.float64]
     explained_variance_ratio: NDArray[np.float64]
-    components: NDArray[Any]
+    components: NDArray[Any] | None
     mean: NDArray[Any]
     feature_labels: tuple[str, ...]
     extras: Mapping[str, Any] = field(default_factory=dict)
+    convention: str = "covariance"
+    torus_explained_variance_ratio: NDArray[np.float64] | None = None
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise ValueError(f"convention must be one of {list(CONVENTIONS)}, "
+                             f"got {self.convention!r}")
+        if self.convention == "torus" and self.torus_explained_variance_ratio is None:
+            raise ValueError("a result reporting the torus variance needs its ratios")
         for name in ("scores", "explained_variance", "explained_variance_ratio",
-                     "components", "mean"):
-            object.__setattr__(self, name, _readonly(np.asarray(getattr(self, name))))
+                     "components", "mean", "torus_explained_variance_ratio"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _readonly(np.asarray(value)))
         object.__setattr__(self, "feature_labels", tuple(self.feature_labels))
+        object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(
             self, "extras", MappingProxyType({k: _readonly(v) for k, v in self.extras.items()})
         )
@@ -121,6 +164,13 @@ class BaselineResult:
     def n_samples(self) -> int:
         """Number of data points n."""
         return int(self.scores.shape[0])
+
+    @property
+    def reported_ratio(self) -> NDArray[np.float64]:
+        """The shares the method reports, in its :attr:`convention` (the paper's Table 2)."""
+        if self.convention == "torus":
+            return self.torus_explained_variance_ratio
+        return self.explained_variance_ratio
 
 
 # --------------------------------------------------------------------------- helpers
@@ -459,6 +509,51 @@ def dihedral_pca_plus(angles: ArrayLike, n_bins: int = 10) -> BaselineResult:
     )
 
 
+def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
+    """T-PCA (Eltzner, Huckemann & Mardia, 2018) as a comparison method.
+
+    :class:`~stpca_gui.core.tpca.TorusPCA` with its defaults and seed 0 (the PNS bootstrap
+    is its only random step, so every run gives the same result).
+
+    Parameters
+    ----------
+    angles : array_like, shape (n, d)
+        Angles in radians.
+    ordering : {"SI", "SO"}
+        Angles ordered with the largest circular spread inside (SI) or outside (SO).
+
+    Returns
+    -------
+    BaselineResult
+        ``name="T-PCA (SI)"`` or ``"T-PCA (SO)"``, q = d, ``convention="torus"``:
+        ``torus_explained_variance_ratio`` holds the torus shares (§3.5, what the paper
+        reports), ``explained_variance``/``explained_variance_ratio`` the PNS (sphere) ones.
+        ``components`` is None and ``mean`` the backwards mean on the torus.  ``notes``
+        holds the warning about angles without a data gap, if any.  Extras: ``"cuts"``,
+        ``"gaps"``, ``"has_gap"``, ``"spreads"`` (d,) per angle, ``"order"`` (d,) the
+        columns as ψ_1 … ψ_d, ``"embedding"`` (n, d + 1) the deformed points on S^d and
+        ``"sphere_types"`` the PNS subsphere types.
+    """
+    # The gap warning becomes a note of the result, which the callers show with it.
+    model = TorusPCA(ordering=ordering, random_state=0).fit(angles, warn=False)
+    return BaselineResult(
+        name=f"T-PCA ({ordering})",
+        scores=model.scores_,
+        explained_variance=model.explained_variance_,
+        explained_variance_ratio=model.explained_variance_ratio_,
+        components=None,
+        mean=model.mean_,
+        feature_labels=tuple(_angle_labels(model.n_features_in_)),
+        extras={"cuts": model.cuts_, "gaps": model.gaps_, "has_gap": model.has_gap_,
+                "spreads": model.spreads_, "order": model.order_,
+                "embedding": model.embedding_,
+                "sphere_types": tuple(model.pns_.sphere_types_)},
+        convention="torus",
+        torus_explained_variance_ratio=model.torus_explained_variance_ratio_,
+        notes=(model.gap_message_,) if model.gap_message_ else (),
+    )
+
+
 #: Display name → method; every method is called as ``method(angles)``.
 BASELINES: dict[str, Callable[[ArrayLike], BaselineResult]] = {
     "Euclidean PCA": euclidean_pca,
@@ -466,6 +561,8 @@ BASELINES: dict[str, Callable[[ArrayLike], BaselineResult]] = {
     "dPCA": dihedral_pca,
     "complex dPCA": complex_dihedral_pca,
     "dPCA+": dihedral_pca_plus,
+    "T-PCA (SI)": partial(torus_pca, ordering="SI"),
+    "T-PCA (SO)": partial(torus_pca, ordering="SO"),
 }
 
 

@@ -1,7 +1,8 @@
-"""Analysis → Compare methods: ST-PCA next to the classical PCA variants for angles."""
+"""Analysis → Compare methods: ST-PCA next to T-PCA and the classical PCA variants for angles."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import BASELINES, BaselineResult, run_baselines
+from ..core.baselines import CONVENTIONS
 from ..model import AppState
 from ..model.tasks import TaskProgress, TaskState
 from ..plotting.scores import ScoresScatter
@@ -35,6 +37,44 @@ from .views.mpl_views import save_figure_atomically, selection_mode_from_keyboar
 
 #: Components shown in the table.
 TABLE_COMPONENTS = 3
+#: The table's columns: the method, the variance its percentages are shares of, those
+#: percentages per component and, for the methods through a sphere, the PNS shares.
+TABLE_HEADER = ("method", "variance", *[f"PC{k + 1} %" for k in range(TABLE_COMPONENTS)],
+                "sphere (PNS) %")
+#: How the table names each kind of variance (``BaselineResult.convention``, and "sphere"
+#: for an ST-PCA fit without its torus variance).
+VARIANCE_NAMES = {"covariance": "covariance (PCA)", "torus": "torus (§3.5)",
+                  "sphere": "sphere (PNS)"}
+_SPHERE_TOOLTIP = "shares of the PNS variance on the sphere (sum of squared scores)"
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    """One method of the comparison: its scores and the variance shares it reports.
+
+    Attributes
+    ----------
+    name : str
+    scores : ndarray, shape (n, q)
+    ratio : ndarray, shape (q,)
+        The shares the method reports, in the variance named by ``variance``.
+    variance : str
+        A key of :data:`VARIANCE_NAMES`.
+    sphere_ratio : ndarray or None
+        The PNS (sphere) shares, for the methods through a sphere (ST-PCA, T-PCA).
+    axis_names : tuple of str
+        The names of the first two scores.
+    notes : tuple of str
+        Caveats to show with the method's numbers.
+    """
+
+    name: str
+    scores: np.ndarray
+    ratio: np.ndarray
+    variance: str
+    sphere_ratio: np.ndarray | None = None
+    axis_names: tuple[str, str] = ("PC1", "PC2")
+    notes: tuple[str, ...] = ()
 
 
 def baselines_task(angles: np.ndarray, state: TaskState) -> dict[str, BaselineResult]:
@@ -50,14 +90,26 @@ def baselines_task(angles: np.ndarray, state: TaskState) -> dict[str, BaselineRe
     return results
 
 
-def method_rows(
-    state: AppState, baselines: dict[str, BaselineResult]
-) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(name, scores, explained variance ratio) for ST-PCA and every baseline."""
+def method_rows(state: AppState, baselines: dict[str, BaselineResult]) -> list[MethodRow]:
+    """ST-PCA and every baseline, each with the variance shares the paper reports for it:
+    the torus variance (§3.5) for ST-PCA and T-PCA, the covariance shares for the others."""
     result = state.result
-    rows = [("ST-PCA", result.scores, result.sphere_ratio)]
-    rows.extend((name, b.scores, b.explained_variance_ratio) for name, b in baselines.items())
+    torus = np.asarray(result.torus_ratio)
+    has_torus = bool(np.all(np.isfinite(torus)))  # not computed when the fit skipped it
+    rows = [MethodRow("ST-PCA", result.scores, torus if has_torus else result.sphere_ratio,
+                      "torus" if has_torus else "sphere", result.sphere_ratio,
+                      ("PNS1", "PNS2"))]
+    for name, b in baselines.items():
+        through_sphere = b.convention == "torus"
+        rows.append(MethodRow(
+            name, b.scores, b.reported_ratio, b.convention,
+            b.explained_variance_ratio if through_sphere else None,
+            ("PNS1", "PNS2") if through_sphere else ("PC1", "PC2"), b.notes))
     return rows
+
+
+def _percentages(ratio: np.ndarray) -> str:
+    return " / ".join(f"{100 * v:.2f}" for v in ratio[:TABLE_COMPONENTS])
 
 
 class CompareMethodsDialog(QDialog):
@@ -78,13 +130,17 @@ class CompareMethodsDialog(QDialog):
         self.state = state
         self.setWindowTitle("Compare methods")
         self.resize(1100, 760)
-        self.rows: list[tuple[str, np.ndarray, np.ndarray]] = []
+        self.rows: list[MethodRow] = []
         self.scatters: list[ScoresScatter] = []
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(
-            f"{state.dataset.description} — % of variance explained per component. ST-PCA: "
-            "PNS on the sphere; the others: PCA variants on the angles (dPCA on sin/cos, "
-            "complex dPCA on e^{iθ})."))
+        intro = QLabel(
+            f"{state.dataset.description} — % of variance explained per component, as the "
+            "paper's Table 2 reports it: ST-PCA and T-PCA as shares of the torus variance "
+            "(§3.5), with their sphere (PNS) shares beside; the PCA variants as covariance "
+            "eigenvalue shares of their representation (dPCA on sin/cos, complex dPCA on "
+            "e^{iθ}).")
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
         status = QHBoxLayout()
         self.status = QLabel("Running the baseline methods…")
         self.progress = QProgressBar()
@@ -95,17 +151,26 @@ class CompareMethodsDialog(QDialog):
         status.addWidget(self.cancel_button)
         layout.addLayout(status)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        self.table = QTableWidget(0, 1 + TABLE_COMPONENTS)
-        self.table.setHorizontalHeaderLabels(
-            ["method", *[f"PC{k + 1} %" for k in range(TABLE_COMPONENTS)]])
+        self.table = QTableWidget(0, len(TABLE_HEADER))
+        self.table.setHorizontalHeaderLabels(list(TABLE_HEADER))
         self.table.verticalHeader().setVisible(False)
+        # Rows as tall as their text, so that all eight methods show without scrolling.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        splitter.addWidget(self.table)
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addWidget(self.table)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setVisible(False)
+        table_layout.addWidget(self.notes)
+        splitter.addWidget(table_box)
         self.figure = Figure(figsize=(10, 6), layout="constrained")
         self.canvas = FigureCanvasQTAgg(self.figure)
         splitter.addWidget(self.canvas)
-        splitter.setSizes([200, 560])
+        splitter.setSizes([260, 500])
         layout.addWidget(splitter)
         # matplotlib's RectangleSelector does not work on sub-figures, so the right-drag
         # rectangle is tracked from the raw mouse events.
@@ -127,7 +192,7 @@ class CompareMethodsDialog(QDialog):
             method_rows(self.state, baselines)))
         self.runner.failed.connect(self._on_failure)
         self.runner.cancelled.connect(lambda: self._end_status(
-            f"Cancelled: {', '.join(name for name, _, _ in self.rows)} shown."))
+            f"Cancelled: {', '.join(row.name for row in self.rows)} shown."))
         self.runner.start(partial(baselines_task, np.asarray(state.dataset.angles)))
 
     def _on_progress(self, report: TaskProgress) -> None:
@@ -143,34 +208,48 @@ class CompareMethodsDialog(QDialog):
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
 
-    def _show_rows(self, rows: list[tuple[str, np.ndarray, np.ndarray]], *,
-                   finished: bool = True) -> None:
+    def _show_rows(self, rows: list[MethodRow], *, finished: bool = True) -> None:
         """Fill the table and draw one scatter per method (``finished``: all of them)."""
         self.rows = rows
         self.table.setRowCount(len(rows))
-        for r, (name, _, ratio) in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(name))
-            for k in range(TABLE_COMPONENTS):
-                text = f"{100 * ratio[k]:.2f}" if k < len(ratio) else "—"
-                item = QTableWidgetItem(text)
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(r, 1 + k, item)
+        for r, row in enumerate(rows):
+            self._fill_table_row(r, row)
+        notes = [f"{row.name}: {note}" for row in rows for note in row.notes]
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
         self.figure.clear()
-        columns = 3
+        columns = 4 if len(rows) > 6 else 3
         panels = self.figure.subfigures(int(np.ceil(len(rows) / columns)), columns)
         self.scatters = []
         colors, selected = current_colors(self.state)
-        for panel, (name, scores, ratio) in zip(np.ravel(panels), rows, strict=False):
+        for panel, row in zip(np.ravel(panels), rows, strict=False):
             scatter = ScoresScatter(panel)
-            names = ("PNS1", "PNS2") if name == "ST-PCA" else ("PC1", "PC2")
-            scatter.draw(scores[:, :2], 0, 1, colors=colors, selected=selected,
-                         title=f"{name} ({100 * ratio[0]:.1f} % on PC1)",
-                         axis_names=names)
+            scatter.draw(row.scores[:, :2], 0, 1, colors=colors, selected=selected,
+                         title=f"{row.name} ({100 * row.ratio[0]:.1f} %)",
+                         axis_names=row.axis_names)
             self.scatters.append(scatter)
         self.canvas.draw_idle()
         if finished and len(rows) > 1:
             self._end_status(f"{len(rows)} methods.")
             self.methods_shown.emit()
+
+    def _fill_table_row(self, r: int, row: MethodRow) -> None:
+        def cell(column: int, text: str, tooltip: str = "", numeric: bool = False) -> None:
+            item = QTableWidgetItem(text)
+            if numeric:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if tooltip:
+                item.setToolTip(tooltip)
+            self.table.setItem(r, column, item)
+
+        cell(0, row.name, "\n".join(row.notes))
+        cell(1, VARIANCE_NAMES[row.variance], CONVENTIONS.get(row.variance, _SPHERE_TOOLTIP))
+        for k in range(TABLE_COMPONENTS):
+            cell(2 + k, f"{100 * row.ratio[k]:.2f}" if k < len(row.ratio) else "—",
+                 numeric=True)
+        sphere = "—" if row.sphere_ratio is None else _percentages(row.sphere_ratio)
+        cell(2 + TABLE_COMPONENTS, sphere, _SPHERE_TOOLTIP if row.sphere_ratio is not None
+             else "", numeric=True)
 
     def _scatter_at(self, event) -> ScoresScatter | None:
         return next((s for s in self.scatters if s.axes is event.inaxes), None)
