@@ -491,3 +491,17 @@ def test_plotting_modules_do_not_use_pyplot():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_histogram_without_selection_has_no_selection_legend_or_count():
+    values = np.random.default_rng(4).vonmises(0.0, 2.0, 400)
+    shown = ScoreHistogram(new_figure())
+    shown.draw(values, 2 * np.pi, bandwidth=0.3)
+    static = ScoreHistogram(new_figure(), shows_selection=False)
+    static.draw(values, 2 * np.pi, bandwidth=0.3)
+    labels = [t.get_text() for t in static.axes.get_legend().get_texts()]
+    assert "selection" not in labels and static.selection_text is None
+    assert "selection" in [t.get_text() for t in shown.axes.get_legend().get_texts()]
+    assert shown.selection_text.get_text() == "no selection"
+    static.update_selection(values > 0)  # the bars still follow a selection if given one
+    assert static.selection_text is None

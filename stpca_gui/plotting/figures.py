@@ -91,7 +91,7 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
     figure = Figure(figsize=FIGURE_SIZE, layout="constrained")
     clusters = periodic_mode_clusters(pns1, period=period, labels=labels)
     codes, names = (None, None) if labels is None else encode_labels(labels)
-    histogram = ScoreHistogram(figure)
+    histogram = ScoreHistogram(figure, shows_selection=False)
     histogram.draw(pns1, period, group_codes=codes, group_names=names,
                    bandwidth=clusters.bandwidth)
     histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])

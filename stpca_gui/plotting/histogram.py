@@ -80,8 +80,10 @@ class ScoreHistogram:
     (``figure.canvas.draw_idle()``).
     """
 
-    def __init__(self, figure: Figure) -> None:
+    def __init__(self, figure: Figure, shows_selection: bool = True) -> None:
         self.figure = figure
+        # A figure for a report or a file has no selection: no legend entry, no count.
+        self.shows_selection = shows_selection
         self._ax = fresh_axes(figure)
         self._values = np.empty(0)
         self._bin_of = np.empty(0, dtype=np.intp)
@@ -263,8 +265,9 @@ class ScoreHistogram:
                                  for _, name, members in groups)
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
-        legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
-        legend_labels.append("selection")
+        if self.shows_selection:
+            legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
+            legend_labels.append("selection")
         # "best" keeps the legend off the modes; the headroom above leaves it a place. The
         # legend does not change with the selection, so it belongs to the static layers
         # (its best place is searched only in full renders); where it avoids the bars and
@@ -277,10 +280,12 @@ class ScoreHistogram:
             legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
                                framealpha=0.85)
         legend.set_zorder(_LEGEND_Z)
-        # The selection's size, above the top right corner of the axes.
-        self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes, ha="right",
-                                       va="bottom", fontsize=8, zorder=_COUNT_Z)
-        self._set_selection_count(mask)
+        if self.shows_selection:
+            # The selection's size, above the top right corner of the axes.
+            self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes,
+                                           ha="right", va="bottom", fontsize=8,
+                                           zorder=_COUNT_Z)
+            self._set_selection_count(mask)
 
     @staticmethod
     def _groups(
@@ -372,7 +377,8 @@ class ScoreHistogram:
         return np.bincount(self._bin_of[mask], minlength=self._edges.size - 1)
 
     def _set_selection_count(self, mask: NDArray[np.bool_]) -> None:
-        assert self._selection_text is not None
+        if self._selection_text is None:  # a histogram that shows no selection
+            return
         count, n = int(mask.sum()), mask.size
         if count:
             self._selection_text.set_text(f"{count:,} of {n:,} selected "

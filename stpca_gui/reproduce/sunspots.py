@@ -514,7 +514,7 @@ def _figures(report: Report, fit: ScaledTorusPCA, t_pca: dict[str, TorusPCA]) ->
         fit.scores_, 0, 1, title="Sunspots: ST-PCA scores"), "ST-PCA scores PNS1–PNS2")
 
     def draw_histogram(figure) -> None:
-        histogram = ScoreHistogram(figure)
+        histogram = ScoreHistogram(figure, shows_selection=False)
         histogram.draw(fit.scores_[:, 0], 2 * np.pi * radius, bandwidth=clusters.bandwidth)
         histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])
 
@@ -532,7 +532,7 @@ def _pns1_histograms(report: Report, fits: dict[str, ScaledTorusPCA | TorusPCA])
         for panel, (name, fit) in zip(figure.subfigures(1, len(fits)), fits.items(),
                                       strict=True):
             found = clusters[name]
-            histogram = ScoreHistogram(panel)
+            histogram = ScoreHistogram(panel, shows_selection=False)
             histogram.draw(fit.scores_[:, 0], 2 * np.pi * float(fit.pns_.circle_radius_),
                            bandwidth=found.bandwidth, title=name)
             histogram.set_antimodes(found.antimodes if len(found.modes) > 1 else [])
