@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stpca_gui.core import ScaledTorusPCA, lagged_embedding, make_demo
+from stpca_gui.core import ScaledTorusPCA, make_demo
 from stpca_gui.core.projections import (
     level_scores,
     nested_variance,
@@ -14,15 +14,15 @@ from stpca_gui.core.projections import (
     sphere_projections,
 )
 from stpca_gui.core.torus import torus_distance, wrap_angles
-from stpca_gui.reproduce import paper_cycle_longitudes
-from stpca_gui.reproduce.sunspots import SUBSAMPLE_SEED, SUBSAMPLE_SIZE
+from stpca_gui.reproduce.fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits, subsample_rows
+from stpca_gui.reproduce.sunspots import load_sunspots_data
 from stpca_gui.reproduce.variance_conventions import (
     CONVENTIONS,
     FitLevels,
     curve_projection,
     evaluate,
 )
-from stpca_gui.reproduce.variance_gap import Fits, implied_sd, subsample
+from stpca_gui.reproduce.variance_gap import Fits, implied_sd
 
 
 @pytest.fixture(scope="module")
@@ -195,18 +195,34 @@ def test_implied_sd_interpolates_the_first_crossing():
 
 
 def test_subsample_is_the_one_of_the_sunspots_section():
-    series = lagged_embedding(paper_cycle_longitudes(), 3)
+    data = load_sunspots_data()
     rows = np.sort(np.random.default_rng(0).choice(5371, 1000, replace=False))
-    assert len(series) == 5371 and SUBSAMPLE_SIZE == 1000 and SUBSAMPLE_SEED == 0
-    np.testing.assert_array_equal(subsample(series, SUBSAMPLE_SEED), series[rows])
+    assert len(data.series) == 5371 and SUBSAMPLE_SIZE == 1000 and SUBSAMPLE_SEED == 0
+    np.testing.assert_array_equal(data.subsample, rows)
+    np.testing.assert_array_equal(subsample_rows(5371, SUBSAMPLE_SEED), rows)
+    # Each section reads the same fit of it: fitted once per procedure.
+    fit = data.fits.subsample(SUBSAMPLE_SEED, "paper's procedure")
+    assert data.fits.subsample(SUBSAMPLE_SEED, "paper's procedure") is fit
+    np.testing.assert_array_equal(fit.angles_, data.series[rows])
+    assert fit.smds_.optimizer == "paper" and round(fit.smds_.initial_radius_, 2) == 1.79
+
+
+def test_demo_fits_are_shared_and_the_default_sd_is_one_key():
+    fits = ReportFits(np.zeros((3, 3)))
+    first = fits.demo("clusters-t2", 1, "converged")
+    assert fits.demo("clusters-t2", 1, "converged", cluster_sd=0.3) is first
+    assert fits.demo("clusters-t2", 1, "converged", cluster_sd=0.4) is not first
+    np.testing.assert_array_equal(first.angles_,
+                                  make_demo("clusters-t2", random_state=1).angles)
 
 
 def test_fits_summarise_several_data_sets():
     samples = [make_demo("clusters-t2", random_state=s, cluster_sd=0.4).angles for s in (0, 1)]
-    fits = Fits.of(samples, "paper", [c for c in CONVENTIONS if c.key in ("T-a", "T-b")])
+    models = [ScaledTorusPCA(optimizer="paper", random_state=0).fit(x) for x in samples]
+    fits = Fits.of(models, [c for c in CONVENTIONS if c.key in ("T-a", "T-b")])
     assert set(fits.ratios) == {"T-a", "T-b"} and fits.ratios["T-a"].shape == (2, 2)
     assert fits.radius.shape == fits.stress.shape == (2,)
     np.testing.assert_allclose(fits.mean("T-b"), fits.ratios["T-b"].mean(axis=0))
     assert np.all(fits.sd("T-b") > 0)
-    single = Fits.of(samples[:1], "paper", [CONVENTIONS[0]])
+    single = Fits.of(models[:1], [CONVENTIONS[0]])
     np.testing.assert_array_equal(single.sd("T-a"), 0.0)

@@ -15,7 +15,12 @@ from ..io import atomic_write_text
 from .paper import GEOPCA_BOUNDS, RNA
 from .report import Report
 from .simulations import simulations_section
-from .sunspots import curve_diagonal_fit, paper_cycle_longitudes, sunspots_section
+from .sunspots import (
+    curve_diagonal_fit,
+    load_sunspots_data,
+    paper_cycle_longitudes,
+    sunspots_section,
+)
 from .variance_gap import variance_gap_section
 
 __all__ = ["curve_diagonal_fit", "paper_cycle_longitudes", "reproduce"]
@@ -31,9 +36,11 @@ def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -
     out.mkdir(parents=True, exist_ok=True)
     report = Report(out, ["# Scaled torus PCA: the paper's analyses, reproduced", ""])
     started = time.perf_counter()
-    simulations_section(report, list(range(2 if quick else 10)))
-    sunspots_section(report, sunspots, quick)
-    variance_gap_section(report, quick, sunspots)
+    # One store of fits for all sections: each data set is fitted once per procedure.
+    data = load_sunspots_data(sunspots)
+    simulations_section(report, data.fits, list(range(2 if quick else 10)))
+    sunspots_section(report, data, quick)
+    variance_gap_section(report, data.fits, quick)
     _not_reproduced(report)
     report.add(f"Total time: {time.perf_counter() - started:.1f} s"
                + (" (--quick: fewer data sets and subsamples)." if quick else "."), "")

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ScaledTorusPCA, make_demo
+from ..core import ScaledTorusPCA
+from .fits import ReportFits
 from .paper import MDS_Q, PAPER_RUNS, PROCEDURES, SIMULATIONS, mean_verdict, verdict
 from .report import Report
 
 SECTION = "Simulations (§4)"
-
-
-def _fits(name: str, seeds: list[int], procedure: dict[str, str]) -> list[ScaledTorusPCA]:
-    return [ScaledTorusPCA(random_state=0, **procedure).fit(make_demo(name, random_state=s).angles)
-            for s in seeds]
 
 
 def _r_star_verdict(procedure: str, ours: float, paper_value) -> str:
@@ -28,10 +24,11 @@ def _r_star_verdict(procedure: str, ours: float, paper_value) -> str:
         "r* with uniform hyperspherical angles, within 2 Monte Carlo sd (0.0034) of r*"))
 
 
-def _demo_rows(report: Report, name: str, seeds: list[int]) -> list[list[str]]:
+def _demo_rows(report: Report, fits: ReportFits, name: str, seeds: list[int]
+               ) -> list[list[str]]:
     paper = SIMULATIONS[name]
-    by_procedure = {label: _fits(name, seeds, procedure)
-                    for label, procedure in PROCEDURES.items()}
+    by_procedure = {label: [fits.demo(name, seed, label) for seed in seeds]
+                    for label in PROCEDURES}
     rows: list[list[str]] = []
     quantities = ["r*", "r̂", "stress", "torus PC1"] + (["torus PC2"] if "torus PC2" in paper
                                                          else [])
@@ -87,7 +84,7 @@ def _why_differs(quantity: str, procedure: str) -> str:
     return "beyond the noise of the simulated data"
 
 
-def simulations_section(report: Report, seeds: list[int]) -> None:
+def simulations_section(report: Report, fits: ReportFits, seeds: list[int]) -> None:
     """Append the simulations section: every number of §4 (and §3.1's timings) per demo."""
     report.add(
         "## 1. Simulations (paper §4; stresses and times of §3.1)", "",
@@ -101,7 +98,7 @@ def simulations_section(report: Report, seeds: list[int]) -> None:
     for name in SIMULATIONS:
         report.add(f"### {name}", "")
         report.table(["quantity", "converged", "verdict", "paper's procedure", "verdict",
-                      "paper"], _demo_rows(report, name, seeds))
+                      "paper"], _demo_rows(report, fits, name, seeds))
     report.add(
         "The paper's r* values are consistent with a reconstruction, not a reproduction: "
         "drawing the sphere points of eq. (wasser) with uniform hyperspherical angles gives "

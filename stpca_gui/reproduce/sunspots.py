@@ -26,6 +26,7 @@ from ..datasets import PAPER_CYCLE, load_sunspots
 from ..io.tables import read_angle_table
 from ..plotting.histogram import ScoreHistogram
 from ..plotting.scores import ScoresScatter
+from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits, subsample_rows
 from .paper import (
     METHODS,
     PROCEDURES,
@@ -41,8 +42,6 @@ from .paper import (
 from .report import Report, percent
 
 SECTION = "Sunspots (§5.1)"
-SUBSAMPLE_SIZE = 1000
-SUBSAMPLE_SEED = 0
 #: Other subsamples that measure how much Table 2's numbers move with the (unknown) subsample
 #: the paper drew: all baselines, and ST-PCA (which costs a fit each).
 BASELINE_SUBSAMPLES = {"full": 200, "quick": 20}
@@ -77,8 +76,13 @@ class SunspotsData:
     """Longitudes of cycle 23 in date order, wrapped to [-π, π)."""
     series: NDArray[np.float64]
     """The lag-3 triples (θ_i, θ_{i+1}, θ_{i+2}), 5371 × 3."""
-    subsample: NDArray[np.intp]
-    """Rows of ``series`` in the 1000-point subsample (numpy seed 0, sorted)."""
+    fits: ReportFits
+    """ST-PCA fits of the series' subsamples (and of the demos), shared by the sections."""
+
+    @property
+    def subsample(self) -> NDArray[np.intp]:
+        """Rows of ``series`` in Table 2's subsample (numpy seed 0, in series order)."""
+        return subsample_rows(len(self.series), SUBSAMPLE_SEED)
 
     @property
     def rotasym_theta(self) -> NDArray[np.float64]:
@@ -110,11 +114,11 @@ def paper_cycle_longitudes(path: Path | None = None) -> NDArray[np.float64]:
 
 
 def load_sunspots_data(path: Path | None = None) -> SunspotsData:
+    """The paper's series from the bundled data set (or the CSV ``path``), with an empty
+    store of the fits that the report's sections share."""
     theta = paper_cycle_longitudes(path)
     series = lagged_embedding(theta, 3)
-    rng = np.random.default_rng(SUBSAMPLE_SEED)
-    subsample = np.sort(rng.choice(len(series), SUBSAMPLE_SIZE, replace=False))
-    return SunspotsData(theta, series, subsample)
+    return SunspotsData(theta, series, ReportFits(series))
 
 
 def pns1_angles(model) -> NDArray[np.float64]:
@@ -122,10 +126,9 @@ def pns1_angles(model) -> NDArray[np.float64]:
     return model.scores_[:, 0] / float(model.pns_.circle_radius_)
 
 
-def sunspots_section(report: Report, path: Path | None, quick: bool) -> None:
+def sunspots_section(report: Report, data: SunspotsData, quick: bool) -> None:
     """Append the sunspots section (full fits on all 5371 triples in both modes; fewer
     subsamples and a smaller landmark comparison with ``quick``)."""
-    data = load_sunspots_data(path)
     mode = "quick" if quick else "full"
     n_unique = np.unique(data.theta).size
     report.add(
@@ -357,10 +360,9 @@ def _method_comparison(report: Report, data: SunspotsData, mode: str) -> None:
     for count in sorted(set(counts.values())):
         spread.update(_baseline_spread(data.series, count,
                                        [name for name in BASELINES if counts[name] == count]))
-    stpca = {label: ScaledTorusPCA(random_state=0, **procedure).fit(sub)
-             for label, procedure in PROCEDURES.items()}
-    stpca_spread = {label: _stpca_spread(data.series, STPCA_SUBSAMPLES[mode], procedure)
-                    for label, procedure in PROCEDURES.items()}
+    stpca = {label: data.fits.subsample(SUBSAMPLE_SEED, label) for label in PROCEDURES}
+    stpca_spread = {label: _stpca_spread(data.fits, STPCA_SUBSAMPLES[mode], label)
+                    for label in PROCEDURES}
     rows: list[list[str]] = []
     for name, result in baselines.items():
         if result.convention == "torus":  # T-PCA: the torus % as the paper, the sphere % too
@@ -435,10 +437,9 @@ def _method_rows(report: Report, name: str, ratios: NDArray[np.float64],
     return [[name, ours, " / ".join(p.text for p in paper), "; ".join(cells)]]
 
 
-def _subsamples(n: int, count: int) -> list[NDArray[np.intp]]:
-    """``count`` further subsamples (seeds 1, 2, …), each sorted like the first."""
-    return [np.sort(np.random.default_rng(SUBSAMPLE_SEED + k).choice(
-        n, SUBSAMPLE_SIZE, replace=False)) for k in range(1, count + 1)]
+def _other_seeds(count: int) -> range:
+    """Seeds of ``count`` subsamples besides Table 2's."""
+    return range(SUBSAMPLE_SEED + 1, SUBSAMPLE_SEED + count + 1)
 
 
 def _baseline_spread(series: NDArray[np.float64], count: int, methods: list[str]
@@ -446,18 +447,17 @@ def _baseline_spread(series: NDArray[np.float64], count: int, methods: list[str]
     """The ratios of components 1–3 that each of ``methods`` reports (T-PCA: torus), over
     ``count`` other subsamples."""
     ratios: dict[str, list[NDArray[np.float64]]] = {name: [] for name in methods}
-    for rows in _subsamples(len(series), count):
+    for seed in _other_seeds(count):
+        rows = subsample_rows(len(series), seed)
         for name, result in run_baselines(series[rows], methods).items():
             ratios[name].append(result.reported_ratio[:3])
     return {name: np.array(values) for name, values in ratios.items()}
 
 
-def _stpca_spread(series: NDArray[np.float64], count: int,
-                  procedure: dict[str, str]) -> NDArray[np.float64]:
+def _stpca_spread(fits: ReportFits, count: int, procedure: str) -> NDArray[np.float64]:
     """ST-PCA torus ratios of components 1–3 over ``count`` other subsamples."""
-    return np.array([ScaledTorusPCA(random_state=0, **procedure).fit(
-        series[rows]).torus_explained_variance_ratio_[:3]
-        for rows in _subsamples(len(series), count)])
+    return np.array([fits.subsample(seed, procedure).torus_explained_variance_ratio_[:3]
+                     for seed in _other_seeds(count)])
 
 
 def _landmark_comparison(

@@ -12,27 +12,26 @@ Three questions, each a table of the report (``docs/variance_gap.md`` has the wr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core import ScaledTorusPCA, lagged_embedding, make_demo
+from ..core import ScaledTorusPCA
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD, DEMO_NAMES
 from ..core.smds import OPTIMIZERS
-from .paper import METHODS, PROCEDURES, SIMULATIONS, Published, agrees, verdict
+from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits
+from .paper import METHODS, SIMULATIONS, Published, agrees, verdict
 from .report import Report
-from .sunspots import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, paper_cycle_longitudes
 from .variance_conventions import CONVENTIONS, Convention, FitLevels, evaluate
 
-#: The settings behind each optimizer column: "paper" is the paper's whole procedure (its
-#: optimizer and its r* as the start), as in sections 1 and 2 of the report.
-PROCEDURE_OF: dict[str, dict[str, str]] = {
-    "lbfgs": PROCEDURES["converged"], "paper": PROCEDURES["paper's procedure"]}
+#: The procedure (a key of PROCEDURES) behind each optimizer column: "paper" is the paper's
+#: whole procedure (its optimizer and its r* as the start), as in sections 1 and 2.
+PROCEDURE_OF: dict[str, str] = {"lbfgs": "converged", "paper": "paper's procedure"}
 
-__all__ = ["Fits", "implied_sd", "sd_sweep", "subsample", "variance_gap_section"]
+__all__ = ["Fits", "implied_sd", "sd_sweep", "variance_gap_section"]
 
 #: Cluster sds of the sweep (radians), and of ``--quick``.
 SD_GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8)
@@ -77,15 +76,12 @@ class Fits:
     stress: NDArray[np.float64]
 
     @classmethod
-    def of(cls, samples: Iterable[NDArray[np.float64]], optimizer: str,
+    def of(cls, models: Iterable[ScaledTorusPCA],
            conventions: Sequence[Convention] = CONVENTIONS) -> Fits:
-        """Fit each sample (model seed 0, default settings but the procedure of
-        ``optimizer``, :data:`PROCEDURE_OF`)."""
+        """Summarise fitted models (one per data set) under ``conventions``."""
         ratios: dict[str, list[NDArray[np.float64]]] = {}
         radius, stress = [], []
-        for angles in samples:
-            model = ScaledTorusPCA(**PROCEDURE_OF[optimizer], random_state=0,
-                                   n_landmarks="exact").fit(angles)
+        for model in models:
             for key, value in evaluate(FitLevels(model), conventions).items():
                 ratios.setdefault(key, []).append(value)
             radius.append(model.radius_)
@@ -112,13 +108,14 @@ def _conventions(keys: Sequence[str]) -> list[Convention]:
     return sorted(chosen, key=lambda c: keys.index(c.key))
 
 
-def sd_sweep(demos: Sequence[str], sds: Sequence[float], optimizers: Sequence[str],
-             seeds: Sequence[int]) -> dict[tuple[str, float, str], Fits]:
+def sd_sweep(fits: ReportFits, demos: Sequence[str], sds: Sequence[float],
+             optimizers: Sequence[str], seeds: Sequence[int]
+             ) -> dict[tuple[str, float, str], Fits]:
     """Fits of each clusters demo at each cluster sd with each optimizer, over data seeds."""
     conventions = _conventions(SWEEP_KEYS)
     return {(demo, sd, optimizer): Fits.of(
-        (make_demo(demo, random_state=seed, cluster_sd=sd).angles for seed in seeds),
-        optimizer, conventions)
+        (fits.demo(demo, seed, PROCEDURE_OF[optimizer], cluster_sd=sd) for seed in seeds),
+        conventions)
         for demo in demos for sd in sds for optimizer in optimizers}
 
 
@@ -132,13 +129,6 @@ def implied_sd(sds: Sequence[float], values: Sequence[float], target: float) -> 
         if low * high < 0.0 or high == 0.0:
             return float(sds[k] + (sds[k + 1] - sds[k]) * low / (low - high))
     return None
-
-
-def subsample(series: NDArray[np.float64], seed: int,
-              size: int = SUBSAMPLE_SIZE) -> NDArray[np.float64]:
-    """The rows of a seeded random subsample, in series order (as section 2 draws its)."""
-    rows = np.sort(np.random.default_rng(seed).choice(len(series), size, replace=False))
-    return series[rows]
 
 
 # ------------------------------------------------------------------------ the section
@@ -212,17 +202,20 @@ class _Column:
     mean over the samples, and their spread is the noise of the paper's draw."""
 
     name: str
-    samples: list[NDArray[np.float64]]
+    models: Callable[[str], list[ScaledTorusPCA]]
+    """The fits of the samples by an optimizer column's procedure."""
     published: list[Published]
 
 
-def _columns(seeds: Sequence[int], series: NDArray[np.float64],
+def _columns(fits: ReportFits, seeds: Sequence[int],
              subsample_seeds: Sequence[int]) -> list[_Column]:
     """The three simulations (one sample per data seed) and the sunspots subsamples."""
-    columns = [_Column(demo, [make_demo(demo, random_state=s).angles for s in seeds],
-                       _paper_percent(demo)) for demo in DEMO_NAMES]
-    columns.append(_Column(SUNSPOTS, [subsample(series, seed) for seed in subsample_seeds],
-                           list(METHODS["ST-PCA"])))
+    columns = [_Column(demo, partial(_demo_models, fits, demo, seeds), _paper_percent(demo))
+               for demo in DEMO_NAMES]
+    columns.append(_Column(
+        SUNSPOTS, lambda optimizer: [fits.subsample(seed, PROCEDURE_OF[optimizer])
+                                     for seed in subsample_seeds],
+        list(METHODS["ST-PCA"])))
     return columns
 
 
@@ -309,16 +302,19 @@ def _verdict_table(report: Report, results: _Results) -> None:
     report.table(["data", "component", "paper", *VERDICT_KEYS], rows)
 
 
-def variance_gap_section(report: Report, quick: bool = False,
-                         sunspots: Path | None = None) -> None:
+def _demo_models(fits: ReportFits, demo: str, seeds: Sequence[int], optimizer: str
+                 ) -> list[ScaledTorusPCA]:
+    return [fits.demo(demo, seed, PROCEDURE_OF[optimizer]) for seed in seeds]
+
+
+def variance_gap_section(report: Report, fits: ReportFits, quick: bool = False) -> None:
     """Append "The explained-variance gap" to ``report`` (cheaper with ``quick``)."""
     sds = QUICK_SD_GRID if quick else SD_GRID
     seeds = QUICK_SEEDS if quick else SEEDS
     subsample_seeds = QUICK_SUBSAMPLE_SEEDS if quick else SUBSAMPLE_SEEDS
-    series = lagged_embedding(paper_cycle_longitudes(sunspots), 3)
-    sweep = sd_sweep(CLUSTER_DEMOS, sds, OPTIMIZERS, seeds)
-    columns = _columns(seeds, series, subsample_seeds)
-    results = _Results(columns, {(c.name, optimizer): Fits.of(c.samples, optimizer)
+    sweep = sd_sweep(fits, CLUSTER_DEMOS, sds, OPTIMIZERS, seeds)
+    columns = _columns(fits, seeds, subsample_seeds)
+    results = _Results(columns, {(c.name, optimizer): Fits.of(c.models(optimizer))
                                  for c in columns for optimizer in OPTIMIZERS})
 
     report.add("## 3. The explained-variance gap", "",
