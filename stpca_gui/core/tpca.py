@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._random import RANDOM_STATE, RandomStateLike
 from .params import Estimator, Options, estimator, inherit_parameter, parameter
 from .pns import PrincipalNestedSpheres
+from .projections import level_scores
 from .torus import TWO_PI, torus_distance, wrap_angles
 from .validation import as_float_matrix, check_angles
 
@@ -375,10 +376,8 @@ class TorusPCA(Estimator):
         d = scores.shape[1]
         previous = self.mean_[None, :]
         variances = np.empty(d)
-        kept = np.zeros_like(scores)
         for k in range(1, d + 1):
-            kept[:, k - 1] = scores[:, k - 1]  # PNS1 … PNSk, the rest 0: the projection on S^k
-            current = self._angles_on_torus(self.pns_.inverse_transform(kept))
+            current = self._angles_on_torus(self.pns_.inverse_transform(level_scores(scores, k)))
             variances[k - 1] = np.sum(torus_distance(previous, current) ** 2)
             previous = current
         return variances
