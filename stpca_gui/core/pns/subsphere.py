@@ -4,7 +4,7 @@ A level of PNS (paper, eq. PNS and §3.3) fits the subsphere ``{x : arccos(v·x)
 minimises ``Σ_i (arccos(v·x_i) − r)²`` to unit vectors — a small sphere (r free) or a great
 sphere (r = π/2) — and rotates its axis to the north pole (shapes' ``rotMat``). The fit is a
 damped Riemannian Newton iteration, batched over many data sets at once (the bootstrap of
-:mod:`stpca_gui.core.pns_tests` fits all its samples together). See ``docs/pns.md``.
+:mod:`stpca_gui.core.pns.isotropy` fits all its samples together). See ``docs/pns.md``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.progress import CancelCheck
+from ..geometry.validation import reject_complex
 from ._subsphere_kernel import objective_terms
-from .progress import CancelCheck
-from .validation import reject_complex
 
 __all__ = ["fit_subsphere", "rotation_to_north_pole", "subsphere_objective"]
 
@@ -147,7 +147,7 @@ def _lm_fit(
     Negative curvature is shifted away and a Levenberg–Marquardt parameter adapts to
     success/failure of each step (a step is accepted only if it lowers the objective).
     The sums over the points come from the compiled two-pass loop of
-    :mod:`~stpca_gui.core._subsphere_kernel` (memory O(problems × n)).
+    :mod:`~stpca_gui.core.pns._subsphere_kernel` (memory O(problems × n)).
 
     Parameters
     ----------

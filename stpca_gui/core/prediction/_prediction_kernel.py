@@ -19,10 +19,9 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from ._jit import kernel, kernel_array
-from ._smds_kernel import atan2_nonneg
-from ._torus_kernel import wrap_angle
-from .parallel import map_parallel, row_blocks
+from .._base.jit import kernel, kernel_array
+from .._base.parallel import map_parallel, row_blocks
+from ..geometry.angle_math import atan2_nonneg, wrap_angle
 
 _TWO_PI = 2.0 * math.pi
 _LAMBDA_START = 1e-3

@@ -3,7 +3,7 @@
 The O(n²) pair sums of Giné's F_n and the Projected Anderson–Darling statistic, one pass
 over the pairs for both (O(n) memory, parallel over rows), Watson's U² of sorted values, and
 all three statistics for many Monte Carlo replicates at once (parallel over replicates).
-The statistics themselves are defined in :mod:`stpca_gui.core.uniformity`.
+The statistics themselves are defined in :mod:`stpca_gui.core.circstats.uniformity`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from ._jit import kernel
-from .parallel import map_parallel, row_blocks
+from .._base.jit import kernel
+from .._base.parallel import map_parallel, row_blocks
 
 _PI = math.pi
 _TWO_PI = 2.0 * math.pi

@@ -1,12 +1,12 @@
 """Bandwidth selection for the two density estimates of PNS1 scores.
 
-* :func:`circular_bandwidth`: the von Mises KDE of :mod:`stpca_gui.core.kde` (the score
+* :func:`circular_bandwidth`: the von Mises KDE of :mod:`stpca_gui.core.circstats.kde` (the score
   histogram's curve): Silverman's robust wrapped-normal rule, Taylor's (2008) plug-in rule,
   or likelihood cross-validation; with the σ ↔ κ conversions that define what a bandwidth
   means for that kernel.
 * :func:`hpi_derivative`: the Wand & Jones plug-in bandwidth for a density *derivative*,
-  as ``ks::hpi(x, deriv.order = r)``, used by :mod:`stpca_gui.core.modes` to cluster PNS1 by
-  the modes of its density (paper, §5).
+  as ``ks::hpi(x, deriv.order = r)``, used by :mod:`stpca_gui.core.circstats.modes` to
+  cluster PNS1 by the modes of its density (paper, §5).
 
 Both selectors see a periodic sample cut at its largest gap
 (:func:`unwrapped_at_largest_gap`), so that no cluster is split by the cut. The rules, their
@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import eval_hermitenorm, i0e, i1e, ive
 
+from ..geometry.torus import wrap_angles
 from ._circular_binning import (
     BINNED_POINTS,
     MIN_SIGMA_IN_BINS,
@@ -30,7 +31,6 @@ from ._circular_binning import (
     linear_binning,
     smooth_binned,
 )
-from .torus import wrap_angles
 
 TWO_PI = 2.0 * np.pi
 

@@ -4,7 +4,7 @@ The statistics of the paper's uniformity table (``table:uniformity``), as define
 package ``sphunif`` (``cir_stat_Watson``, ``cir_stat_Gine_Fn``, ``cir_stat_PAD``), with
 p-values from their asymptotic null laws (Watson's closed form; Imhof's inversion of the
 weighted χ²₂ sums, as ``sphunif::unif_test``) or from a Monte Carlo calibration. The O(n²)
-pair sums are compiled in :mod:`stpca_gui.core._uniformity_kernel`. Definitions, the
+pair sums are compiled in :mod:`stpca_gui.core.circstats._uniformity_kernel`. Definitions, the
 Sobolev weights, the numerics, ties and references are in ``docs/uniformity.md``.
 """
 
@@ -22,7 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.integrate import quad
 from scipy.special import sici
 
-from ._random import RandomStateLike, check_random_state
+from .._base.progress import FitCancelled, ProgressEvent
+from .._base.random import RandomStateLike, check_random_state
 from ._uniformity_kernel import (
     pair_sums_parallel,
     pair_sums_serial,
@@ -48,6 +49,8 @@ TEST_NAMES: tuple[TestName, ...] = ("Watson", "Gine_Fn", "PAD")
 SERIES_TERMS = 10_000
 #: Null means Σ_k 2 w_k of the statistics.
 _NULL_MEANS = {"Watson": 1.0 / 12.0, "Gine_Fn": 1.5, "PAD": 1.0}
+#: The stage of the Monte Carlo calibration's progress reports.
+MONTE_CARLO_STAGE = "monte-carlo"
 #: Replicates simulated at once in Monte Carlo calibration (memory: chunk × n doubles).
 _MC_CHUNK_ELEMENTS = 1 << 22
 
@@ -399,14 +402,11 @@ def _monte_carlo_null(
     """Statistics (Watson, Giné F_n, PAD) of ``n_replicates`` uniform samples of size n.
 
     The replicates are drawn and tested in chunks (at most a hundred), and ``callback``
-    receives a :class:`~stpca_gui.core.stpca.ProgressEvent` after each; a truthy return
-    raises :class:`~stpca_gui.core.progress.FitCancelled`. The chunks take consecutive
+    receives a :class:`~stpca_gui.core._base.progress.ProgressEvent` after each; a truthy return
+    raises :class:`~stpca_gui.core._base.progress.FitCancelled`. The chunks take consecutive
     draws of one generator, so the statistics do not depend on the chunking or on the
     callback.
     """
-    from .progress import FitCancelled
-    from .stpca import ProgressEvent
-
     rng = check_random_state(random_state)
     out = np.empty((n_replicates, 3))
     # A hundred chunks give a smooth progress bar and a prompt cancel; the memory bound
@@ -417,7 +417,7 @@ def _monte_carlo_null(
         samples = rng.uniform(0.0, TWO_PI, size=(stop - start, n))
         replicate_statistics(samples, out[start:stop])
         if callback is not None and callback(ProgressEvent(
-                "monte-carlo", stop / n_replicates,
+                MONTE_CARLO_STAGE, stop / n_replicates,
                 message=f"Monte Carlo: {stop:,} of {n_replicates:,} replicates")):
             raise FitCancelled(f"cancelled after {stop} of {n_replicates} replicates")
     return out
@@ -446,7 +446,7 @@ def uniformity_tests(
         weighted χ²_2 sums of Giné F_n and PAD). ``"monte_carlo"``: simulation of the three
         statistics under uniformity for the same n, p = (1 + #{T_b ≥ T}) / (B + 1).
     callback : callable, optional
-        Monte Carlo only: receives a :class:`~stpca_gui.core.stpca.ProgressEvent` after
+        Monte Carlo only: receives a :class:`~stpca_gui.core._base.progress.ProgressEvent` after
         every chunk of replicates (``fraction`` = share done); returning True cancels.
         The results do not depend on it.
     pad_ties : {"limit", "sphunif"}, default "limit"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .torus import torus_cdist, torus_distance
+from ..geometry.torus import torus_cdist, torus_distance
 
 __all__ = ["STRESS_PAIR_SAMPLE", "all_pairs_stress", "pair_stress_is_exact",
            "sampled_pair_stress"]

@@ -15,8 +15,8 @@ each cluster is the arc between two consecutive antimodes and contains exactly o
 The extrema are bracketed on a fine grid by the sign of the logarithmic derivative (which
 never underflows) and refined by Brent's method; spurious extrema (noise, sparse tails) are
 discarded (``docs/modes.md``). The default bandwidth is the plug-in selector for the first
-derivative, :func:`~stpca_gui.core.bandwidth.hpi_derivative` (``ks::hpi(deriv.order = 1)``)
-of the one-period sample (``docs/bandwidth.md``).
+derivative, :func:`~stpca_gui.core.circstats.bandwidth.hpi_derivative`
+(``ks::hpi(deriv.order = 1)``) of the one-period sample (``docs/bandwidth.md``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq, linear_sum_assignment
 
+from .._base.progress import CancelCheck
+from ..geometry.torus import wrap_angles
 from ._modes_kernel import windowed_log_kde_terms
 from .bandwidth import (
     check_period,
@@ -36,8 +38,6 @@ from .bandwidth import (
     hpi_derivative,
     unwrapped_at_largest_gap,
 )
-from .progress import CancelCheck
-from .torus import wrap_angles
 
 TWO_PI = 2.0 * np.pi
 
@@ -46,7 +46,7 @@ BandwidthChoice = Literal["hpi", "hpi_tripled"]
 #: Grid points evaluated between two cancel checks when scanning the density.
 _BLOCK_POINTS = 1024
 #: Terms below e^{−_TAIL}/n of the largest are left out of the kernel sums (their total is
-#: below 1e-21 of the sum; see :mod:`~stpca_gui.core._modes_kernel`).
+#: below 1e-21 of the sum; see :mod:`~stpca_gui.core.circstats._modes_kernel`).
 _TAIL = 50.0
 #: Grid points per bandwidth, and bounds on the grid size, used to bracket the extrema.
 _POINTS_PER_BANDWIDTH = 8
@@ -66,7 +66,7 @@ def _log_kde_terms(
     """For each point: log of Σ_j exp(−z_j²/2) and the log-derivative Σ w_j (−z_j)/(h Σ w_j).
 
     ``sample`` is sorted; only the samples whose terms matter are summed (within
-    ~10 bandwidths, :mod:`~stpca_gui.core._modes_kernel`). ``check`` (optional) is called
+    ~10 bandwidths, :mod:`~stpca_gui.core.circstats._modes_kernel`). ``check`` (optional) is called
     before each block of points.
     """
     points = np.ascontiguousarray(points, dtype=np.float64)
@@ -298,7 +298,7 @@ def periodic_mode_clusters(
         neighbouring antimodes are merged into a neighbour.
     check : callable, optional
         Called between blocks of the density scan (seconds for 10⁵ points) and before the
-        extrema are refined; it raises :class:`~stpca_gui.core.progress.FitCancelled` to
+        extrema are refined; it raises :class:`~stpca_gui.core._base.progress.FitCancelled` to
         stop. The result does not depend on it.
 
     Returns

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .torus import wrap_angles
+from ..geometry.torus import wrap_angles
 
 TWO_PI = 2.0 * np.pi
 

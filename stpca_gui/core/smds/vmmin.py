@@ -44,7 +44,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .progress import FitCancelled
+from .._base.progress import FitCancelled
 
 __all__ = [
     "ACCTOL",
@@ -83,7 +83,7 @@ MESSAGE_NO_ITERATIONS: Final[str] = "maxit <= 0: no iterations performed"
 
 
 #: Raise from a callback (or from the objective/gradient) to cancel :func:`vmmin`; it is
-#: the project-wide :class:`~stpca_gui.core.progress.FitCancelled`. :func:`vmmin` catches it
+#: the project-wide :class:`~stpca_gui.core._base.progress.FitCancelled`. :func:`vmmin` catches it
 #: and returns the best accepted point so far with ``converged=False`` and
 #: ``message="cancelled"``; callers need not catch anything.
 OptimizationCancelled = FitCancelled

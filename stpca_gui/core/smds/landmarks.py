@@ -46,8 +46,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .progress import CancelCheck
-from .torus import torus_distance
+from .._base.progress import CancelCheck
+from ..geometry.torus import torus_distance
 
 #: The ways landmarks are chosen, with the names shown to people.
 LANDMARK_METHODS: dict[str, str] = {

@@ -7,17 +7,10 @@ import math
 
 from numpy.typing import NDArray
 
-from ._jit import kernel
-from .parallel import map_parallel, row_blocks
+from .._base.jit import kernel
+from .._base.parallel import map_parallel, row_blocks
 
 _TWO_PI = 2.0 * math.pi
-
-
-@kernel(inline=True)
-def wrap_angle(value: float) -> float:
-    """Wrap one angle to [-π, π): the compiled twin of :func:`torus.wrap_angles` for kernels."""
-    wrapped = (value + math.pi) % _TWO_PI - math.pi
-    return wrapped - _TWO_PI if wrapped >= math.pi else wrapped
 
 
 @kernel(fastmath={"contract"}, inline=True)

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import chdtrc
 
-from .progress import CancelCheck
+from .._base.progress import CancelCheck
 from .subsphere import fit_subspheres, geodesic_angles
 
 #: LM iteration limit of the bootstrap fits.
@@ -140,7 +140,7 @@ def vmf_test_pvalue(
     ``_BOOTSTRAP_CHUNK_POINTS`` points each; replicate b drawn from its own generator seeded
     by one draw from ``rng`` and b), so memory stays bounded and the p-value does not depend
     on the chunks; ``check`` (optional) is called before each chunk and raises
-    :class:`~stpca_gui.core.progress.FitCancelled` to stop.
+    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
     """
     chosen = isotropy_subsample(x.shape[0], rng)
     if chosen is not None:

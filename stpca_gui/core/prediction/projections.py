@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .pns import PrincipalNestedSpheres
+from ..geometry.torus import torus_distance
+from ..pns.pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
-from .torus import torus_distance
 
 __all__ = ["level_scores", "nested_variance", "predict_projections", "sphere_projections"]
 
@@ -126,7 +126,7 @@ def nested_variance(levels: NDArray[np.float64],
     ----------
     levels : ndarray, shape (d + 1, n, p)
         Level 0 (the mean) to level d (the points) of every sample.
-    distance : callable, default :func:`~stpca_gui.core.torus.torus_distance`
+    distance : callable, default :func:`~stpca_gui.core.geometry.torus.torus_distance`
         Row-wise distance of two (n, p) arrays.
 
     Returns

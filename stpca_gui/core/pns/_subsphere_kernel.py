@@ -2,7 +2,7 @@
 
 For a batch of subsphere problems (an axis v_p and a data set ``x[which[p]]`` each), one call
 computes the angles θ_i = atan2(|x_i − (x_i·v)v|, x_i·v), their mean (the profiled radius
-of a small sphere) and the sums that :func:`stpca_gui.core.subsphere._lm_fit` builds its
+of a small sphere) and the sums that :func:`stpca_gui.core.pns.subsphere._lm_fit` builds its
 Newton step from, without the (problems × points × coordinates) temporaries of the same
 sums in numpy: memory O(problems × points) for the angles, whatever the dimension.
 The work is split into (problem, block of points) tasks, each summed on its own and the
@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from ._jit import kernel
+from .._base.jit import kernel
 
 _HALF_PI = 0.5 * math.pi
 #: Points per block of the sums: small enough for cache, large enough to sum accurately.

@@ -2,8 +2,9 @@
 
 The sample is binned linearly onto ``BINNED_POINTS`` equispaced nodes of the unit circle and
 convolved circularly with the von Mises kernel by FFT: O(n + M log M), with a relative error
-of order (Δ/σ)² for bin width Δ. :mod:`stpca_gui.core.kde` evaluates its ``method="binned"``
-estimate with it, :mod:`stpca_gui.core.bandwidth` its likelihood cross-validation.
+of order (Δ/σ)² for bin width Δ. :mod:`stpca_gui.core.circstats.kde` evaluates its
+``method="binned"`` estimate with it, :mod:`stpca_gui.core.circstats.bandwidth` its likelihood
+cross-validation.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.progress import CancelCheck
 from ._torus_kernel import fill_torus_cdist
-from .progress import CancelCheck
 
 TWO_PI = 2.0 * np.pi
 #: Matrix entries filled between two cancel checks of :func:`torus_pdist` (about 30 ms).
@@ -96,7 +96,7 @@ def torus_pdist(
     x : array_like, shape (n, d)
     check : callable, optional
         Called before each block of rows is filled; it raises
-        :class:`~stpca_gui.core.progress.FitCancelled` to stop (an n × n matrix takes
+        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop (an n × n matrix takes
         seconds for tens of thousands of points). The result does not depend on it.
     """
     blocks = list(torus_pdist_blocks(x, check))

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.registry import model_file_class
+from ..geometry.torus import torus_cdist, wrap_angles
+from ..geometry.validation import as_float_matrix
 from . import _prediction_kernel as kernel
-from .torus import torus_cdist, wrap_angles
-from .validation import as_float_matrix
 
 #: Levenberg–Marquardt iterations per query and relative stress decrease that stops them.
 DEFAULT_MAX_ITER = 200
@@ -45,6 +46,7 @@ def _blockwise_argbest(
     return out
 
 
+@model_file_class()
 @dataclass(frozen=True)
 class SMDSMatch:
     """The matched configurations of a spherical MDS fit.

@@ -2,8 +2,8 @@
 
 Step 2 of ST-PCA (paper, eq. PNS and §3.3): a decreasing sequence of subspheres
 S^d ⊃ S^{d-1} ⊃ … ⊃ S^1 ⊃ {μ} is fitted to points on the unit sphere, each level by
-:mod:`~stpca_gui.core.subsphere` (small or great sphere, chosen by ``mode``; the sequential
-tests are in :mod:`~stpca_gui.core.pns_tests`). The scores are the signed residuals of the
+:mod:`~stpca_gui.core.pns.subsphere` (small or great sphere, chosen by ``mode``; the sequential
+tests are in :mod:`~stpca_gui.core.pns.isotropy`). The scores are the signed residuals of the
 levels and, on the final circle, the angle about the circular Fréchet mean, in shapes' order,
 signs and units (arc lengths on the original sphere). Sign conventions, rank-deficient data
 and the fitting method are described in ``docs/pns.md``.
@@ -14,11 +14,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._random import RANDOM_STATE, RandomStateLike, check_random_state
-from .circular import circular_frechet_mean
-from .params import Estimator, Interval, Options, estimator, parameter
-from .pns_tests import lrt_pvalue, vmf_test_pvalue
-from .progress import CancelCheck
+from .._base.params import Estimator, Interval, Options, estimator, parameter
+from .._base.progress import CancelCheck
+from .._base.random import RANDOM_STATE, RandomStateLike, check_random_state
+from .._base.registry import model_file_class
+from ..circstats.circular import circular_frechet_mean
+from ..geometry.torus import wrap_angles
+from .isotropy import lrt_pvalue, vmf_test_pvalue
 from .subsphere import (
     HALF_PI,
     check_sphere_data,
@@ -28,7 +30,6 @@ from .subsphere import (
     rotation_to_north_pole,
     subsphere_objective,
 )
-from .torus import wrap_angles
 
 __all__ = [
     "PNS_MODES",
@@ -52,6 +53,7 @@ _MIN_SAMPLES = 3
 PNS_MODES = ("seq.test", "small", "great", "bic")
 
 
+@model_file_class()
 @estimator
 class PrincipalNestedSpheres(Estimator):
     """Principal Nested Spheres for data on S^d (R ``shapes::pns`` semantics).
@@ -157,7 +159,7 @@ class PrincipalNestedSpheres(Estimator):
             Called at each level, between iterations of a level's fit on more than
             ``subsphere.START_SAMPLE`` points and between chunks of the "seq.test"
             bootstrap; it raises
-            :class:`~stpca_gui.core.progress.FitCancelled` to stop the fit, which then
+            :class:`~stpca_gui.core._base.progress.FitCancelled` to stop the fit, which then
             keeps no state. The result does not depend on it.
 
         Returns

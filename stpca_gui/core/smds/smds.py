@@ -32,15 +32,16 @@ import scipy.linalg
 import scipy.optimize
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.parallel import worker_count
+from .._base.params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
+from .._base.progress import CancelCheck, FitCancelled, IterationCallback, SnapshotCallback
+from .._base.random import RANDOM_STATE, RandomStateLike, check_random_state
+from .._base.registry import model_file_class
+from .._base.threads import single_threaded_blas
+from ..geometry.torus import torus_pdist_blocks
+from ..geometry.validation import as_float_matrix, check_angles
 from . import _smds_kernel as kernel
-from ._random import RANDOM_STATE, RandomStateLike, check_random_state
-from ._threads import single_threaded_blas
-from .parallel import worker_count
-from .params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
-from .progress import CancelCheck, FitCancelled, IterationCallback, SnapshotCallback
 from .radius import wasserstein_radius
-from .torus import torus_pdist_blocks
-from .validation import as_float_matrix, check_angles
 from .vmmin import vmmin
 
 #: Seed of the Monte Carlo estimate of r*, fixed so that r* is a property of d alone.
@@ -72,9 +73,9 @@ def default_initial_radius(d: int, check: CancelCheck | None = None,
     """Wasserstein radius r* of eq. (wasser) for T^d (n = 100, 100 replicates, fixed seed).
 
     ``check`` (optional) is called between Monte Carlo replicates and raises
-    :class:`~stpca_gui.core.progress.FitCancelled` to stop; a cancelled estimate is not kept.
+    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop; a cancelled estimate is not kept.
     ``sphere_sampling="uniform-angles"`` gives the paper's r* instead (1.474 for d = 2,
-    1.791 for d = 3; :func:`~stpca_gui.core.radius.wasserstein_radius`).
+    1.791 for d = 3; :func:`~stpca_gui.core.smds.radius.wasserstein_radius`).
     """
     key = (d, sphere_sampling)
     if key not in _INITIAL_RADII:
@@ -185,7 +186,7 @@ def classical_mds(
         section 2.1 of the paper), which is exact when the distances are spherical.
     check : callable, optional
         Called between blocks of rows of the n×n matrix and between subspace iterations;
-        it raises :class:`~stpca_gui.core.progress.FitCancelled` to stop. The result does
+        it raises :class:`~stpca_gui.core._base.progress.FitCancelled` to stop. The result does
         not depend on it.
 
     Notes
@@ -246,7 +247,7 @@ def leading_eigenpairs(
     ARPACK's Fortran driver) and ``oversample`` extra vectors make the convergence depend
     on the gap to the (k + oversample)-th eigenvalue rather than to the (k + 1)-th.
     ``check`` (optional) is called between blocks of rows of every product; it raises
-    :class:`~stpca_gui.core.progress.FitCancelled` to stop.
+    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
     """
     n = matrix.shape[0]
     width = min(n, k + oversample)
@@ -364,6 +365,7 @@ OPTIMIZERS = ("lbfgs", "paper")
 INIT_METHODS = ("auto", "cmds", "spherical-cmds", "random")
 
 
+@model_file_class()
 @estimator
 class SphericalMDS(Estimator):
     """Spherical MDS of points on the torus T^d onto the sphere S^d_r (eq. smds3).
@@ -452,13 +454,13 @@ class SphericalMDS(Estimator):
         y : ignored
         callback : callable, optional
             ``callback(iteration, stress)`` after every optimiser iteration; returning True
-            or raising :class:`~stpca_gui.core.progress.FitCancelled` stops the fit, keeping
+            or raising :class:`~stpca_gui.core._base.progress.FitCancelled` stops the fit, keeping
             the best configuration found so far.
         check : callable, optional
             Called between blocks of the start configuration's work (r*, the classical-MDS
             matrix and eigensolve, the initial stress), before the first optimiser
             iteration; it raises
-            :class:`~stpca_gui.core.progress.FitCancelled` to stop, which propagates: there
+            :class:`~stpca_gui.core._base.progress.FitCancelled` to stop, which propagates: there
             is no best state yet. The result does not depend on it.
         snapshot : callable, optional
             ``snapshot(iteration, stress, units, radius)`` after every optimiser iteration,

@@ -10,7 +10,7 @@ with ``I₀ₑ(κ) = e^{−κ} I₀(κ)`` and weights ``w_i`` summing to one, in
 period in the units of ``x`` (per radian when ``x`` is in radians of that period).
 
 ``bandwidth`` is a standard deviation in the units of the data; its meaning for the von
-Mises kernel and the rules that choose it are in :mod:`stpca_gui.core.bandwidth` (see
+Mises kernel and the rules that choose it are in :mod:`stpca_gui.core.circstats.bandwidth` (see
 ``docs/bandwidth.md``).
 
 By default the sum is evaluated exactly, in blocks of samples × grid points so that

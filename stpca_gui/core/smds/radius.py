@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from stpca_gui.core._random import RandomStateLike, check_random_state
-from stpca_gui.core.progress import CancelCheck
-from stpca_gui.core.torus import torus_distance, wrap_angles
+from stpca_gui.core._base.progress import CancelCheck
+from stpca_gui.core._base.random import RandomStateLike, check_random_state
+from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
 
 __all__ = [
     "SPHERE_SAMPLINGS",
@@ -227,7 +227,7 @@ def wasserstein_radius(
         weighted median is narrowed down with histograms; the answer is identical.
     check : callable, keyword-only, optional
         Called before each replicate is drawn; it raises
-        :class:`~stpca_gui.core.progress.FitCancelled` to stop. The answer does not
+        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop. The answer does not
         depend on it.
     sphere_sampling : {"uniform", "uniform-angles"}, keyword-only, default "uniform"
         How the sphere points are drawn: "uniform" follows eq. (wasser); "uniform-angles"
