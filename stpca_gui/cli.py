@@ -14,12 +14,12 @@ from . import __version__
 from .core import (
     DEMO_NAMES,
     FitCancelled,
+    ParamSpec,
     ScaledTorusPCA,
     list_demos,
     load_model,
     make_demo,
 )
-from .core._base.params import ParamSpec
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from .core.summary import fit_summary
 from .io import (
@@ -170,7 +170,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
     """The estimator with the settings of the command line (validated)."""
-    return _parameters(args).to_estimator()
+    model = ScaledTorusPCA(**_settings(args))
+    model._validate_params()
+    return model
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
@@ -222,9 +224,15 @@ def _fit_and_report(
     return EXIT_OK
 
 
-def _parameters(args: argparse.Namespace) -> FitParameters:
+def _settings(args: argparse.Namespace) -> dict[str, object]:
+    """The estimator's offered parameters as the command line set them."""
     specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
-    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs})
+    return {spec.name: getattr(args, spec.name) for spec in specs}
+
+
+def _parameters(args: argparse.Namespace) -> FitParameters:
+    """The command line's settings as the app's, for a session file."""
+    return FitParameters(**_settings(args))
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,

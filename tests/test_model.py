@@ -306,8 +306,8 @@ def test_fit_parameters_validation(changes, message):
     with pytest.raises(ValueError) as info:
         params.validate()
     assert message in str(info.value)
-    with pytest.raises(ValueError):
-        params.to_estimator()
+    with pytest.raises(ValueError, match="must be"):  # the estimator refuses it at fit
+        params.to_estimator().fit(np.zeros((5, 2)))
 
 
 def test_fit_parameters_to_estimator():

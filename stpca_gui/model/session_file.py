@@ -9,7 +9,7 @@ this module's code, never from a name read in the file.
 
 :func:`load_session` checks everything before it returns, so that a failed open leaves
 the application as it was; :func:`apply_session` then installs the session in an
-:class:`~stpca_gui.model.session.AppState`.
+:class:`~stpca_gui.model.app_state.AppState`.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from ..core.persistence import (
     write_entries,
 )
 from .analysis import AnalysisResult, FitParameters
+from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
 from .selection import MAX_GROUPS
-from .session import COLOR_MODES, AppState
 
 __all__ = [
     "HISTORY_SAVED",
@@ -104,7 +104,7 @@ class Session:
         The newest selection changes for undo (:meth:`SelectionModel.history`), oldest
         first; at most :data:`HISTORY_SAVED`.
     color_mode : str
-        A key of :data:`~stpca_gui.model.session.COLOR_MODES`.
+        A key of :data:`~stpca_gui.model.app_state.COLOR_MODES`.
     scatter_components, torus_axes : tuple of int
         The view options of the state.
     views : dict

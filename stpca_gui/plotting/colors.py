@@ -59,11 +59,6 @@ def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.
     return colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(phase)
 
 
-def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
-    """RGBA per sample: grey outside every group, the group colour inside."""
-    return group_palette()[np.asarray(groups, dtype=np.intp)]
-
-
 class PointColoring:
     """The colours of one colouring mode as a code per sample and a palette.
 
