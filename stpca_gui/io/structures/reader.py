@@ -74,6 +74,11 @@ def open_universe(topology: str | Path, trajectories: Sequence[str | Path] = ())
         raise StructureError(f"{named}: cannot be read as a structure: {text}") from None
     if universe.atoms.n_atoms == 0:
         raise StructureError(f"{files[0]}: the topology has no atoms")
+    try:
+        universe.trajectory  # noqa: B018 (MDAnalysis raises when there are no coordinates)
+    except AttributeError:
+        raise StructureError(f"{files[0]}: the topology holds no coordinates; give a "
+                             "trajectory file too") from None
     return universe
 
 
