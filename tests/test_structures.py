@@ -316,3 +316,15 @@ def test_session_keeps_the_structure_record_and_provenance(tmp_path):
     assert loaded.provenance["resid"].tolist() == dataset.provenance["resid"].tolist()
     assert DihedralSettings.from_dict(loaded.structure["settings"]) == DihedralSettings(
         select="resid 10:12", stop=10)
+
+
+def test_the_import_preview_suggests_the_angles_of_a_dihedrals_table(tmp_path):
+    from stpca_gui.cli import main
+    from stpca_gui.io.preview import preview_table
+
+    table = tmp_path / "phi_psi.csv"
+    assert main(["dihedrals", PSF, DCD, "--select", "resid 10:12", "--out", str(table)]) == 0
+    preview = preview_table(table)
+    assert preview.suggested_angle_columns == ("phi", "psi")
+    assert preview.suggested_label_column == "resname"
+    assert preview.suggested_unit == "degrees"
