@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,10 @@ def file_sha256(path: str | Path) -> str:
 class TorsionTable:
     """Torsion angles of a structure or trajectory, with their provenance.
 
+    Pooled rows are frame-major: row ``i`` is residue ``i % R`` of frame ``frames[i // R]``
+    (``R`` residues). The per-row provenance arrays are built when asked for, so the table
+    itself holds the angles and one entry per frame and per residue.
+
     Attributes
     ----------
     angles : ndarray, shape (rows, columns)
@@ -44,11 +48,11 @@ class TorsionTable:
     column_names : tuple of str
         Pooled: the angle names (``phi``, ``psi`` …). Per frame: ``SEGID:RESNAMERESID:ANGLE``
         per column (e.g. ``4AKE:LEU10:phi``), or the names of user-defined torsions.
-    frame : ndarray of int, shape (rows,)
-        The trajectory frame (0-based) of each row.
-    segid, resid, resname, residue_class : ndarray, shape (rows,), or None
-        Pooled rows only: the residue, and its Ramachandran class (Gly, Pro, pre-Pro,
-        other).
+    frames : ndarray of int, shape (frames,)
+        The trajectory frames read (0-based).
+    residues : dict of str to ndarray, or None
+        Pooled only: ``segid``, ``resid``, ``resname`` and ``residue_class`` (Gly, Pro,
+        pre-Pro, other) of the ``R`` residues of every frame.
     missing : tuple of str
         Torsions left out because they are not defined (chain ends, missing atoms), named
         like per-frame columns; pooled rows leave out the residues they belong to.
@@ -56,49 +60,79 @@ class TorsionTable:
     topology : Path
     trajectories : tuple of Path
     n_frames_total : int
-        Frames in the trajectory (the table holds ``len(set(frame))`` of them).
+        Frames in the trajectory.
     """
 
     angles: NDArray[np.float64]
     column_names: tuple[str, ...]
-    frame: NDArray[np.int64]
-    segid: NDArray[np.str_] | None
-    resid: NDArray[np.int64] | None
-    resname: NDArray[np.str_] | None
-    residue_class: NDArray[np.str_] | None
+    frames: NDArray[np.int64]
+    residues: dict[str, NDArray] | None
     missing: tuple[str, ...]
     settings: DihedralSettings
     topology: Path
     trajectories: tuple[Path, ...] = ()
     n_frames_total: int = 1
-    chain: NDArray[np.str_] | None = field(default=None, repr=False)
 
     @property
     def pooled(self) -> bool:
-        return self.settings.layout == "pooled"
+        return self.residues is not None
 
     @property
     def n_rows(self) -> int:
         return int(self.angles.shape[0])
 
-    def provenance(self) -> dict[str, NDArray]:
-        """The provenance columns of the rows, by name (pooled: frame, segid, resid,
+    def _per_row(self, name: str, rows: slice = slice(None)) -> NDArray:
+        if self.residues is None:
+            raise AttributeError(f"per-frame tables have no {name} column")
+        values = self.residues[name]
+        index = np.arange(self.n_rows)[rows]
+        return values[index % len(values)]
+
+    def frame_of_rows(self, rows: slice = slice(None)) -> NDArray[np.int64]:
+        """The frame of each row in ``rows``."""
+        index = np.arange(self.n_rows)[rows]
+        per_frame = 1 if self.residues is None else len(self.residues["resid"])
+        return self.frames[index // per_frame]
+
+    @property
+    def frame(self) -> NDArray[np.int64]:
+        return self.frame_of_rows()
+
+    @property
+    def segid(self) -> NDArray[np.str_]:
+        return self._per_row("segid")
+
+    @property
+    def resid(self) -> NDArray[np.int64]:
+        return self._per_row("resid")
+
+    @property
+    def resname(self) -> NDArray[np.str_]:
+        return self._per_row("resname")
+
+    @property
+    def residue_class(self) -> NDArray[np.str_]:
+        return self._per_row("residue_class")
+
+    def provenance(self, rows: slice = slice(None)) -> dict[str, NDArray]:
+        """The provenance columns of ``rows``, by name (pooled: frame, segid, resid,
         resname; per frame: frame)."""
-        if not self.pooled:
-            return {"frame": self.frame}
-        return {"frame": self.frame, "segid": self.segid, "resid": self.resid,
-                "resname": self.resname}
+        columns = {"frame": self.frame_of_rows(rows)}
+        if self.residues is not None:
+            columns.update({name: self._per_row(name, rows)
+                            for name in PROVENANCE_COLUMNS[1:]})
+        return columns
 
     def header(self) -> list[str]:
-        return [*self.provenance(), *self.column_names]
+        return [*(PROVENANCE_COLUMNS if self.pooled else PROVENANCE_COLUMNS[:1]),
+                *self.column_names]
 
     def describe(self) -> str:
         """One line for the user: what was read and what was left out."""
-        frames = len(np.unique(self.frame))
         where = self.topology.name + "".join(f" + {p.name}" for p in self.trajectories)
         text = (f"{self.n_rows:,} rows × {len(self.column_names)} torsions "
-                f"({self.settings.dihedral_set}, {self.settings.layout}, {frames:,} of "
-                f"{self.n_frames_total:,} frames) from {where}")
+                f"({self.settings.dihedral_set}, {self.settings.layout}, "
+                f"{len(self.frames):,} of {self.n_frames_total:,} frames) from {where}")
         if self.missing:
             text += f"; {len(self.missing)} undefined torsions left out"
         return text
@@ -111,14 +145,13 @@ class TorsionTable:
         except OSError as exc:
             raise OSError(f"cannot create the folder of {target}: "
                           f"{exc.strerror or exc}") from None
-        provenance = list(self.provenance().values())
         with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
             writer = csv.writer(out, lineterminator="\n")
             writer.writerow(self.header())
             for first in range(0, self.n_rows, _WRITE_ROWS):
                 rows = slice(first, first + _WRITE_ROWS)
                 text = np.char.mod("%.6f", self.angles[rows]).tolist()
-                columns = [np.asarray(c[rows]).tolist() for c in provenance]
+                columns = [c.tolist() for c in self.provenance(rows).values()]
                 writer.writerows([*p, *a] for *p, a in zip(*columns, text, strict=True))
         return target
 
@@ -156,20 +189,12 @@ def read_torsions(topology: str | Path, trajectories: Sequence[str | Path] = (),
     n_total = int(universe.trajectory.n_frames)
     frames = frame_range(settings, n_total, str(trajectories[-1]) if trajectories else where)
     values = compute_torsions(universe, plan, frames, callback)
-    frame_numbers = np.asarray(frames, dtype=np.int64)
-    common = {"missing": plan.missing, "settings": settings, "topology": Path(topology),
+    common = {"frames": np.asarray(frames, dtype=np.int64), "missing": plan.missing,
+              "settings": settings, "topology": Path(topology),
               "trajectories": tuple(map(Path, trajectories)), "n_frames_total": n_total}
     if settings.layout != "pooled":
-        return TorsionTable(values, plan.angle_names, frame_numbers, None, None, None, None,
-                            **common)
-    residues, angles = len(plan.resid), len(plan.angle_names)
-    per_residue = (len(frames), 1)
-    return TorsionTable(
-        angles=values.reshape(len(frames) * residues, angles),
-        column_names=plan.angle_names,
-        frame=np.repeat(frame_numbers, residues),
-        segid=np.tile(plan.segid, per_residue).ravel(),
-        resid=np.tile(plan.resid, per_residue).ravel(),
-        resname=np.tile(plan.resname, per_residue).ravel(),
-        residue_class=np.tile(plan.residue_class, per_residue).ravel(),
-        **common)
+        return TorsionTable(values, plan.angle_names, residues=None, **common)
+    residues = {"segid": plan.segid, "resid": plan.resid, "resname": plan.resname,
+                "residue_class": plan.residue_class}
+    return TorsionTable(values.reshape(len(frames) * len(plan.resid), -1), plan.angle_names,
+                        residues=residues, **common)
