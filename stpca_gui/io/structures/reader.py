@@ -321,11 +321,12 @@ def compute_torsions(universe: Any, plan: TorsionPlan, frames: range,
         part = frames[first:first + block]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # Atom-major: each atom's block of frames is one contiguous run to copy.
             coordinates = trajectory.timeseries(atomgroup=atoms, start=part.start,
-                                                stop=part.stop, step=part.step, order="fac")
-        corner = [np.ascontiguousarray(coordinates[:, corners[:, j], :]).reshape(-1, 3)
-                  for j in range(4)]
-        out[first:first + len(part)] = calc_dihedrals(*corner).reshape(len(part), q)
+                                                stop=part.stop, step=part.step, order="afc")
+        corner = np.take(coordinates, corners.T, axis=0)  # (4, q, frames, 3), contiguous
+        values = calc_dihedrals(*(corner[j].reshape(-1, 3) for j in range(4)))
+        out[first:first + len(part)] = values.reshape(q, len(part)).T
         if callback is not None:
             done = first + len(part)
             if callback(ProgressEvent("dihedrals", done / n,
