@@ -328,3 +328,31 @@ def test_the_import_preview_suggests_the_angles_of_a_dihedrals_table(tmp_path):
     assert preview.suggested_angle_columns == ("phi", "psi")
     assert preview.suggested_label_column == "resname"
     assert preview.suggested_unit == "degrees"
+
+
+def test_exported_script_reads_the_structure_again(tmp_path):
+    import shutil
+
+    from stpca_gui.model import FitParameters
+    from stpca_gui.model.script_export import python_script
+    from stpca_gui.model.structures import read_structure_dataset
+
+    topology, trajectory = tmp_path / "adk.psf", tmp_path / "adk.dcd"
+    shutil.copy(PSF, topology)
+    shutil.copy(DCD, trajectory)
+    dataset = read_structure_dataset(topology, [trajectory], DihedralSettings(
+        select="resid 10:12", stop=30))
+    parameters = FitParameters(random_state=0)
+    export = python_script(dataset, parameters, script_path=tmp_path / "refit.py")
+    assert export.data_origin == "structure", export.note
+    assert "read_torsions(TOPOLOGY, TRAJECTORIES" in export.script
+    # Loading code only (no fit): the script's angles and labels are the data set's.
+    namespace = {"__name__": "check", "__file__": str(tmp_path / "refit.py")}
+    exec(compile(export.script, "refit.py", "exec"), namespace)
+    angles, rows, labels = namespace["load_data"]()
+    assert angles.tobytes() == dataset.angles.tobytes() and rows is None
+    assert labels.tolist() == dataset.labels.tolist()
+    # A changed trajectory: the script falls back to the copy written beside it.
+    trajectory.write_bytes(trajectory.read_bytes()[:-10] + b"0123456789")
+    export = python_script(dataset, parameters, script_path=tmp_path / "refit.py")
+    assert export.data_origin == "copy" and "changed" in export.note

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..io.structures import (
+    LABEL_CHOICES,
     DihedralSettings,
     Representatives,
     StructureError,
@@ -31,20 +32,6 @@ from .dataset import Dataset
 __all__ = ["LABEL_CHOICES", "dataset_from_torsions", "export_representatives",
            "read_structure_dataset", "structure_files_unchanged"]
 
-#: Where the labels of pooled rows come from (per-frame rows have none).
-LABEL_CHOICES = ("residue class", "residue name", "chain", "none")
-
-
-def _labels(table: TorsionTable, label_by: str) -> np.ndarray | None:
-    if label_by not in LABEL_CHOICES:
-        raise ValueError(f"labels come from one of {', '.join(LABEL_CHOICES)}, not "
-                         f"{label_by!r}")
-    if not table.pooled or label_by == "none":
-        return None
-    return {"residue class": table.residue_class, "residue name": table.resname,
-            "chain": table.segid}[label_by]
-
-
 def dataset_from_torsions(table: TorsionTable, label_by: str = "residue class") -> Dataset:
     """The app's data set of a torsion table: radians, provenance and the record of the
     files (paths and SHA-256) and settings that rebuild it."""
@@ -57,9 +44,9 @@ def dataset_from_torsions(table: TorsionTable, label_by: str = "residue class") 
         "label_by": label_by,
     }
     return Dataset(
-        angles=np.deg2rad(table.angles),
+        angles=np.deg2rad(table.angles),  # wrapped by Dataset, as exported scripts do
         column_names=table.column_names,
-        labels=_labels(table, label_by),
+        labels=table.labels(label_by),
         source=str(table.trajectories[-1] if table.trajectories else table.topology),
         description=table.describe(),
         dropped=(),

@@ -9,12 +9,13 @@ from .dihedral_sets import DIHEDRAL_SETS, default_angles
 from .reader import INSTALL_HINT, open_universe, require_mdanalysis, residue_class
 from .representatives import Representatives, torus_medoid, write_representatives
 from .settings import CUSTOM_SET, LAYOUTS, SET_NAMES, DihedralSettings, StructureError
-from .table import PROVENANCE_COLUMNS, TorsionTable, file_sha256, read_torsions
+from .table import LABEL_CHOICES, PROVENANCE_COLUMNS, TorsionTable, file_sha256, read_torsions
 
 __all__ = [
     "CUSTOM_SET",
     "DIHEDRAL_SETS",
     "INSTALL_HINT",
+    "LABEL_CHOICES",
     "LAYOUTS",
     "PROVENANCE_COLUMNS",
     "SET_NAMES",

@@ -15,11 +15,13 @@ from ...core.atomic import atomic_path
 from .reader import ProgressCallback, compute_torsions, frame_range, open_universe, plan_torsions
 from .settings import DihedralSettings
 
-__all__ = ["PROVENANCE_COLUMNS", "TorsionTable", "file_sha256", "read_torsions"]
+__all__ = ["LABEL_CHOICES", "PROVENANCE_COLUMNS", "TorsionTable", "file_sha256", "read_torsions"]
 
 #: The provenance columns of the tables of ``stpca dihedrals``: never angles; ``stpca fit``
 #: carries them into scores.csv.
 PROVENANCE_COLUMNS = ("frame", "segid", "resid", "resname")
+#: Where the labels of pooled rows may come from (:meth:`TorsionTable.labels`).
+LABEL_CHOICES = ("residue class", "residue name", "chain", "none")
 #: Rows formatted at a time when writing CSV.
 _WRITE_ROWS = 20_000
 
@@ -122,6 +124,17 @@ class TorsionTable:
             columns.update({name: self._per_row(name, rows)
                             for name in PROVENANCE_COLUMNS[1:]})
         return columns
+
+    def labels(self, label_by: str) -> NDArray[np.str_] | None:
+        """A label per row from one of :data:`LABEL_CHOICES`: the residue's Ramachandran
+        class, name or chain (segment); None per frame or for ``"none"``."""
+        if label_by not in LABEL_CHOICES:
+            raise ValueError(f"labels come from one of {', '.join(LABEL_CHOICES)}, not "
+                             f"{label_by!r}")
+        if self.residues is None or label_by == "none":
+            return None
+        return self._per_row({"residue class": "residue_class", "residue name": "resname",
+                              "chain": "segid"}[label_by])
 
     def header(self) -> list[str]:
         return [*(PROVENANCE_COLUMNS if self.pooled else PROVENANCE_COLUMNS[:1]),
