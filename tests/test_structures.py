@@ -356,3 +356,14 @@ def test_exported_script_reads_the_structure_again(tmp_path):
     trajectory.write_bytes(trajectory.read_bytes()[:-10] + b"0123456789")
     export = python_script(dataset, parameters, script_path=tmp_path / "refit.py")
     assert export.data_origin == "copy" and "changed" in export.note
+
+
+def test_mmcif_and_pdb_of_one_structure_give_the_same_torsions():
+    pytest.importorskip("gemmi")
+    folder = __import__("pathlib").Path(PSF).parent / "mmcif"
+    cif = read_torsions(folder / "1BD2.cif.gz")
+    pdb = read_torsions(folder / "1BD2.pdb.gz")
+    assert cif.angles.shape == pdb.angles.shape == (793, 2)
+    assert _angle_difference(cif.angles, pdb.angles) < 1e-6
+    assert cif.resid.tolist() == pdb.resid.tolist() and set(cif.segid) == set(pdb.segid)
+    assert len(cif.missing) == 22  # chain ends and gaps of five chains

@@ -163,8 +163,10 @@ class _Residues:
         return names
 
     def label(self, k: int) -> str:
-        """``SEGID:RESNAMERESID`` (without the segment when it has no name)."""
+        """``SEGID:RESNAMERESID`` (without the segment when it has no name, or MDAnalysis'
+        placeholder ``SYSTEM``)."""
         segid = self.segids[k].strip()
+        segid = "" if segid == "SYSTEM" else segid
         residue = f"{self.resnames[k]}{self.resids[k]}"
         return f"{segid}:{residue}" if segid else residue
 
