@@ -367,3 +367,23 @@ def test_mmcif_and_pdb_of_one_structure_give_the_same_torsions():
     assert _angle_difference(cif.angles, pdb.angles) < 1e-6
     assert cif.resid.tolist() == pdb.resid.tolist() and set(cif.segid) == set(pdb.segid)
     assert len(cif.missing) == 22  # chain ends and gaps of five chains
+
+
+def test_reading_reports_progress_and_stops_when_cancelled():
+    from stpca_gui.core import FitCancelled
+
+    events = []
+    read_torsions(PSF, [DCD], DihedralSettings(select="resid 10"), callback=events.append)
+    assert events[-1].stage == "dihedrals" and events[-1].fraction == 1.0
+    assert "frame 98 of 98" in events[-1].message
+    with pytest.raises(FitCancelled):
+        read_torsions(PSF, [DCD], callback=lambda event: True)
+
+
+def test_the_cli_without_mdanalysis_says_how_to_install_it(monkeypatch, tmp_path, capsys):
+    from stpca_gui.cli import main
+
+    monkeypatch.setitem(sys.modules, "MDAnalysis", None)
+    assert main(["dihedrals", PSF, DCD, "--out", str(tmp_path / "t.csv")]) == 1
+    assert "pip install 'stpca-gui[structures]'" in capsys.readouterr().err
+    assert not (tmp_path / "t.csv").exists()

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ...core.atomic import atomic_file_set
-from ...core.torus import wrap_angles
+from ...core import wrap_angles
+from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
 from .settings import StructureError
 
 __all__ = ["EXACT_MEDOID_SIZE", "Representatives", "torus_distances", "torus_medoid",

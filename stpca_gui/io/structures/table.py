@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core.atomic import atomic_path
+from .. import atomic_path  # re-exported by io (wherever the atomic writers live)
 from .reader import ProgressCallback, compute_torsions, frame_range, open_universe, plan_torsions
 from .settings import DihedralSettings
 
