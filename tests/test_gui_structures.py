@@ -56,3 +56,13 @@ def test_a_bad_trajectory_changes_nothing(qtbot, window):
     assert "adk_oplsaa.xtc" in window.last_message_box.text() + \
         window.last_message_box.informativeText()
     dialog.reject()
+
+
+def test_without_mdanalysis_the_app_says_how_to_install_it(qtbot, window, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "MDAnalysis", None)
+    assert window.structures.open_dialog() is None
+    box = window.last_message_box
+    assert "pip install 'stpca-gui[structures]'" in box.text() + box.informativeText()
+    assert window.state.dataset is None

@@ -8,6 +8,7 @@ runner) when it is chosen.
 
 from __future__ import annotations
 
+import importlib.util
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..io.structures import LAYOUTS, SET_NAMES, DihedralSettings, StructureError
+from ..io.structures import INSTALL_HINT, LAYOUTS, SET_NAMES, DihedralSettings, StructureError
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
 from .tasks import TaskRunner
@@ -258,6 +259,14 @@ class StructureDialog(QDialog):
         super().done(result)
 
 
+def mdanalysis_installed() -> bool:
+    """Whether MDAnalysis can be imported (without importing it: that takes seconds)."""
+    try:
+        return importlib.util.find_spec("MDAnalysis") is not None
+    except (ImportError, ValueError):  # ValueError: blocked with sys.modules[...] = None
+        return False
+
+
 def _read_task(topology: str, trajectories: list[str], settings: DihedralSettings,
                label_by: str, state: TaskState) -> Dataset:
     return read_structure_dataset(topology, trajectories, settings, label_by,
@@ -287,8 +296,13 @@ class StructureActions:
         file_menu.addAction(self.open_action)
 
     def open_dialog(self, topology: str = "", trajectories: tuple[str, ...] = ()
-                    ) -> StructureDialog:
-        """Show the dialog (non-blocking); its data set replaces the window's when read."""
+                    ) -> StructureDialog | None:
+        """Show the dialog (non-blocking); its data set replaces the window's when read.
+        Without MDAnalysis, a message says how to install it instead."""
+        if not mdanalysis_installed():
+            self.window._error("Structures need MDAnalysis", INSTALL_HINT[0].upper()
+                               + INSTALL_HINT[1:] + ".")
+            return None
         dialog = StructureDialog(self.window, topology, trajectories)
         dialog.accepted.connect(lambda: self.window.set_dataset(dialog.dataset()))
         dialog.open()
