@@ -25,6 +25,9 @@ def test_open_trajectory_fit_and_export_representatives(qtbot, window, gui_dir, 
     assert dialog.check_selection() and "80 residues" in dialog.selection_note.text()
     dialog.stride.setValue(3)
     assert dialog.label_by.currentText() == "residue class"
+    qtbot.waitExposed(dialog)
+    dialog.grab().save(str(gui_dir / "structure-dialog.png"))
+    assert_has_content(gui_dir / "structure-dialog.png", min_fraction=0.05, min_colors=20)
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         dialog.read()
     qtbot.waitUntil(lambda: figures_rendered(window))
