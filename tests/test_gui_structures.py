@@ -69,3 +69,23 @@ def test_without_mdanalysis_the_app_says_how_to_install_it(qtbot, window, monkey
     box = window.last_message_box
     assert "pip install 'stpca-gui[structures]'" in box.text() + box.informativeText()
     assert window.state.dataset is None
+
+
+def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window):
+    dialog = window.structures.open_dialog(datafiles.PSF, (datafiles.DCD,))
+    qtbot.waitUntil(lambda: dialog._universe is not None, timeout=30_000)
+    dialog.dihedral_set.setCurrentText("chi")
+    dialog.angles.setText("chi1, chi5")
+    dialog.read()
+    assert "chi5" in dialog.status.text() and not dialog.runner.busy
+    dialog.angles.setText("chi1, chi2, chi3")
+    dialog.layout_choice.setCurrentText("per-frame")
+    dialog.selection.setText("resname ARG")
+    dialog.stop.setValue(5)
+    with qtbot.waitSignal(dialog.accepted, timeout=60_000):
+        dialog.read()
+    dataset = dialog.dataset()
+    assert dataset.n_samples == 5 and dataset.labels is None
+    assert all(name.split(":")[-1] in ("chi1", "chi2", "chi3") for name in dataset.column_names)
+    assert dataset.structure["settings"]["angles"] == ["chi1", "chi2", "chi3"]
+    window.controller.cancel()

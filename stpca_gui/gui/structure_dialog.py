@@ -87,6 +87,9 @@ class StructureDialog(QDialog):
         self.omega = QCheckBox("also ω (backbone)")
         form.addRow("Dihedral set:", self.dihedral_set)
         form.addRow("", self.omega)
+        self.angles = QLineEdit("")
+        self.angles.setPlaceholderText("default: φ, ψ / χ1, χ2 / all; e.g. chi1, chi2, chi3")
+        form.addRow("Torsions:", self.angles)
         self.selection = QLineEdit("all")
         self.selection_note = QLabel("")
         self.selection_note.setWordWrap(True)
@@ -165,7 +168,9 @@ class StructureDialog(QDialog):
         return [p.strip() for p in self.trajectories.text().split(";") if p.strip()]
 
     def settings(self) -> DihedralSettings:
+        angles = tuple(a.strip() for a in self.angles.text().split(",") if a.strip())
         return DihedralSettings(
+            angles=angles or None,
             dihedral_set=self.dihedral_set.currentText(), select=self.selection.text(),
             layout=self.layout_choice.currentText(), start=self.start.value() or None,
             stop=self.stop.value() or None, stride=self.stride.value(),
@@ -215,6 +220,11 @@ class StructureDialog(QDialog):
         """Read the torsions in the background; the dialog closes when they are there."""
         if not self.check_selection():
             self.status.setText("Fix the selection first.")
+            return
+        try:
+            self.settings().validate()
+        except StructureError as exc:
+            self.status.setText(str(exc))
             return
         task = partial(_read_task, self.topology.text().strip(), self.trajectory_paths(),
                        self.settings(), self.label_by.currentText())
