@@ -23,7 +23,7 @@ from ...core import FitCancelled, ProgressEvent
 from .dihedral_sets import DIHEDRAL_SETS, SET_RESIDUES, default_angles
 from .settings import CUSTOM_SET, DihedralSettings, StructureError
 
-__all__ = ["INSTALL_HINT", "TorsionPlan", "open_universe", "plan_torsions",
+__all__ = ["DIHEDRALS_STAGE", "INSTALL_HINT", "TorsionPlan", "open_universe", "plan_torsions",
            "require_mdanalysis", "residue_class"]
 
 #: How to get the optional reader, repeated wherever a structure is opened without it.
@@ -36,6 +36,8 @@ BLOCK_FLOATS = 4_000_000
 MAX_BLOCK_FRAMES = 4096
 
 ProgressCallback = Callable[[ProgressEvent], bool | None]
+#: The ``stage`` of the progress events of :func:`compute_torsions`.
+DIHEDRALS_STAGE = "dihedrals"
 
 
 def require_mdanalysis() -> Any:
@@ -331,7 +333,7 @@ def compute_torsions(universe: Any, plan: TorsionPlan, frames: range,
         out[first:first + len(part)] = values.reshape(q, len(part)).T
         if callback is not None:
             done = first + len(part)
-            if callback(ProgressEvent("dihedrals", done / n,
+            if callback(ProgressEvent(DIHEDRALS_STAGE, done / n,
                                       message=f"torsions: frame {done:,} of {n:,}")):
                 raise FitCancelled("cancelled while reading torsions")
     np.rad2deg(out, out=out)
