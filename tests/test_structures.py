@@ -387,3 +387,16 @@ def test_the_cli_without_mdanalysis_says_how_to_install_it(monkeypatch, tmp_path
     assert main(["dihedrals", PSF, DCD, "--out", str(tmp_path / "t.csv")]) == 1
     assert "pip install 'stpca-gui[structures]'" in capsys.readouterr().err
     assert not (tmp_path / "t.csv").exists()
+
+
+def test_a_frame_range_reads_the_frames_mdanalysis_reads(adk):
+    from MDAnalysis.analysis.dihedrals import Ramachandran
+
+    table = read_torsions(PSF, [DCD], DihedralSettings(select="resid 20:40", start=7,
+                                                       stop=90, stride=9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = Ramachandran(adk.select_atoms("resid 20:40")).run(
+            start=7, stop=90, step=9).results.angles
+    assert table.frames.tolist() == list(range(7, 90, 9))
+    assert _angle_difference(table.angles, reference.reshape(-1, 2)) < 1e-6

@@ -135,8 +135,11 @@ class _Residues:
         self.segids = np.asarray(residues.segids).astype(str)
         if hasattr(universe.atoms, "chainIDs"):
             # PDB files often have blank segment ids; the chain names the residue then.
-            chains = np.array([r.atoms.chainIDs[0] if len(r.atoms) else ""
-                               for r in residues]).astype(str)
+            # The chain of each residue's first atom (residues without atoms have none).
+            present, first = np.unique(universe.atoms.resindices, return_index=True)
+            chains = np.full(len(residues), "", dtype=object)
+            chains[present] = universe.atoms.chainIDs[first]
+            chains = chains.astype(str)
             blank = (np.char.strip(self.segids) == "") | (self.segids == "SYSTEM")
             self.segids = np.where(blank & (np.char.strip(chains) != ""), chains,
                                    self.segids)
