@@ -281,6 +281,15 @@ def _run_representatives(args: argparse.Namespace) -> int:
     if session.result is None:
         raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
     clusters = session.result.mode_clusters.labels
+    record = session.dataset.structure
+    if record is not None:
+        from .io.structures import file_sha256
+
+        given = [file_sha256(p) for p in [args.topology, *args.trajectories] if p.is_file()]
+        if given != list(record["sha256"].values()):
+            print(f"warning: {args.session} was read from other files "
+                  f"({', '.join(record['sha256'])}); the frames written may not be the "
+                  "fitted ones", file=sys.stderr)
     written = export_representatives(session.dataset, clusters, args.out, args.topology,
                                      args.trajectories, atoms=args.atoms)
     for cluster, frame in written.medoid_frames.items():

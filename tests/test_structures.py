@@ -268,7 +268,9 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
     fitted = load_session(session)
     clusters = fitted.result.mode_clusters.labels
     angles = fitted.dataset.angles
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    assert "warning" not in captured.err  # a table's session has no structure record
     for k in np.unique(clusters):
         members = np.flatnonzero(clusters == k)
         frame = int(fitted.dataset.provenance["frame"][members[torus_medoid(angles[members])]])
@@ -400,3 +402,32 @@ def test_a_frame_range_reads_the_frames_mdanalysis_reads(adk):
             start=7, stop=90, step=9).results.angles
     assert table.frames.tolist() == list(range(7, 90, 9))
     assert _angle_difference(table.angles, reference.reshape(-1, 2)) < 1e-6
+
+
+def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_path, capsys):
+    from stpca_gui.cli import main
+    from stpca_gui.model import AnalysisResult, AppState, FitParameters
+    from stpca_gui.model.session_file import save_session, session_from_state
+    from stpca_gui.model.structures import read_structure_dataset
+
+    dataset = read_structure_dataset(PSF, [DCD], DihedralSettings(
+        select="resid 10:11", layout="per-frame", stop=40))
+    parameters = FitParameters(n_curve_points=30, torus_variance=False)
+    model = parameters.to_estimator().fit(dataset.angles)
+    state = AppState()
+    state.set_dataset(dataset)
+    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                                    wall_time=1.0))
+    session = save_session(session_from_state(state, parameters, {}, name="s"),
+                           tmp_path / "s.stpca")
+    assert main(["representatives", str(session), PSF, DCD, "--out",
+                 str(tmp_path / "same")]) == 0
+    assert "warning" not in capsys.readouterr().err
+    other = tmp_path / "other.dcd"
+    other.write_bytes(__import__("pathlib").Path(DCD).read_bytes())
+    with open(other, "r+b") as handle:  # same atoms and frames, other coordinates
+        handle.seek(-20, 2)
+        handle.write(b"\x00" * 8)
+    assert main(["representatives", str(session), PSF, str(other), "--out",
+                 str(tmp_path / "other")]) == 0
+    assert "was read from other files" in capsys.readouterr().err
