@@ -310,8 +310,9 @@ def test_session_keeps_the_structure_record_and_provenance(tmp_path):
     state.set_dataset(dataset)
     from stpca_gui.model import FitParameters
 
-    path = save_session(session_from_state(state, FitParameters(), {}, name="s"),
-                        tmp_path / "s.stpca")
+    session = session_from_state(state, FitParameters(), {}, name="s")
+    assert session.source_sha256 == dataset.structure["sha256"][str(DCD)]
+    path = save_session(session, tmp_path / "s.stpca")
     loaded = load_session(path).dataset
     assert loaded.structure == dataset.structure
     assert structure_files_unchanged(loaded.structure)
