@@ -71,21 +71,26 @@ def test_without_mdanalysis_the_app_says_how_to_install_it(qtbot, window, monkey
     assert window.state.dataset is None
 
 
-def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window):
+def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window, tmp_path):
     dialog = window.structures.open_dialog(datafiles.PSF, (datafiles.DCD,))
     qtbot.waitUntil(lambda: dialog._universe is not None, timeout=30_000)
     dialog.dihedral_set.setCurrentText("chi")
     dialog.angles.setText("chi1, chi5")
     dialog.read()
-    assert "chi5" in dialog.status.text() and not dialog.runner.busy
+    assert "chi5" in dialog.status.text() and dialog.dataset() is None
     dialog.angles.setText("chi1, chi2, chi3")
     dialog.layout_choice.setCurrentText("per-frame")
     dialog.selection.setText("resname ARG")
-    dialog.stop.setValue(5)
-    with qtbot.waitSignal(dialog.accepted, timeout=60_000):
+    dialog.stop.setValue(40)
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         dialog.read()
-    dataset = dialog.dataset()
-    assert dataset.n_samples == 5 and dataset.labels is None
+    dataset = window.state.dataset
+    assert dataset.n_samples == 40 and dataset.labels is None
     assert all(name.split(":")[-1] in ("chi1", "chi2", "chi3") for name in dataset.column_names)
     assert dataset.structure["settings"]["angles"] == ["chi1", "chi2", "chi3"]
-    window.controller.cancel()
+    # Per-frame data: one PDB file per cluster, its medoid frame.
+    clusters = window.state.result.mode_clusters.labels
+    with qtbot.waitSignal(window.structures.runner.succeeded, timeout=30_000):
+        window.structures.export(str(tmp_path / "reps"))
+    written = sorted(p.name for p in (tmp_path / "reps").iterdir())
+    assert written == sorted(["clusters.csv", *(f"cluster_{k}.pdb" for k in set(clusters))])
