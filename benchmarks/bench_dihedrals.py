@@ -74,9 +74,8 @@ def child(kind: str, topology: str, trajectory: str) -> dict:
         from MDAnalysis.analysis.dihedrals import Ramachandran
 
         universe = mda.Universe(topology, trajectory)
-        Ramachandran(universe.select_atoms("protein"), check_protein=False).run(
-            stop=BASELINE_FRAMES)
-        frames, shape = BASELINE_FRAMES, None
+        frames, shape = min(BASELINE_FRAMES, universe.trajectory.n_frames), None
+        Ramachandran(universe.select_atoms("protein"), check_protein=False).run(stop=frames)
     else:
         from stpca_gui.io.structures import DihedralSettings, read_torsions
 
