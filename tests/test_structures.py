@@ -432,3 +432,19 @@ def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_pa
     assert main(["representatives", str(session), PSF, str(other), "--out",
                  str(tmp_path / "other")]) == 0
     assert "was read from other files" in capsys.readouterr().err
+
+
+def test_cli_representatives_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):
+    from stpca_gui.cli import main
+
+    session = tmp_path / "demo.stpca"
+    assert main(["demo", "clusters-t2", "--curve-points", "30", "--save-session",
+                 str(session)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "reps"
+    assert main(["representatives", str(session), PSF, DCD, "--out", str(out)]) == 1
+    assert "no frame column" in capsys.readouterr().err
+    assert main(["representatives", str(tmp_path / "nope.stpca"), PSF, DCD,
+                 "--out", str(out)]) == 1
+    assert "nope.stpca" in capsys.readouterr().err
+    assert not out.exists()
