@@ -68,8 +68,8 @@ SHEPARD_PAIRS = 20_000
 #: was 0.6, and the demos and uniform data have caps above 1.5.
 FLAT_PATCH_CAP_ANGLE = 0.25
 #: Query × reference pairs per block of :func:`point_stress` (a progress report and a
-#: chance to cancel after each block; about 0.1 s of work).
-_POINT_BLOCK_PAIRS = 1 << 23
+#: chance to cancel after each block; about 30 ms of work).
+_POINT_BLOCK_PAIRS = 1 << 21
 #: Points of a stress profile's grid of radii.
 PROFILE_POINTS = 200
 
@@ -297,13 +297,13 @@ def stress_profile(sums: PointStress, initial_radius: float,
     initial_radius : float
         r*.
     n_points : int
-        Grid points between a quarter of min(r̂, r*) and four times max(r̂, r*).
+        Grid points between half of min(r̂, r*) and twice max(r̂, r*).
     """
     a, b, c = sums.reference_sums()
     m = sums.n_reference
     fitted = sums.radius
-    low = 0.25 * min(fitted, initial_radius)
-    high = 4.0 * max(fitted, initial_radius)
+    low = 0.5 * min(fitted, initial_radius)
+    high = 2.0 * max(fitted, initial_radius)
     radii = np.unique(np.concatenate([np.geomspace(low, high, n_points),
                                       [fitted, initial_radius]]))
     scale = 2.0 / (m * (m - 1))

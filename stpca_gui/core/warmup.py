@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import (
+    _diagnostics_kernel,
     _modes_kernel,
     _prediction_kernel,
     _smds_kernel,
@@ -36,6 +37,7 @@ def warm_up() -> None:
         _smds_kernel.pair_sums(xt, yt, chunks, gradient)
         _smds_kernel.pair_sums_serial(xt, yt, gradient)
     fill_torus_cdist(angles, angles, np.empty((8, 8)))
+    _diagnostics_kernel.point_pair_sums(angles, units, angles[:3], units[:3])
     starts = np.ascontiguousarray(angles[:2])
     _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12)
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
