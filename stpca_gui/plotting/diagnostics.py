@@ -131,7 +131,7 @@ def draw_diagnostics(figure: Figure, diagnostics: FitDiagnostics, which: str = "
         draw_point_stress(ax, rms, stress_scale_max(rms))
     patch = diagnostics.flat_patch
     if patch.flat:
-        figure.suptitle(f"Flat patch (within {np.degrees(patch.cap_angle):.1f}° on the "
-                        f"sphere, r̂ = {patch.radius_ratio:.3g} r*): ST-PCA ≈ Euclidean PCA",
-                        fontsize=_SMALL, color=FITTED_COLOR)
+        figure.suptitle(f"Flat patch: ST-PCA ≈ Euclidean PCA of the patch\n(data within "
+                        f"{np.degrees(patch.cap_angle):.1f}° on the sphere, r̂ = "
+                        f"{patch.radius_ratio:.3g} r*)", fontsize=_SMALL, color=FITTED_COLOR)
     return ax
