@@ -70,16 +70,24 @@ def test_point_stress_matches_a_brute_force_sum():
 
 def test_landmark_fit_shares_sum_to_the_landmark_stress():
     model = _fit(make_demo("clusters-t2", random_state=0).angles, n_landmarks=60)
-    sums = fit_diagnostics(model).point_stress
     landmarks = model.landmark_indices_
-    assert sums.n_reference == 60
-    assert sums.values()[landmarks].sum() == pytest.approx(model.stress_, rel=1e-9)
-    # A placed point's mean squared error against the landmarks is the objective T̂
+    # Every sample summed against the landmarks (no shortcut through T̂'s objective).
+    summed = point_stress(model.angles_, model.embedding_, model.radius_, landmarks)
+    assert summed.n_reference == 60
+    assert summed.values()[landmarks].sum() == pytest.approx(model.stress_, rel=1e-9)
+    # A placed point's mean squared error against the landmarks is the objective of T̂
     # (eq. interp) attained when placing it, computed by the independent prediction kernel.
     others = np.setdiff1d(np.arange(300), landmarks)
-    rms = sums.rms_residual()
+    rms = summed.rms_residual()
     np.testing.assert_allclose(rms[others] ** 2, model.interpolation_stress_[others],
                                rtol=1e-8, atol=1e-14)
+    # So the diagnostics take the placed points' stress from it and sum landmark pairs only.
+    quick = fit_diagnostics(model).point_stress
+    assert np.isnan(quick.sums[others]).all()
+    np.testing.assert_allclose(quick.values(), summed.values(), rtol=1e-8, atol=1e-16)
+    assert fit_diagnostics(model).profile.best_radius == pytest.approx(model.radius_)
+    with pytest.raises(ValueError, match="r̂ only"):
+        quick.values(2.0)
 
 
 def test_stress_profile_has_its_minimum_at_the_fitted_radius(demo_fit):

@@ -151,8 +151,8 @@ class AnalysisResult:
     @cached_property
     def diagnostics(self) -> FitDiagnostics:
         """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
-        patch; :mod:`stpca_gui.core.diagnostics`). O(n m) work: the app computes them in a
-        task with :meth:`compute_diagnostics` before reading this."""
+        patch; :mod:`stpca_gui.core.diagnostics`). One pass over the fit's pairs: the app
+        computes them in a task with :meth:`compute_diagnostics` before reading this."""
         return fit_diagnostics(self.model)
 
     @property

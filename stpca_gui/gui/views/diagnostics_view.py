@@ -1,10 +1,10 @@
 """The Diagnostics view: Shepard diagram, stress over r and stress per point of the fit.
 
-The diagnostics cost one pass over the fit's n × m pairs (m = n, or the landmarks): less
-than the fit itself, which made many passes over the m × m pairs and placed the other
-points against the landmarks, but still seconds for 10⁶ points. They are computed by a
-task runner, off the GUI thread, as soon as a result arrives (a newer result cancels the
-computation); the drawing is :func:`stpca_gui.plotting.diagnostics.draw_diagnostics`.
+The diagnostics cost one pass over the pairs the fit was solved on (all n² of an exact fit,
+the m² of a landmark fit's landmarks), one of the many passes the fit made; still up to
+seconds for a large exact fit. They are computed by a task runner, off the GUI thread, as
+soon as a result arrives (a newer result cancels the computation); the drawing is
+:func:`stpca_gui.plotting.diagnostics.draw_diagnostics`.
 """
 
 from __future__ import annotations
