@@ -64,9 +64,12 @@ _COVERAGE_SCRIPT = """
 import json, numpy as np, numba
 from stpca_gui import core
 from stpca_gui.core import warmup
-from stpca_gui.core import (_diagnostics_kernel, _modes_kernel, _prediction_kernel,
-                            _smds_kernel, _subsphere_kernel, _torus_kernel, _uniformity_kernel)
+from stpca_gui.core.circstats import _modes_kernel, _uniformity_kernel
 from stpca_gui.core.diagnostics import fit_diagnostics
+from stpca_gui.core.geometry import _torus_kernel
+from stpca_gui.core.pns import _subsphere_kernel
+from stpca_gui.core.prediction import _prediction_kernel
+from stpca_gui.core.smds import _diagnostics_kernel, _smds_kernel
 modules = (_diagnostics_kernel, _modes_kernel, _prediction_kernel, _smds_kernel,
            _subsphere_kernel, _torus_kernel, _uniformity_kernel)
 def signatures():

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ._diagnostics_kernel import point_pair_sums
-from .progress import CancelCheck
-from .torus import torus_distance, wrap_angles
+from ._base.progress import CancelCheck
+from .geometry.torus import torus_distance, wrap_angles
+from .smds._diagnostics_kernel import point_pair_sums
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
@@ -243,7 +243,7 @@ def point_stress(
         about 17 s). Ignored without ``reference``.
     check : callable, optional
         Called between blocks of samples; raises
-        :class:`~stpca_gui.core.progress.FitCancelled` to stop.
+        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
     progress : callable, optional
         ``progress(fraction, message)`` after each block.
     """

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .diagnostics import model_flat_patch
-from .pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
+from .smds.pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA

@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import (
-    _diagnostics_kernel,
-    _modes_kernel,
-    _prediction_kernel,
-    _smds_kernel,
-    _subsphere_kernel,
-    _uniformity_kernel,
-)
-from ._torus_kernel import fill_torus_cdist
+from .circstats import _modes_kernel, _uniformity_kernel
+from .geometry._torus_kernel import fill_torus_cdist
+from .pns import _subsphere_kernel
+from .prediction import _prediction_kernel
+from .smds import _diagnostics_kernel, _smds_kernel
 
 
 def warm_up() -> None:

@@ -159,7 +159,7 @@ class MainWindow(QMainWindow):
         from .worker import FitController
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
-        # libraries happens here, in the GUI thread, before any fit (see core._threads).
+        # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
         loaded_libraries()
         self.state = AppState()
         self.controller = FitController(self)
@@ -507,9 +507,9 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
-        from ..core.stpca import PROGRESS_STAGES
+        from .progress_labels import stage_label
 
-        name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
+        name = stage_label(event.stage)
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
             # would repaint the window continuously.)

@@ -30,7 +30,8 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_path
-from ..core.modes import ConfusionTable, ModeClustering
+from ..core.circstats.modes import ConfusionTable, ModeClustering
+from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,
 )
@@ -42,7 +43,6 @@ from ..core.persistence import (
     read_model,
     write_entries,
 )
-from ..core.torus import circular_difference
 from .analysis import AnalysisResult, FitParameters
 from .dataset import Dataset
 from .selection import MAX_GROUPS
