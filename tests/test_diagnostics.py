@@ -199,3 +199,20 @@ def test_stress_colour_mode_orders_colours_by_stress():
     rgba = coloring.colors(None)
     np.testing.assert_allclose(rgba[0], stress_colormap()(0.0))
     np.testing.assert_allclose(rgba[-1], stress_colormap()(1.0))
+
+
+def test_stress_colour_mode_waits_for_the_diagnostics(demo_fit):
+    from stpca_gui.model import AnalysisResult, AppState, Dataset, FitParameters
+
+    dataset = Dataset.from_demo("clusters-t2", random_state=0)
+    state = AppState()
+    state.set_dataset(dataset)
+    state.set_result(AnalysisResult(model=demo_fit, parameters=FitParameters(),
+                                    dataset=dataset, wall_time=1.0))
+    state.set_color_mode("stress")
+    assert state.effective_color_mode == "selection"  # nothing to colour by yet
+    emitted: list[str] = []
+    state.color_mode_changed.connect(emitted.append)
+    state.result.compute_diagnostics()
+    state.diagnostics_ready()
+    assert state.effective_color_mode == "stress" and emitted == ["stress"]
