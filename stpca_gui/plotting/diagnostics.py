@@ -92,14 +92,19 @@ def draw_point_stress(ax: Axes, rms: np.ndarray, scale_max: float) -> None:
     "stress per point" colour mode (so it is that mode's key)."""
     _compact(ax)
     values = np.asarray(rms, dtype=np.float64)
-    top = max(float(values.max(initial=0.0)), scale_max, 1e-12)
-    counts, edges = np.histogram(values, bins=40, range=(0.0, top))
+    top = max(float(values.max(initial=0.0)), scale_max, 1e-300)
+    # Tiny errors (a flat patch) are drawn in a power-of-ten unit named in the label,
+    # rather than with an offset text that collides with the label.
+    power = int(np.floor(np.log10(top))) if top < 1e-2 else 0
+    unit = 10.0 ** power
+    counts, edges = np.histogram(values / unit, bins=40, range=(0.0, top / unit))
     centres = 0.5 * (edges[:-1] + edges[1:])
-    colors = stress_colormap()(np.clip(centres / max(scale_max, 1e-12), 0.0, 1.0))
+    colors = stress_colormap()(np.clip(centres * unit / max(scale_max, 1e-300), 0.0, 1.0))
     ax.bar(centres, counts, width=np.diff(edges), color=colors, edgecolor="none")
-    ax.axvline(scale_max, color=NEUTRAL, linewidth=1.0, linestyle="--",
+    ax.axvline(scale_max / unit, color=NEUTRAL, linewidth=1.0, linestyle="--",
                label=f"colour scale top ({STRESS_COLOR_QUANTILE:.0%} quantile)")
-    ax.set_xlabel("RMS distance error per point (rad)")
+    unit_text = f"$10^{{{power}}}$ rad" if power else "rad"
+    ax.set_xlabel(f"RMS distance error per point ({unit_text})")
     ax.set_ylabel("samples")
     ax.set_title("Stress per point (colour key)", fontsize=_TITLE)
     ax.legend(loc="upper right", fontsize=_SMALL, frameon=False)
