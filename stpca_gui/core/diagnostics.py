@@ -388,10 +388,14 @@ class FlatPatch:
         return (f"no: the data spread over {cap} of the sphere (r̂ = "
                 f"{self.radius_ratio:.3g} r*)")
 
-    def as_json(self) -> dict[str, float | bool]:
-        """The diagnosis as a JSON-ready mapping."""
-        return {"flat": self.flat, "cap_angle": self.cap_angle,
-                "radius_ratio": self.radius_ratio, "small_spheres": self.small_spheres,
+    def as_json(self) -> dict[str, float | bool | None]:
+        """The diagnosis as a JSON-ready mapping (None for a number that is not finite,
+        e.g. the ratio of a fit whose radius is NaN)."""
+        def number(value: float) -> float | None:
+            return float(value) if math.isfinite(value) else None
+
+        return {"flat": self.flat, "cap_angle": number(self.cap_angle),
+                "radius_ratio": number(self.radius_ratio), "small_spheres": self.small_spheres,
                 "threshold": self.threshold}
 
 
