@@ -173,10 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def capture_unfitted_session(_path: Path) -> None:
             """A session saved without a fit has no result to wait for."""
-            from .main_window import STAGES
-
             if window.state.result is None:
-                window.when_prepared(STAGES[-1], lambda: QTimer.singleShot(300, capture))
+                window.when_ready(lambda: QTimer.singleShot(300, capture))
 
         def give_up(reason: str) -> None:
             print(f"stpca-gui: no screenshot: the fit {reason}", file=sys.stderr)

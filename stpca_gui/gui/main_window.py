@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -102,7 +103,7 @@ class MainWindow(QMainWindow):
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT),
+            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -198,13 +199,16 @@ class MainWindow(QMainWindow):
             self.stage_label.setText("Ready")
 
     def _prepare_plots(self) -> None:
+        from .views.diagnostics_view import DiagnosticsView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
+        self.diagnostics_view = DiagnosticsView(self.state)
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
-                           "variance": self.variance_view})
+                           "variance": self.variance_view,
+                           "diagnostics": self.diagnostics_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -237,7 +241,11 @@ class MainWindow(QMainWindow):
         self.summary_slot = ViewSlot("")
         side_layout.addWidget(self.parameters_slot)
         side_layout.addWidget(self.summary_slot, 1)
-        side_layout.addWidget(self.slots["variance"], 1)
+        # Variance explained and the fit diagnostics share the result column, one at a time.
+        self.result_tabs = QTabWidget()
+        self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
+        side_layout.addWidget(self.result_tabs, 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 
@@ -277,6 +285,10 @@ class MainWindow(QMainWindow):
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                    triggered=self.open_file_dialog)
         file_menu.addAction(self.open_action)
+        from .structure_dialog import StructureActions
+
+        self.structures = StructureActions(self)
+        self.structures.add_to(file_menu)
         self.sessions.add_menu_actions(file_menu)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
@@ -286,6 +298,7 @@ class MainWindow(QMainWindow):
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
+        file_menu.addAction(self.structures.export_action)
         from .script_export_action import ScriptExportAction
 
         self.script_export = ScriptExportAction(self)
@@ -666,7 +679,7 @@ class MainWindow(QMainWindow):
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
         return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                             labels=dataset.labels,
+                             labels=dataset.labels, provenance=dataset.provenance,
                              extra_files={"selection.csv": "\n".join(lines) + "\n"},
                              source=str(dataset.source))
 

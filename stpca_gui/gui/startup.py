@@ -30,7 +30,7 @@ HEAVY_MODULES = ("stpca_gui.core", "numba", "scipy.optimize", "scipy.stats", "ma
 #: docstring of stpca_gui/gui/main_window.py).
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.fit_controller"),
-    "plots": ("stpca_gui.gui.views.mpl_views",),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),
 }

@@ -14,12 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
 from ..core.circstats.modes import ModeClustering, periodic_mode_clusters
+from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary
 from .dataset import Dataset
@@ -166,6 +168,27 @@ class AnalysisResult:
         """Periodic mode clustering of PNS1 (paper section 5), checked against the labels
         when the data have them."""
         return _cluster_pns1(self)
+
+    @cached_property
+    def diagnostics(self) -> FitDiagnostics:
+        """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
+        patch; :mod:`stpca_gui.core.diagnostics`). One pass over the fit's pairs: the app
+        computes them in a task with :meth:`compute_diagnostics` before reading this."""
+        return fit_diagnostics(self.model)
+
+    @property
+    def has_diagnostics(self) -> bool:
+        """Whether :attr:`diagnostics` is computed already."""
+        return "diagnostics" in self.__dict__
+
+    def compute_diagnostics(self, check: CancelCheck | None = None,
+                            progress: Any = None) -> FitDiagnostics:
+        """Compute (once) and keep :attr:`diagnostics`, reporting and cancellable like
+        :func:`~stpca_gui.core.diagnostics.fit_diagnostics`; for a worker thread."""
+        if not self.has_diagnostics:
+            self.__dict__["diagnostics"] = fit_diagnostics(self.model, check=check,
+                                                           progress=progress)
+        return self.diagnostics
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""

@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq, linear_sum_assignment
+from scipy.optimize import brentq
 
 from .._base.progress import CancelCheck
 from ..geometry.torus import wrap_angles
@@ -38,6 +38,7 @@ from .bandwidth import (
     hpi_derivative,
     unwrapped_at_largest_gap,
 )
+from .rates import best_matching_rate
 
 TWO_PI = 2.0 * np.pi
 
@@ -404,8 +405,7 @@ def _classification(
     values, inverse = np.unique(true_labels, return_inverse=True)
     counts = np.bincount(cluster * values.size + inverse.ravel(),
                          minlength=k * values.size).reshape(k, values.size).astype(np.int64)
-    rows, cols = linear_sum_assignment(counts, maximize=True)
-    matched = int(counts[rows, cols].sum())
+    matched, rows, cols = best_matching_rate(counts)
     matching = tuple((int(r), values[c].item() if hasattr(values[c], "item") else values[c])
                      for r, c in zip(rows, cols, strict=True))
     table = ConfusionTable(counts=counts, row_labels=np.arange(k, dtype=np.int64),
