@@ -32,22 +32,14 @@ import sys
 import time
 from pathlib import Path
 
+import _common as common
 import numpy as np
-from _common import (
-    fmt,
-    load_average_text,
-    machine_info,
-    machine_report,
-    make_logger,
-    markdown_table,
-    sunspots_series,
-    write_json,
-)
+from _common import fmt
 
 from stpca_gui.core import ScaledTorusPCA, load_model, save_model
 from stpca_gui.io import iter_angle_chunks, write_score_stream
 
-log = make_logger("bench_persist")
+log = common.make_logger("bench_persist")
 
 
 def t4_clusters(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -133,12 +125,12 @@ def main() -> int:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
-    results: dict = {"machine": machine_info(), "load_before": load_average_text()}
-    print(machine_report(results["machine"]))
+    results: dict = {"machine": common.machine_info(), "load_before": common.load_average_text()}
+    print(common.machine_report(results["machine"]))
 
     rows = []
     log("exact fit of the sunspots series")
-    angles, _ = sunspots_series()
+    angles, _ = common.sunspots_series()
     start = time.perf_counter()
     exact = ScaledTorusPCA(n_landmarks=None, random_state=0).fit(angles)
     rows.append(model_file_row("sunspots-exact", exact, time.perf_counter() - start,
@@ -153,7 +145,7 @@ def main() -> int:
         rows.append(model_file_row("t4-landmarks", large, time.perf_counter() - start,
                                    t4_clusters(2000, rng), args.workdir))
     print("\n## Model files\n")
-    print(markdown_table(
+    print(common.markdown_table(
         ["model", "n", "m", "fit s", "save s", "load s", "file MB", "transform identical"],
         [[r["model"], str(r["n"]), str(r["m"]), fmt(r["fit_s"], ".1f"), fmt(r["save_s"]),
           fmt(r["load_s"]), fmt(r["size_mb"], ".2f"), str(r["transform_bit_identical"])]
@@ -171,7 +163,7 @@ def main() -> int:
                         rows_per_s=args.rows / measured["wall_s"], m=args.landmarks)
         results["transform"] = measured
         print("\n## stpca transform\n")
-        print(markdown_table(
+        print(common.markdown_table(
             ["rows", "input MB", "m", "wall s", "rows/s", "peak RSS MB",
              "read + write only s"],
             [[f"{args.rows:,}", fmt(measured["input_mb"], ".0f"), str(args.landmarks),
@@ -186,10 +178,10 @@ def main() -> int:
         print("\n## dask LocalCluster (2 processes)\n")
         print(f"{cluster['rows']:,} rows: largest |difference| from the in-memory transform "
               f"{cluster['max_abs_difference']:.2e} ({cluster['seconds']:.1f} s)")
-    results["load_after"] = load_average_text()
+    results["load_after"] = common.load_average_text()
     print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
     if args.json is not None:
-        write_json(args.json, results, log)
+        common.write_json(args.json, results, log)
     return 0
 
 
