@@ -273,6 +273,10 @@ class MainWindow(QMainWindow):
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                    triggered=self.open_file_dialog)
         file_menu.addAction(self.open_action)
+        from .structure_dialog import StructureActions
+
+        self.structures = StructureActions(self)
+        self.structures.add_to(file_menu)
         self.sessions.add_menu_actions(file_menu)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
@@ -282,6 +286,7 @@ class MainWindow(QMainWindow):
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
+        file_menu.addAction(self.structures.export_action)
         from .script_export_action import ScriptExportAction
 
         self.script_export = ScriptExportAction(self)
@@ -656,7 +661,7 @@ class MainWindow(QMainWindow):
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
         return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                             labels=dataset.labels,
+                             labels=dataset.labels, provenance=dataset.provenance,
                              extra_files={"selection.csv": "\n".join(lines) + "\n"},
                              source=str(dataset.source))
 

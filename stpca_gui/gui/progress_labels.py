@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..core.baselines import BASELINES_STAGE
 from ..core.circstats.uniformity import MONTE_CARLO_STAGE
+from ..io.structures.reader import DIHEDRALS_STAGE
 from ..model.analysis import MODES_STAGE
 
 STAGE_LABELS: dict[str, str] = {
@@ -24,6 +25,7 @@ STAGE_LABELS: dict[str, str] = {
     "done": "Done",
     MONTE_CARLO_STAGE: "Monte Carlo",
     BASELINES_STAGE: "Baseline methods",
+    DIHEDRALS_STAGE: "Torsions",
 }
 
 

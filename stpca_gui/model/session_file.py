@@ -183,6 +183,9 @@ def session_from_state(state: AppState, parameters: FitParameters, views: dict[s
     dataset = state.dataset
     if dataset is None:
         raise ValueError("there is no data to save in a session")
+    if source_sha256 is None and dataset.structure is not None:
+        # Read from a structure: its files were hashed then (a trajectory may be gigabytes).
+        source_sha256 = dataset.structure["sha256"].get(dataset.source)
     if source_sha256 is None and not dataset.is_demo and dataset.source:
         source = Path(dataset.source)
         source_sha256 = file_sha256(source) if source.is_file() else None
