@@ -18,7 +18,6 @@ from ..core import ScaledTorusPCA, TorusPCA, lagged_embedding, run_baselines
 from ..core.baselines import BASELINES
 from ..core.landmark_accuracy import compare_to_exact
 from ..core.landmarks import LANDMARK_METHODS
-from ..core.modes import periodic_mode_clusters
 from ..core.series import diagonal_fit
 from ..core.torus import wrap_angles
 from ..core.uniformity import sphunif_dropped_pairs, tied_pair_count, uniformity_tests
@@ -26,6 +25,7 @@ from ..datasets import PAPER_CYCLE, load_sunspots
 from ..io.tables import read_angle_table
 from ..plotting.histogram import ScoreHistogram
 from ..plotting.scores import ScoresScatter
+from .clusters import mode_clusters, pns1_mode_clusters
 from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits, subsample_rows
 from .paper import (
     METHODS,
@@ -480,24 +480,18 @@ def _landmark_comparison(
                   "all-pairs stress vs exact (≤ 2 %)", "time (s)"], rows)
 
 
-def _pns1_clusters(fit: ScaledTorusPCA | TorusPCA):
-    return periodic_mode_clusters(fit.scores_[:, 0],
-                                  period=2 * np.pi * float(fit.pns_.circle_radius_))
-
-
 def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
     """The paper's claim that ST-PCA's first scores show no cluster structure (Fig. 5a),
     checked by the modes of their periodic KDE (hpi bandwidth for the density derivative),
     calibrated by the modes the same procedure finds in uniform samples of the same size."""
     n = next(iter(fits.values())).scores_.shape[0]
     rng = np.random.default_rng(NULL_MODES_SEED)
-    null = np.array([len(periodic_mode_clusters(rng.uniform(-np.pi, np.pi, n),
-                                                period=2 * np.pi).modes)
+    null = np.array([len(mode_clusters(rng.uniform(-np.pi, np.pi, n), 2 * np.pi).modes)
                      for _ in range(NULL_MODE_SAMPLES)])
     low, high = np.quantile(null, [0.025, 0.975])
     rows = []
     for label, fit in fits.items():
-        count = len(_pns1_clusters(fit).modes)
+        count = len(pns1_mode_clusters(fit).modes)
         share = f"uniform samples of n = {n} give {low:.0f}–{high:.0f} modes in 95 %"
         cell = (f"agrees: {share}" if count <= high else
                 f"**differs**: more modes than {share}")
@@ -509,7 +503,7 @@ def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
 
 def _figures(report: Report, fit: ScaledTorusPCA, t_pca: dict[str, TorusPCA]) -> None:
     radius = float(fit.pns_.circle_radius_)
-    clusters = _pns1_clusters(fit)
+    clusters = pns1_mode_clusters(fit)
     report.figure("sunspots_scores.png", lambda fig: ScoresScatter(fig).draw(
         fit.scores_, 0, 1, title="Sunspots: ST-PCA scores"), "ST-PCA scores PNS1–PNS2")
 
@@ -526,7 +520,7 @@ def _figures(report: Report, fit: ScaledTorusPCA, t_pca: dict[str, TorusPCA]) ->
 def _pns1_histograms(report: Report, fits: dict[str, ScaledTorusPCA | TorusPCA]) -> None:
     """The paper's figure sunspots_hist: the PNS1 scores of ST-PCA and T-PCA side by side,
     each with its periodic KDE (hpi bandwidth) and the antimodes of its mode clustering."""
-    clusters = {name: _pns1_clusters(fit) for name, fit in fits.items()}
+    clusters = {name: pns1_mode_clusters(fit) for name, fit in fits.items()}
 
     def draw(figure) -> None:
         for panel, (name, fit) in zip(figure.subfigures(1, len(fits)), fits.items(),
