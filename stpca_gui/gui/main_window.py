@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
                                            triggered=self.export_window_dialog))
 
     def _build_menus(self) -> None:
-        from ..core import list_demos
         from ..model import COLOR_MODES
+        from ..model.demos import list_demos
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -359,8 +359,8 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
-        from ..core import DEMO_NAMES
         from ..model import Dataset
+        from ..model.demos import DEMO_NAMES
 
         if name not in DEMO_NAMES:
             self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
