@@ -57,3 +57,13 @@ def test_demos_menu_entry_loads_it(qtbot, window):
     dataset = window.state.dataset
     assert dataset is not None and dataset.name == SMALL_RNA
     assert set(dataset.labels.tolist()) == {"I", "II", "V"}
+
+
+def test_a_script_of_the_demo_reads_an_exact_copy(tmp_path):
+    from stpca_gui.model import FitParameters
+    from stpca_gui.model.script_export import python_script
+
+    export = python_script(Dataset.from_demo(SMALL_RNA), FitParameters(),
+                           script_path=tmp_path / "refit.py")
+    assert export.data_origin == "copy" and "bundled small-rna" in export.note
+    assert len(export.data_files) == 1 and "make_demo" not in export.script
