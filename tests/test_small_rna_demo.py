@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.cli import main
-from stpca_gui.core.torus import wrap_angles
+from stpca_gui.core import wrap_angles
 from stpca_gui.datasets import load_small_rna
 from stpca_gui.model import Dataset
 from stpca_gui.model.demos import DEMO_NAMES, SMALL_RNA, list_demos

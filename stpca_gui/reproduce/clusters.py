@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.modes import ModeClustering, periodic_mode_clusters
+from ..core import ModeClustering, periodic_mode_clusters
 
 
 def mode_clusters(values: ArrayLike, period: float, labels: ArrayLike | None = None

@@ -16,15 +16,19 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from ..core import ScaledTorusPCA, TorusPCA
-from ..core.modes import ModeClustering
-from ..core.pns import PrincipalNestedSpheres
-from ..core.rates import (
+from ..core import (
+    ModeClustering,
+    PrincipalNestedSpheres,
+    ScaledTorusPCA,
+    TorusPCA,
+    wrap_angles,
+)
+from ..core.circstats.rates import (
     RateInterval,
     classification_rate_interval,
     rate_difference_interval,
 )
-from ..core.torus import TWO_PI, wrap_angles
+from ..core.geometry.torus import TWO_PI
 from ..core.tpca import torus_to_sphere
 from ..datasets import SmallRna, load_small_rna
 from ..datasets._small_rna import CLUSTERS
