@@ -12,11 +12,9 @@ import numpy as np
 
 from . import __version__
 from .core import (
-    DEMO_NAMES,
     FitCancelled,
     ParamSpec,
     ScaledTorusPCA,
-    list_demos,
     load_model,
     make_demo,
 )
@@ -35,6 +33,7 @@ from .io import (
 from .io.structures.table import PROVENANCE_COLUMNS
 from .io.tables import CHUNK_ROWS
 from .model import Dataset, FitParameters
+from .model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -529,6 +528,12 @@ def _run_transform(args: argparse.Namespace) -> int:
 
 def _run_demo(args: argparse.Namespace) -> int:
     options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
+    if args.name in DATA_DEMOS:  # real data: no seed, labels of their own
+        data = Dataset.from_demo(args.name, **options)
+        return _fit_and_report(
+            args, data.angles, data.column_names, None,
+            f"demo             {args.name}: {data.description}", labels=data.labels,
+            dataset=data, demo=args.name)
     dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,

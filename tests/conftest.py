@@ -73,6 +73,15 @@ def full_sunspots_csv() -> Path:
 
 
 @pytest.fixture(scope="session")
+def small_rna_csv() -> Path:
+    """The small_rna.csv the bundled small RNA data set was built from (skips without it)."""
+    path = SHARED_DATA / "small_rna.csv"
+    if not path.is_file():
+        pytest.skip(f"the small RNA table is not available at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
 def output_dir() -> Path:
     """Folder for screenshots and exported files that a person can look at afterwards."""
     TEST_OUTPUT.mkdir(exist_ok=True)

@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def open_data() -> None:
         """Once the numerical core is in: load the data, which starts the fit."""
-        from ..core import DEMO_NAMES
+        from ..model.demos import DEMO_NAMES
 
         if batch:
             # The message box of a failed fit is not read by anyone: say why on stderr.

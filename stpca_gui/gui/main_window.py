@@ -277,8 +277,8 @@ class MainWindow(QMainWindow):
                                            triggered=self.export_window_dialog))
 
     def _build_menus(self) -> None:
-        from ..core import list_demos
         from ..model import COLOR_MODES
+        from ..model.demos import list_demos
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -386,8 +386,8 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
-        from ..core import DEMO_NAMES
         from ..model import Dataset
+        from ..model.demos import DEMO_NAMES
 
         if name not in DEMO_NAMES:
             self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")

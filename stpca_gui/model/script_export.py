@@ -42,6 +42,7 @@ from ..core.atomic import atomic_file_set
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
+from .demos import DATA_DEMOS
 
 __all__ = ["ScriptExport", "export_script", "python_script", "write_script"]
 
@@ -112,7 +113,10 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     writer = _ScriptWriter(dataset, parameters, path, when)
     note = ""
-    if dataset.is_demo and dataset.demo_seed is not None:
+    if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
+        origin = "copy"
+        note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
+    elif dataset.is_demo and dataset.demo_seed is not None:
         origin = "demo"
     elif dataset.structure is not None:
         from .structures import structure_files_unchanged
