@@ -10,6 +10,7 @@ from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import FitCancelled
 from .radius import wasserstein_radius
+from .scoring_only import ScoringOnlyError
 from .series import lagged_embedding
 from .smds import SphericalMDS, classical_mds
 from .stpca import PrincipalCurve, ProgressEvent, ScaledTorusPCA
@@ -37,6 +38,7 @@ __all__ = [
     "ProgressEvent",
     "SMDSMatch",
     "ScaledTorusPCA",
+    "ScoringOnlyError",
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",

@@ -32,6 +32,7 @@ import numpy as np
 from .. import __version__
 from .atomic import atomic_path
 from .params import Estimator
+from .scoring_only import model_kind, scoring_copy
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
@@ -158,8 +159,10 @@ class _Encoder:
         return entry
 
 
-def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
-    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name.
+def model_entries(model: ScaledTorusPCA, *, scoring_only: bool = False
+                  ) -> dict[str, bytes | np.ndarray]:
+    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name;
+    with ``scoring_only``, those of :func:`~stpca_gui.core.scoring_only.scoring_copy`.
 
     Raises
     ------
@@ -169,6 +172,8 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
         When an attribute holds a value the format does not know (naming the attribute).
     """
     model._check_fitted()
+    if scoring_only:
+        model = scoring_copy(model)
     encoder = _Encoder()
     tree = encoder.object(model, "")
     metadata = {
@@ -178,6 +183,7 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
         "package_version": __version__,
         "numpy_version": np.__version__,
         "class": type(model).__name__,
+        "kind": model_kind(model),
         "notes": encoder.notes,
         "tree": tree,
     }
@@ -185,8 +191,11 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
     return {METADATA_ENTRY: text.encode("utf-8"), **encoder.arrays}
 
 
-def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
-    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically.
+def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str], *,
+               scoring_only: bool = False) -> Path:
+    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically; with
+    ``scoring_only``, only what ``transform`` and ``inverse_transform`` need (see
+    :mod:`~stpca_gui.core.scoring_only`; the metadata's ``kind`` says which).
 
     The file is written beside the target under a hidden temporary name and renamed onto it,
     so a reader sees the old file or the whole new one. Nothing is written when an
@@ -206,7 +215,7 @@ def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
     OSError
         The file cannot be written; the message names it.
     """
-    entries = model_entries(model)
+    entries = model_entries(model, scoring_only=scoring_only)
     target = Path(path)
     with atomic_path(target) as tmp, zipfile.ZipFile(
             tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:

@@ -52,6 +52,7 @@ from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .progress import CancelCheck, FitCancelled, SnapshotCallback
 from .projections import nested_variance, predict_projections
+from .scoring_only import missing_attribute
 from .smds import SphericalMDS
 from .torus import torus_distance
 from .validation import as_float_matrix, check_angles
@@ -335,6 +336,7 @@ class ScaledTorusPCA(Estimator):
                 np.random.default_rng(int(landmark_seed) + 2))
             timer.record("stress", start)
 
+        vars(self).pop("scoring_only_", None)  # a refitted scoring-only model is whole again
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
@@ -469,10 +471,17 @@ class ScaledTorusPCA(Estimator):
         return geometry
 
     # ------------------------------------------------------------ model files
-    def save(self, path: str | os.PathLike[str]) -> Path:
+    def save(self, path: str | os.PathLike[str], *, scoring_only: bool = False) -> Path:
         """Write the fitted model to one versioned file (no pickled code); see
-        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md."""
-        return save_model(self, path)
+        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md. With
+        ``scoring_only`` only what ``transform`` and ``inverse_transform`` need is written
+        (:mod:`~stpca_gui.core.scoring_only`)."""
+        return save_model(self, path, scoring_only=scoring_only)
+
+    def __getattr__(self, name: str):
+        # Only reached when ordinary lookup fails: a scoring-only model says why it lacks
+        # a per-sample result.
+        raise missing_attribute(self, name)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:
