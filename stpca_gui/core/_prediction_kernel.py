@@ -45,6 +45,10 @@ _LAST_STEP = 1e-6
 _NEWTON_LAMBDA = 1.5e-6  # 1e-6 after three accepted steps from 1e-3, whatever the rounding
 #: Relative change below which a damped step is the one just rejected (see _interpolate_one).
 _SAME_STEP_RTOL = 1e-6
+#: The exact Hessian is tried only after an accepted step shorter than this (radians):
+#: near the minimum, where it converges quadratically; farther out the capped model
+#: alone chooses the path, as it always did, so the same minimum is reached.
+_EXACT_NEAR = 1e-2
 
 
 @kernel()
@@ -539,7 +543,7 @@ def _interpolate_one(
     curvature = 0.0
     cap_shift = 0.0
     damping = 0.0
-    step_squared = 0.0
+    step_squared = math.inf  # of the step that led to the current point (none to the start)
     first = True
     accepted = 0
     rejected = False
@@ -583,7 +587,7 @@ def _interpolate_one(
             _project(outer, tangent, projected, hess)
             for a in range(q):
                 hess[a, a] += curvature
-            if cap_shift > 0.0:
+            if cap_shift > 0.0 and step_squared <= _EXACT_NEAR**2:
                 _project(correction, tangent, projected, exact_hess)
                 for a in range(q):
                     for b in range(q):
