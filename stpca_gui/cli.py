@@ -20,8 +20,8 @@ from .core import (
     load_model,
     make_demo,
 )
+from .core._base.params import ParamSpec
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
-from .core.params import ParamSpec
 from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary
 from .io import (
@@ -34,6 +34,7 @@ from .io import (
     write_results,
     write_score_stream,
 )
+from .io.structures.table import PROVENANCE_COLUMNS
 from .io.tables import CHUNK_ROWS
 from .model import Dataset, FitParameters
 
@@ -62,7 +63,7 @@ def _value_parser(spec: ParamSpec):
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    """One option per parameter the estimator offers (see :mod:`stpca_gui.core.params`)."""
+    """One option per parameter the estimator offers (see :mod:`stpca_gui.core._base.params`)."""
     group = parser.add_argument_group("ST-PCA settings")
     for spec in ScaledTorusPCA.parameter_specs():
         if not spec.offered:
@@ -167,6 +168,8 @@ def _build_parser() -> argparse.ArgumentParser:
     script.add_argument("session", type=Path, help="a session file saved by stpca-gui")
     script.add_argument("out", type=Path, help="the script to write (e.g. analysis.py)")
 
+    _add_structure_commands(commands)
+
     repro = commands.add_parser(
         "reproduce", help="run the paper's analyses and write a Markdown report",
         description="Run the paper's simulations and sunspots analyses; write report.md "
@@ -178,6 +181,133 @@ def _build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--sunspots", type=Path, default=None,
                        help="a sunspots_births CSV to use instead of the bundled data set")
     return parser
+
+
+def _add_structure_commands(commands: argparse._SubParsersAction) -> None:
+    """``stpca dihedrals`` and ``stpca representatives`` (need stpca-gui[structures])."""
+    from .io.structures import LAYOUTS, SET_NAMES
+
+    dihedrals = commands.add_parser(
+        "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
+        description="Read torsion angles (degrees) of a structure or trajectory with "
+                    "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
+                    "TABLE --degrees` reads as it is; its provenance columns (frame, segid, "
+                    "resid, resname) are carried into scores.csv.")
+    dihedrals.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
+    dihedrals.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
+                           help="DCD, XTC, TRR, NetCDF, … read in order")
+    dihedrals.add_argument("--set", dest="dihedral_set", default="backbone", choices=SET_NAMES,
+                           help="the torsions: backbone φ/ψ, side-chain chi (χ1/χ2; more with "
+                                "--angles), rna-backbone α–ζ and χ, rna-pseudo η/θ, or custom "
+                                "(--torsion) (default: backbone)")
+    dihedrals.add_argument("--select", default="all",
+                           help="residues, in MDAnalysis' selection language (default: all)")
+    dihedrals.add_argument("--layout", default="pooled", choices=LAYOUTS,
+                           help="pooled: a row per frame and residue; per-frame: a row per "
+                                "frame, a column per torsion (default: pooled)")
+    dihedrals.add_argument("--angles", default=None,
+                           help="comma-separated torsions of the set, e.g. chi1,chi2,chi3")
+    dihedrals.add_argument("--omega", action="store_true", help="backbone: also ω")
+    dihedrals.add_argument("--torsion", action="append", default=[], metavar="NAME=S1;S2;S3;S4",
+                           help="a user-defined torsion: four selections of one atom each "
+                                "(repeatable; implies --set custom --layout per-frame)")
+    dihedrals.add_argument("--start", type=int, default=None, help="first frame (0-based)")
+    dihedrals.add_argument("--stop", type=int, default=None, help="stop before this frame")
+    dihedrals.add_argument("--stride", type=int, default=1, help="every N-th frame")
+    dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
+
+    representatives = commands.add_parser(
+        "representatives", help="the frames or residues of a session's clusters",
+        description="For a session fitted on torsions of a trajectory: per-frame data give "
+                    "one PDB file per PNS1 mode cluster (its medoid frame on the torus) and "
+                    "clusters.csv (frame, cluster, distance to the medoid); pooled data give "
+                    "residue_clusters.csv (how often each residue visits each cluster).")
+    representatives.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
+    representatives.add_argument("topology", type=Path)
+    representatives.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY")
+    representatives.add_argument("--atoms", default="all",
+                                 help="atoms written to the PDB files (default: all)")
+    representatives.add_argument("--out", type=Path, required=True, help="output folder")
+
+
+def _dihedral_settings(args: argparse.Namespace):
+    from .io.structures import CUSTOM_SET, DihedralSettings
+
+    custom = []
+    for text in args.torsion:
+        name, _, selections = text.partition("=")
+        if not name.strip() or not selections:
+            raise ValueError(f"--torsion {text!r}: write NAME=SEL1;SEL2;SEL3;SEL4")
+        custom.append((name.strip(), tuple(s.strip() for s in selections.split(";"))))
+    angles = tuple(a.strip() for a in args.angles.split(",")) if args.angles else None
+    return DihedralSettings(
+        dihedral_set=CUSTOM_SET if custom else args.dihedral_set, select=args.select,
+        layout="per-frame" if custom else args.layout, start=args.start, stop=args.stop,
+        stride=args.stride, angles=angles, omega=args.omega, custom=tuple(custom))
+
+
+class _FrameProgress:
+    """A progress bar on stderr for long trajectories (from the second block on)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def __call__(self, event) -> bool:
+        if event.fraction < 1.0 or self.shown:
+            self.shown = True
+            filled = round(30 * event.fraction)
+            print(f"\rreading [{'#' * filled}{'.' * (30 - filled)}] {100 * event.fraction:3.0f}%"
+                  f"  {event.message}", end="", file=sys.stderr, flush=True)
+        return False
+
+    def close(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+def _run_dihedrals(args: argparse.Namespace) -> int:
+    from .io.structures import read_torsions
+
+    settings = _dihedral_settings(args)
+    _check_output_file(args.out)
+    progress = _FrameProgress()
+    try:
+        table = read_torsions(args.topology, args.trajectories, settings, callback=progress)
+    finally:
+        progress.close()
+    table.write_csv(args.out)
+    if table.missing:
+        shown = ", ".join(table.missing[:5]) + (" …" if len(table.missing) > 5 else "")
+        print(f"left out {len(table.missing)} undefined torsion(s): {shown}", file=sys.stderr)
+    print(f"{table.describe()} in {time.perf_counter() - progress.start:.1f} s; "
+          f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _run_representatives(args: argparse.Namespace) -> int:
+    from .model.session_file import load_session
+    from .model.structures import export_representatives
+
+    session = load_session(args.session)
+    if session.result is None:
+        raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
+    clusters = session.result.mode_clusters.labels
+    record = session.dataset.structure
+    if record is not None:
+        from .io.structures import file_sha256
+
+        given = [file_sha256(p) for p in [args.topology, *args.trajectories] if p.is_file()]
+        if given != list(record["sha256"].values()):
+            print(f"warning: {args.session} was read from other files "
+                  f"({', '.join(record['sha256'])}); the frames written may not be the "
+                  "fitted ones", file=sys.stderr)
+    written = export_representatives(session.dataset, clusters, args.out, args.topology,
+                                     args.trajectories, atoms=args.atoms)
+    for cluster, frame in written.medoid_frames.items():
+        print(f"cluster {cluster}: medoid frame {frame}")
+    print(f"wrote {', '.join(str(p) for p in written.files)}")
+    return EXIT_OK
 
 
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
@@ -201,6 +331,7 @@ def _fit_and_report(
     title: str,
     labels: np.ndarray | None = None,
     dataset: Dataset | None = None,
+    provenance: dict[str, np.ndarray] | None = None,
     **summary_extra: object,
 ) -> int:
     """Fit with the command line's settings, print the summary, write ``--out``.
@@ -234,7 +365,7 @@ def _fit_and_report(
         print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
-                                **summary_extra)
+                                provenance=provenance, **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK
 
@@ -278,7 +409,8 @@ def _report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None
 def _run_fit(args: argparse.Namespace) -> int:
     columns = _columns(args)
     table = read_angle_table(args.input, columns, degrees=args.degrees,
-                             label_column=args.label, drop_invalid=args.drop_invalid)
+                             label_column=args.label, drop_invalid=args.drop_invalid,
+                             provenance_columns=PROVENANCE_COLUMNS)
     _report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
@@ -287,6 +419,7 @@ def _run_fit(args: argparse.Namespace) -> int:
         args, table.angles, table.column_names, table.line_numbers,
         f"input            {args.input} (columns {', '.join(table.column_names)})",
         labels=table.labels, dataset=Dataset.from_table(table, degrees=args.degrees),
+        provenance=table.provenance,
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
 
@@ -471,6 +604,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_demo(args)
         if args.command == "export-script":
             return _run_export_script(args)
+        if args.command == "dihedrals":
+            return _run_dihedrals(args)
+        if args.command == "representatives":
+            return _run_representatives(args)
         if args.command == "reproduce":
             from .reproduce import reproduce
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stpca_gui.core import _prediction_kernel as kernel
+from stpca_gui.core.geometry.torus import torus_cdist
 from stpca_gui.core.prediction import SMDSMatch
-from stpca_gui.core.torus import torus_cdist
+from stpca_gui.core.prediction import _prediction_kernel as kernel
 
 
 @pytest.fixture(scope="module")

@@ -48,11 +48,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .circular import circular_frechet_mean
-from .progress import CancelCheck, FitCancelled
-from .torus import TWO_PI, wrap_angles
+from ._base.progress import CancelCheck, FitCancelled, ProgressEvent
+from .circstats.circular import circular_frechet_mean
+from .geometry.torus import TWO_PI, wrap_angles
+from .geometry.validation import check_angles
 from .tpca import TorusPCA
-from .validation import check_angles
 
 __all__ = [
     "BASELINES",
@@ -262,7 +262,7 @@ def euclidean_pca(angles: ArrayLike, *, check: CancelCheck | None = None) -> Bas
     Raises
     ------
     ValueError
-        From :func:`~stpca_gui.core.validation.check_angles` for invalid input.
+        From :func:`~stpca_gui.core.geometry.validation.check_angles` for invalid input.
 
     Notes
     -----
@@ -580,6 +580,9 @@ def torus_pca(angles: ArrayLike, ordering: str = "SI", *,
     )
 
 
+#: The stage of :func:`run_baselines`' progress reports.
+BASELINES_STAGE = "baselines"
+
 #: Display name → method; every method is called as ``method(angles, check=check)``.
 BASELINES: dict[str, Callable[..., BaselineResult]] = {
     "Euclidean PCA": euclidean_pca,
@@ -606,9 +609,9 @@ def run_baselines(
     methods : sequence of str, optional
         Display names from :data:`BASELINES`; all of them (in registry order) by default.
     callback : callable, optional
-        Receives a :class:`~stpca_gui.core.stpca.ProgressEvent` (stage "baselines") at
-        every cancel check inside each method (between its steps, and inside T-PCA's fit)
-        and after each method; returning True cancels, midway through a method too.
+        Receives a :class:`~stpca_gui.core._base.progress.ProgressEvent` (stage "baselines")
+        at every cancel check inside each method (between its steps, and inside T-PCA's
+        fit) and after each method; returning True cancels, midway through a method too.
 
     Returns
     -------
@@ -622,8 +625,6 @@ def run_baselines(
     FitCancelled
         When ``callback`` asked to stop.
     """
-    from .stpca import ProgressEvent
-
     names = list(BASELINES) if methods is None else list(methods)
     unknown = [m for m in names if m not in BASELINES]
     if unknown:
@@ -634,10 +635,11 @@ def run_baselines(
     results: dict[str, BaselineResult] = {}
     for done, name in enumerate(names, start=1):
         results[name] = BASELINES[name](data, check=_cancel_check(
-            callback, name, ProgressEvent("baselines", (done - 1) / len(names),
+            callback, name, ProgressEvent(BASELINES_STAGE, (done - 1) / len(names),
                                           message=f"{name} ({done} of {len(names)})…")))
         if callback is not None and callback(ProgressEvent(
-                "baselines", done / len(names), message=f"{name} done ({done} of {len(names)})")):
+                BASELINES_STAGE, done / len(names),
+                message=f"{name} done ({done} of {len(names)})")):
             raise FitCancelled(f"cancelled after {name}")
     return results
 

@@ -15,10 +15,11 @@ keeps ``hasattr`` truthful).
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from .stpca import ScaledTorusPCA
+# Written for ScaledTorusPCA, but without importing it: the model file format
+# (persistence.py) uses this module and names no estimator.
+FittedModel = Any  # a fitted ScaledTorusPCA
 
 #: Fitted attributes of ScaledTorusPCA that hold one row (or index) per fitted sample.
 SAMPLE_ATTRIBUTES = ("angles_", "embedding_", "scores_", "interpolation_stress_",
@@ -33,7 +34,7 @@ class ScoringOnlyError(AttributeError):
     """A per-sample result was asked of a model saved for scoring only."""
 
 
-def scoring_copy(model: ScaledTorusPCA) -> ScaledTorusPCA:
+def scoring_copy(model: FittedModel) -> FittedModel:
     """A copy of the fitted ``model`` with only what scoring new data needs (shares the
     arrays it keeps with ``model``; ``model`` is left unchanged)."""
     model._check_fitted()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -50,7 +51,7 @@ WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
 #: module docstring).
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
-    "plots": ("stpca_gui.gui.views.mpl_views",),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),
 }
@@ -104,7 +105,7 @@ class MainWindow(QMainWindow):
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT),
+            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -158,7 +159,7 @@ class MainWindow(QMainWindow):
         from .worker import FitController
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
-        # libraries happens here, in the GUI thread, before any fit (see core._threads).
+        # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
         loaded_libraries()
         self.state = AppState()
         self.controller = FitController(self)
@@ -186,13 +187,16 @@ class MainWindow(QMainWindow):
             self.stage_label.setText("Ready")
 
     def _prepare_plots(self) -> None:
+        from .views.diagnostics_view import DiagnosticsView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
+        self.diagnostics_view = DiagnosticsView(self.state)
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
-                           "variance": self.variance_view})
+                           "variance": self.variance_view,
+                           "diagnostics": self.diagnostics_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -225,7 +229,11 @@ class MainWindow(QMainWindow):
         self.summary_slot = ViewSlot("")
         side_layout.addWidget(self.parameters_slot)
         side_layout.addWidget(self.summary_slot, 1)
-        side_layout.addWidget(self.slots["variance"], 1)
+        # Variance explained and the fit diagnostics share the result column, one at a time.
+        self.result_tabs = QTabWidget()
+        self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
+        side_layout.addWidget(self.result_tabs, 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 
@@ -265,6 +273,10 @@ class MainWindow(QMainWindow):
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                    triggered=self.open_file_dialog)
         file_menu.addAction(self.open_action)
+        from .structure_dialog import StructureActions
+
+        self.structures = StructureActions(self)
+        self.structures.add_to(file_menu)
         self.sessions.add_menu_actions(file_menu)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
@@ -274,6 +286,7 @@ class MainWindow(QMainWindow):
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
+        file_menu.addAction(self.structures.export_action)
         from .script_export_action import ScriptExportAction
 
         self.script_export = ScriptExportAction(self)
@@ -499,9 +512,9 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
-        from ..core.stpca import PROGRESS_STAGES
+        from .progress_labels import stage_label
 
-        name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
+        name = stage_label(event.stage)
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
             # would repaint the window continuously.)
@@ -648,7 +661,7 @@ class MainWindow(QMainWindow):
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
         return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                             labels=dataset.labels,
+                             labels=dataset.labels, provenance=dataset.provenance,
                              extra_files={"selection.csv": "\n".join(lines) + "\n"},
                              source=str(dataset.source))
 

@@ -30,7 +30,8 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_path
-from ..core.modes import ConfusionTable, ModeClustering
+from ..core.circstats.modes import ConfusionTable, ModeClustering
+from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,
 )
@@ -42,7 +43,6 @@ from ..core.persistence import (
     read_model,
     write_entries,
 )
-from ..core.torus import circular_difference
 from .analysis import AnalysisResult, FitParameters
 from .dataset import Dataset
 from .selection import MAX_GROUPS
@@ -183,6 +183,9 @@ def session_from_state(state: AppState, parameters: FitParameters, views: dict[s
     dataset = state.dataset
     if dataset is None:
         raise ValueError("there is no data to save in a session")
+    if source_sha256 is None and dataset.structure is not None:
+        # Read from a structure: its files were hashed then (a trajectory may be gigabytes).
+        source_sha256 = dataset.structure["sha256"].get(dataset.source)
     if source_sha256 is None and not dataset.is_demo and dataset.source:
         source = Path(dataset.source)
         source_sha256 = file_sha256(source) if source.is_file() else None
