@@ -12,7 +12,8 @@ Printed as Markdown to stdout (progress on stderr):
    and a landmark fit of ``--large-n`` points on T⁴ (three wrapped-normal clusters and 10 %
    uniform background; ``--landmarks`` landmarks, PNS mode "small", no torus variance, so
    that the fit stays short). Per model: save and load time (best of 3), file size, and
-   whether ``transform`` of 2000 new points is bit-identical after loading.
+   whether ``transform`` of 2000 new points is bit-identical after loading; the size of
+   the scoring-only file (``scoring_only=True``) and whether it scores bit-identically.
 2. **stpca transform**: a ``--rows``-row CSV of new T⁴ points (written to ``--workdir``,
    removed afterwards) scored with the landmark model by ``stpca transform`` in a child
    process under ``/usr/bin/time -v`` (wall time, peak RSS). The reading and writing alone
@@ -62,11 +63,16 @@ def model_file_row(name: str, model: ScaledTorusPCA, fit_seconds: float, new: np
         start = time.perf_counter()
         loaded = load_model(path)
         load_times.append(time.perf_counter() - start)
-    identical = (loaded.transform(new).tobytes() == model.transform(new).tobytes())
+    expected = model.transform(new).tobytes()
+    identical = loaded.transform(new).tobytes() == expected
+    lean_path = workdir / f"{name}-scoring-only.stpca"
+    save_model(model, lean_path, scoring_only=True)
+    lean_identical = load_model(lean_path).transform(new).tobytes() == expected
     return {"model": name, "n": int(model.scores_.shape[0]), "m": int(model.n_landmarks_),
             "fit_s": fit_seconds, "save_s": min(save_times), "load_s": min(load_times),
             "size_mb": path.stat().st_size / 2**20, "transform_bit_identical": identical,
-            "path": path}
+            "scoring_only_mb": lean_path.stat().st_size / 2**20,
+            "scoring_only_identical": lean_identical, "path": path}
 
 
 def write_csv(path: Path, rows: int, rng: np.random.Generator, block: int = 100_000) -> None:
@@ -146,9 +152,11 @@ def main() -> int:
                                    t4_clusters(2000, rng), args.workdir))
     print("\n## Model files\n")
     print(common.markdown_table(
-        ["model", "n", "m", "fit s", "save s", "load s", "file MB", "transform identical"],
+        ["model", "n", "m", "fit s", "save s", "load s", "file MB", "transform identical",
+         "scoring-only MB", "scoring-only identical"],
         [[r["model"], str(r["n"]), str(r["m"]), fmt(r["fit_s"], ".1f"), fmt(r["save_s"]),
-          fmt(r["load_s"]), fmt(r["size_mb"], ".2f"), str(r["transform_bit_identical"])]
+          fmt(r["load_s"]), fmt(r["size_mb"], ".2f"), str(r["transform_bit_identical"]),
+          fmt(r["scoring_only_mb"], ".3f"), str(r["scoring_only_identical"])]
          for r in rows]))
     results["model_files"] = [{k: v for k, v in r.items() if k != "path"} for r in rows]
 

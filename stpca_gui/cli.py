@@ -1,4 +1,5 @@
-"""Command line interface: ``stpca fit``, ``transform``, ``demo``, ``demos`` and ``reproduce``."""
+"""Command line interface: ``stpca fit``, ``transform``, ``info``, ``demo``, ``demos`` and
+``reproduce``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from .core import (
     make_demo,
 )
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
+from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary
 from .io import (
     RESULT_FILES,
@@ -86,6 +88,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="with --save-model: write only what `stpca transform` needs "
+                             "(landmarks and PNS geometry, no per-sample results); a much "
+                             "smaller file")
     parser.add_argument("--save-session", type=Path, default=None, metavar="SESSION",
                         help="write the data and the fit as a session file (e.g. "
                              "work.stpca) that `stpca-gui SESSION` opens without refitting")
@@ -132,6 +138,12 @@ def _build_parser() -> argparse.ArgumentParser:
                            help="score the chunks on a running dask scheduler, e.g. "
                                 "tcp://10.0.0.5:8786 (needs stpca-gui[distributed] here and "
                                 "stpca-gui on the workers)")
+
+    info = commands.add_parser(
+        "info", help="describe a saved model file (full or scoring-only)",
+        description="Describe a model file written by `stpca fit --save-model`: its kind "
+                    "(full, or scoring-only), what it was fitted on and what it can do.")
+    info.add_argument("model", type=Path, help="a model file written by --save-model")
 
     demo = commands.add_parser(
         "demo", help="run ST-PCA on a built-in demo dataset and print a summary",
@@ -337,13 +349,18 @@ def _fit_and_report(
         check_file_set(args.out, RESULT_FILES)
     if args.save_model is not None:
         _check_output_file(args.save_model)
+    elif args.scoring_only:
+        raise ValueError("--scoring-only chooses what --save-model writes; give "
+                         "--save-model MODEL too")
     start = time.perf_counter()
     model.fit(angles)
     elapsed = time.perf_counter() - start
     _print_summary(model, title, elapsed)
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        print(f"wrote            {model.save(args.save_model)}")
+        written = model.save(args.save_model, scoring_only=args.scoring_only)
+        print(f"wrote            {written} "
+              f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:
         args.save_session.parent.mkdir(parents=True, exist_ok=True)
         print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
@@ -521,8 +538,9 @@ def _run_transform(args: argparse.Namespace) -> int:
         progress.close()
     _report_dropped(dropped)
     elapsed = time.perf_counter() - progress.start
-    print(f"scored {rows:,} rows of {args.input} with {args.model} in {elapsed:.1f} s "
-          f"({rows / max(elapsed, 1e-9):,.0f} rows/s); wrote {args.out}")
+    print(f"scored {rows:,} rows of {args.input} with {args.model} ({model_kind(model)} "
+          f"model) in {elapsed:.1f} s ({rows / max(elapsed, 1e-9):,.0f} rows/s); "
+          f"wrote {args.out}")
     return EXIT_OK
 
 
@@ -557,6 +575,27 @@ def _run_export_script(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_info(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    scoring_only = model_kind(model) == SCORING_ONLY
+    ratios = ", ".join(f"{100 * r:.1f}" for r in model.explained_variance_ratio_)
+    partners = model.match_.angles.shape[0]
+    lines = [
+        ("model", f"{args.model} ({args.model.stat().st_size / 2**20:.2f} MB)"),
+        ("kind", "scoring-only: transform and inverse_transform; no per-sample results"
+         if scoring_only else "full: the fit's per-sample results, and scoring"),
+        ("angles", str(model.n_features_in_)),
+        *([] if scoring_only else [("samples", f"{model.angles_.shape[0]:,}")]),
+        ("placed against", f"{partners:,} matched points (the landmarks of a landmark fit, "
+                           "every sample of an exact fit)"),
+        ("sphere radius r", f"{model.radius_:.6g}"),
+        ("PNS variance %", ratios),
+    ]
+    for label, text in lines:
+        print(f"{label:<17} {text}")
+    return EXIT_OK
+
+
 def _run_list() -> int:
     for name, description in list_demos():
         print(f"{name:20s} {description}")
@@ -572,6 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_fit(args)
         if args.command == "transform":
             return _run_transform(args)
+        if args.command == "info":
+            return _run_info(args)
         if args.command == "demo":
             return _run_demo(args)
         if args.command == "export-script":

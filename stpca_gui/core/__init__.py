@@ -20,6 +20,7 @@ from .geometry.torus import (
 from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
+from .scoring_only import ScoringOnlyError
 from .smds.radius import wasserstein_radius
 from .smds.smds import SphericalMDS, classical_mds
 from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
@@ -44,6 +45,7 @@ __all__ = [
     "ProgressEvent",
     "SMDSMatch",
     "ScaledTorusPCA",
+    "ScoringOnlyError",
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",

@@ -50,12 +50,14 @@ class MethodRow:
 
 def baselines_task(angles: np.ndarray, state: TaskState) -> dict[str, BaselineResult]:
     """The background task: every baseline method on the data (Qt-free), handing over the
-    methods done so far after each one, so the table fills while the rest run."""
+    methods done so far after each one, so the table fills while the rest run. A cancel
+    stops the running method at its next check (T-PCA checks inside its fit)."""
     results: dict[str, BaselineResult] = {}
     names = list(BASELINES)
     for done, name in enumerate(names):
         state.progress(done / len(names), f"{name} ({done + 1} of {len(names)})…")
-        results.update(run_baselines(angles, methods=[name]))
+        results.update(run_baselines(angles, methods=[name],
+                                     callback=lambda _event: state.cancelled))
         state.partial(dict(results))
     state.progress(1.0, f"{len(names)} methods done")
     return results

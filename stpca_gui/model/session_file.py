@@ -408,10 +408,11 @@ def _read(archive: zipfile.ZipFile, source: Path) -> Session:
 def _check_metadata(source: Path, metadata: Any) -> None:
     kind = metadata.get("format") if isinstance(metadata, dict) else None
     if kind == MODEL_FORMAT_NAME:
+        model_kind = metadata.get("kind", "full")  # "scoring-only" or "full"
         raise SessionFileError(
-            f"{source}: this is an stpca model file (a fitted model without its data, "
-            "written by `stpca fit --save-model`), not a session; use it with `stpca "
-            "transform`, or open a session saved with File → Save Session")
+            f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
+            "without its data, written by `stpca fit --save-model`), not a session; use it "
+            "with `stpca transform`, or open a session saved with File → Save Session")
     if kind != SESSION_FORMAT:
         raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
                                f"not name the format {SESSION_FORMAT!r})")
