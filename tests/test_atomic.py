@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from stpca_gui.core.atomic import atomic_path, atomic_write_text
+from stpca_gui.files.atomic import atomic_path, atomic_write_text
 
 
 @pytest.fixture

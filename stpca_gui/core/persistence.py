@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from .atomic import atomic_path
+from ..files.atomic import atomic_path
 from .params import Estimator
 
 if TYPE_CHECKING:

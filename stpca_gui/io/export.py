@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.atomic import atomic_file_set, atomic_path
+from ..files.atomic import atomic_file_set, atomic_path
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, summary_json
 
@@ -143,7 +143,7 @@ def write_results(
     ------
     OSError
         Naming the user's path when a file cannot be written; the set is written with
-        :func:`~stpca_gui.core.atomic.atomic_file_set`, so then no file has changed.
+        :func:`~stpca_gui.files.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
     texts = result_tables(model, column_names, row_ids, labels)

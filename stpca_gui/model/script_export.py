@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import __version__
 from ..core import ScaledTorusPCA
-from ..core.atomic import atomic_file_set
+from ..files.atomic import atomic_file_set
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset

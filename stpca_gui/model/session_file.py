@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.atomic import atomic_path
+from ..files.atomic import atomic_path
 from ..core.modes import ConfusionTable, ModeClustering
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,

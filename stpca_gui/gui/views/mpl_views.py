@@ -12,7 +12,7 @@ from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
-from ...core.atomic import atomic_path
+from ...files.atomic import atomic_path
 from ...model import AnalysisResult, AppState
 from ...plotting.histogram import ScoreHistogram
 from ...plotting.partial_redraw import PartialRedraw
