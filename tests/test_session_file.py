@@ -24,10 +24,11 @@ from stpca_gui.model.session_file import (
     session_from_state,
 )
 
-VIEWS = {"torus": {"camera": {"position": [[9.5, -3.25, 4.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
-                              "parallel_scale": 4.5}, "layout": "square"},
-         "sphere": {"camera": {"position": [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-                               "parallel_scale": 1.25}}}
+VIEWS = {"torus": {"camera": {"position": [9.5, -3.25, 4.0], "focal_point": [0.0, 0.0, 0.0],
+                              "view_up": [0.0, 0.0, 1.0], "parallel_scale": 4.5},
+                   "layout": "square"},
+         "sphere": {"camera": {"position": [1.0, 2.0, 3.0], "focal_point": [0.0, 0.0, 0.0],
+                               "view_up": [0.0, 1.0, 0.0], "parallel_scale": 1.25}}}
 
 
 @pytest.fixture(scope="module")
