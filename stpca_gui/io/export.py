@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..files.atomic import atomic_file_set, atomic_path
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, summary_json
+from ..files.atomic import atomic_file_set, atomic_path
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
