@@ -200,7 +200,7 @@ def test_table_script_rereads_the_file_and_reproduces_the_app(tmp_path, monkeypa
     assert export.data_origin == "file", export.note
     assert written == [script, script.parent / "table-data.csv"]
     text = export.script
-    assert f"SOURCE = Path(\"{source}\")" in text
+    assert f"SOURCE_PATH = \"{source}\"" in text and "SOURCE = Path(SOURCE_PATH)" in text
     assert "degrees=True" in text and 'label_column="group"' in text
     assert export.script.count(_sha(source)) == 2  # the docstring and the check
     _lint(script)
