@@ -26,10 +26,22 @@ def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
     # The csv module quotes labels holding commas or quotes; floats keep every digit.
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    rows = list(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
     if header is not None:
-        writer.writerow(header)
-    writer.writerows(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
-    return buffer.getvalue()
+        rows.insert(0, list(header))
+    if not any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row):
+        writer.writerows(rows)
+        return buffer.getvalue()
+    # With "\n" as line end the csv module does not quote a lone "\r", which readers
+    # take for a line break; "\r\n" makes it quote both, and each row's end is put back.
+    quoting = csv.writer(buffer, lineterminator="\r\n")
+    lines = []
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        quoting.writerow(row)
+        lines.append(buffer.getvalue()[:-2] + "\n")
+    return "".join(lines)
 
 
 def _scores_header(n_components: int, labelled: bool) -> list[str]:
