@@ -171,7 +171,7 @@ def test_entry_count_and_sizes_are_capped(tmp_path, files):
     entries = _entries(files["model"])
     many = dict(entries, **{f"junk/{k}": b"" for k in range(200)})
     bad = _write(tmp_path / "many.stpca", many)
-    with pytest.raises(ModelFileError, match="200|entries"):
+    with pytest.raises(ModelFileError, match=r"2\d\d entries"):
         ContainerReader(bad, ModelFileError, limits=Limits(max_entries=100))
     with pytest.raises(ModelFileError, match="at most 1,000 are read"):
         ContainerReader(files["model"], ModelFileError, limits=Limits(max_entry_bytes=1000))
