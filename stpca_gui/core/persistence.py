@@ -33,7 +33,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import __version__
-from ..files.container import ContainerError, ContainerReader, write_container, write_entries
+from ..files.container import (
+    ContainerError,
+    ContainerReader,
+    detail,
+    write_container,
+    write_entries,
+)
 from .params import Estimator
 
 if TYPE_CHECKING:
@@ -318,8 +324,7 @@ def read_model(reader: ContainerReader, prefix: str = "") -> ScaledTorusPCA:
         raise ModelFileError(str(exc)) from None
     except (ValueError, KeyError, TypeError, AttributeError, IndexError,
             RecursionError) as exc:
-        raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: "
-                             f"{str(exc)[:300]})") from None
+        raise ModelFileError(f"{source}: damaged model file ({detail(exc)})") from None
     if not isinstance(model, ScaledTorusPCA):
         raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a ScaledTorusPCA")
     check_model(model, source)

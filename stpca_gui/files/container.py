@@ -44,8 +44,8 @@ import numpy as np
 
 from .atomic import atomic_path
 
-__all__ = ["ARRAY_KINDS", "ContainerError", "ContainerReader", "Limits", "write_container",
-           "write_entries"]
+__all__ = ["ARRAY_KINDS", "ContainerError", "ContainerReader", "Limits", "detail",
+           "write_container", "write_entries"]
 
 #: Array dtype kinds the files may hold: booleans, integers, floats, complex, fixed text.
 ARRAY_KINDS = "biufcU"
@@ -360,6 +360,13 @@ class ContainerReader:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def detail(exc: BaseException) -> str:
+    """An exception for a file error's message: the text of the readers' own checks
+    (``ValueError``) as it is, other exceptions with their kind."""
+    text = str(exc)[:300]
+    return text if type(exc) is ValueError else f"{type(exc).__name__}: {text}"
 
 
 def _kind_names(kinds: str) -> str:

@@ -467,9 +467,16 @@ class MainWindow(QMainWindow):
             return
         labels = (f", labels: {len(dataset.label_names())} groups" if dataset.has_labels
                   else "")
+        # Text from the data: on one line each, cut when very long, and never markup.
+        from html import escape
+
+        from ..plotting.torus_scene import short_label
+
+        title = escape(short_label(dataset.description or dataset.source, 160))
+        columns = escape(", ".join(short_label(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
-            f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
-            f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
+            f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
+            f"{labels}")
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
 

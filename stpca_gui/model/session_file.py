@@ -43,7 +43,7 @@ from ..core.persistence import (
     read_model,
 )
 from ..core.torus import circular_difference
-from ..files.container import ContainerError, ContainerReader, write_container
+from ..files.container import ContainerError, ContainerReader, detail, write_container
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
 from .analysis import AnalysisResult, FitParameters
@@ -323,8 +323,7 @@ def load_session(path: str | os.PathLike[str]) -> Session:
             raise SessionFileError(str(exc)) from None
         except (ValueError, KeyError, TypeError, AttributeError, IndexError,
                 RecursionError) as exc:
-            raise SessionFileError(f"{source}: damaged session file ({type(exc).__name__}: "
-                                   f"{str(exc)[:300]})") from None
+            raise SessionFileError(f"{source}: damaged session file ({detail(exc)})") from None
 
 
 def _read(reader: ContainerReader) -> Session:

@@ -70,7 +70,7 @@ _PLUS_PI = "π" if FONT else "pi"
 
 
 #: Longest axis title drawn (characters); longer column names are cut with an ellipsis.
-MAX_AXIS_TITLE = 32
+MAX_AXIS_TITLE = 24
 
 
 def short_label(text: object, limit: int = MAX_AXIS_TITLE) -> str:
