@@ -269,7 +269,7 @@ def test_large_sessions_open_in_the_background(window, base_session, tmp_path, q
 def test_saving_refuses_the_source_table_and_a_save_during_a_fit_leaves_it_modified(
         window, tmp_path, qtbot):
     """issue 20 items 3 and 11."""
-    table = tmp_path / "angles.csv"
+    table = tmp_path / "scores.csv"  # also the name of a result file
     rng = np.random.default_rng(1)
     table.write_text("phi,psi\n" + "".join(f"{a:.5f},{b:.5f}\n"
                                           for a, b in rng.uniform(-3, 3, (40, 2))))
@@ -282,6 +282,8 @@ def test_saving_refuses_the_source_table_and_a_save_during_a_fit_leaves_it_modif
     assert not window.sessions.save_to(table)
     assert "refusing to write the session over the data set's source file" in (
         window.last_message_box.text())
+    with pytest.raises(OSError, match="refusing to write the result file scores.csv over"):
+        window.export_results(tmp_path)
     assert table.read_bytes() == before
 
 

@@ -644,13 +644,20 @@ class MainWindow(QMainWindow):
                 painter.end()
 
     def export_results(self, folder: Path) -> list[Path]:
-        """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
-        from ..io import write_results
+        """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
+        over the data set's source file or the open session."""
+        from ..files.clash import check_outputs
+        from ..io import RESULT_FILES, write_results
 
         result = self.state.result
         if result is None:
             raise ValueError("there is no result to export yet")
         dataset = result.dataset
+        inputs = [("the open session", self.sessions.path or "")]
+        if not dataset.is_demo:
+            inputs.append(("the data set's source file", dataset.source))
+        check_outputs([(f"the result file {name}", Path(folder) / name)
+                       for name in (*RESULT_FILES, "selection.csv")], inputs)
         groups = self.state.selection.groups
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
