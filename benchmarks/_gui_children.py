@@ -825,7 +825,7 @@ def synthetic_result(model, dataset):
 
     import numpy as np
 
-    from stpca_gui.core.torus import torus_cdist
+    from stpca_gui.core.geometry.torus import torus_cdist
     from stpca_gui.model import AnalysisResult, FitParameters
 
     start = time.perf_counter()
@@ -938,7 +938,7 @@ def child_monte_carlo(replicates: int) -> dict[str, Any]:
     GUI thread.
     """
 
-    from stpca_gui.core.uniformity import uniformity_tests
+    from stpca_gui.core.circstats.uniformity import uniformity_tests
     from stpca_gui.gui.uniformity_dialog import test_columns
 
     out: dict[str, Any] = {"replicates": replicates, "memory": {}}

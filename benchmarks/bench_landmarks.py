@@ -120,7 +120,7 @@ def _model_facts(model: Any, seconds: float) -> dict[str, Any]:
 def child(case: str) -> dict[str, Any]:
     from stpca_gui.core import lagged_embedding
     from stpca_gui.core.landmark_accuracy import compare_to_exact
-    from stpca_gui.core.landmarks import LANDMARK_METHODS
+    from stpca_gui.core.smds.landmarks import LANDMARK_METHODS
     from stpca_gui.datasets import load_sunspots
 
     warm, _ = t4_clusters(2000)

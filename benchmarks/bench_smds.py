@@ -62,8 +62,8 @@ from _common import (
 )
 
 from stpca_gui.core import SphericalMDS, make_demo
-from stpca_gui.core import smds as smds_module
-from stpca_gui.core.radius import wasserstein_radius
+from stpca_gui.core.smds import smds as smds_module
+from stpca_gui.core.smds.radius import wasserstein_radius
 
 log = make_logger("bench_smds")
 
@@ -709,7 +709,7 @@ def kernel_report(results: Sequence[KernelResult], repeats: int) -> str:
     return "\n".join([
         "## 4. Pair-kernel throughput",
         "",
-        "`stpca_gui.core.smds.PairStress(angles).parts(units)` with random unit vectors, one "
+        "`stpca_gui.core.smds.smds.PairStress(angles).parts(units)` with random unit vectors, one "
         f"warm-up call then {repeats} timed calls; ns per pair per evaluation with pairs = "
         "n(n−1)/2. The status compares the **best** call (value + gradient, as in a fit) "
         "with the target, since load from other processes only adds time.",

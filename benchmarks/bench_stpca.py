@@ -68,7 +68,7 @@ from stpca_gui.core import (
     torus_distance,
     wrap_angles,
 )
-from stpca_gui.core.series import diagonal_fit
+from stpca_gui.core.geometry.series import diagonal_fit
 
 log = make_logger("bench_stpca")
 
@@ -214,7 +214,8 @@ class DiagonalFit:
 
 
 def curve_diagonal_fits(angles: NDArray[np.float64]) -> list[DiagonalFit]:
-    """:func:`~stpca_gui.core.series.diagonal_fit` of a closed torus curve, per coordinate."""
+    """:func:`~stpca_gui.core.geometry.series.diagonal_fit` of a closed torus curve, per
+    coordinate."""
     return [DiagonalFit(coordinate=k, slope=slope, intercept=intercept, r2=r2)
             for k, (slope, intercept, r2) in enumerate(diagonal_fit(angles), start=2)]
 

@@ -19,8 +19,8 @@ from .core import (
     load_model,
     make_demo,
 )
+from .core._base.params import ParamSpec
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
-from .core.params import ParamSpec
 from .core.summary import fit_summary
 from .files.clash import check_outputs
 from .io import (
@@ -61,7 +61,7 @@ def _value_parser(spec: ParamSpec):
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    """One option per parameter the estimator offers (see :mod:`stpca_gui.core.params`)."""
+    """One option per parameter the estimator offers (see :mod:`stpca_gui.core._base.params`)."""
     group = parser.add_argument_group("ST-PCA settings")
     for spec in ScaledTorusPCA.parameter_specs():
         if not spec.offered:

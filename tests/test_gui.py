@@ -63,6 +63,8 @@ def process_pending_events() -> None:
 
 def test_demo_fit_renders_every_view(qtbot, window, gui_dir):
     fit_demo(qtbot, window)
+    # The diagnostics are computed by a task after the result is shown.
+    qtbot.waitUntil(window.diagnostics_view.has_content, timeout=FIT_TIMEOUT_MS)
     result = window.state.result
     assert result is not None and result.scores.shape == (300, 3)
     rows = dict(window.summary.rows())

@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from stpca_gui.core import smds
 from stpca_gui.core.demos import make_clusters_t3
+from stpca_gui.core.smds import smds
 from stpca_gui.gui import tasks
 from stpca_gui.model import Dataset, FitParameters
 

@@ -15,7 +15,7 @@ from stpca_gui.core import (
     TorusPCA,
     make_demo,
 )
-from stpca_gui.core.params import Boolean, Interval, Options
+from stpca_gui.core._base.params import Boolean, Interval, Options
 from stpca_gui.model import FitParameters
 
 ESTIMATORS = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, TorusPCA)

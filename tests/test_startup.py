@@ -79,7 +79,7 @@ def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(
         qtbot, tmp_path, monkeypatch):
     import threading
 
-    from stpca_gui.core import _threads
+    from stpca_gui.core._base import threads as _threads
     from stpca_gui.gui.main_window import PREPARING_SCENE, STAGES, MainWindow
 
     # The BLAS library search must be made by the GUI thread, never by the fit's thread

@@ -16,7 +16,7 @@ from stpca_gui.core import (
     torus_pdist,
     wrap_angles,
 )
-from stpca_gui.core._torus_kernel import wrap_angle
+from stpca_gui.core.geometry._torus_kernel import wrap_angle
 
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False)
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from stpca_gui.core import uniformity as uf
-from stpca_gui.core._uniformity_kernel import pair_sums_parallel, pair_sums_serial
-from stpca_gui.core.uniformity import (
+from stpca_gui.core.circstats import uniformity as uf
+from stpca_gui.core.circstats._uniformity_kernel import pair_sums_parallel, pair_sums_serial
+from stpca_gui.core.circstats.uniformity import (
     UniformityTest,
     asymptotic_sf,
     gine_fn_statistic,

@@ -46,10 +46,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .circular import circular_frechet_mean
-from .torus import TWO_PI, wrap_angles
+from ._base.progress import FitCancelled, ProgressEvent
+from .circstats.circular import circular_frechet_mean
+from .geometry.torus import TWO_PI, wrap_angles
+from .geometry.validation import check_angles
 from .tpca import TorusPCA
-from .validation import check_angles
 
 __all__ = [
     "BASELINES",
@@ -255,7 +256,7 @@ def euclidean_pca(angles: ArrayLike) -> BaselineResult:
     Raises
     ------
     ValueError
-        From :func:`~stpca_gui.core.validation.check_angles` for invalid input.
+        From :func:`~stpca_gui.core.geometry.validation.check_angles` for invalid input.
 
     Notes
     -----
@@ -554,6 +555,9 @@ def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
     )
 
 
+#: The stage of :func:`run_baselines`' progress reports.
+BASELINES_STAGE = "baselines"
+
 #: Display name → method; every method is called as ``method(angles)``.
 BASELINES: dict[str, Callable[[ArrayLike], BaselineResult]] = {
     "Euclidean PCA": euclidean_pca,
@@ -580,7 +584,7 @@ def run_baselines(
     methods : sequence of str, optional
         Display names from :data:`BASELINES`; all of them (in registry order) by default.
     callback : callable, optional
-        Receives a :class:`~stpca_gui.core.stpca.ProgressEvent` (stage "baselines") after
+        Receives a :class:`~stpca_gui.core._base.progress.ProgressEvent` (stage "baselines") after
         each method; returning True cancels.
 
     Returns
@@ -595,9 +599,6 @@ def run_baselines(
     FitCancelled
         When ``callback`` asked to stop.
     """
-    from .progress import FitCancelled
-    from .stpca import ProgressEvent
-
     names = list(BASELINES) if methods is None else list(methods)
     unknown = [m for m in names if m not in BASELINES]
     if unknown:
@@ -609,6 +610,7 @@ def run_baselines(
     for done, name in enumerate(names, start=1):
         results[name] = BASELINES[name](data)
         if callback is not None and callback(ProgressEvent(
-                "baselines", done / len(names), message=f"{name} done ({done} of {len(names)})")):
+                BASELINES_STAGE, done / len(names),
+                message=f"{name} done ({done} of {len(names)})")):
             raise FitCancelled(f"cancelled after {name}")
     return results

@@ -12,11 +12,12 @@ The model file (``.stpca``; docs/model_file.md) is a ZIP archive of
 No code is pickled: the file is read by the hardened container reader
 (:mod:`stpca_gui.files.container`: stored entries only, bounded sizes, ``.npy`` headers
 parsed and checked against their entry's size, no pickle) and objects are rebuilt only from
-the classes of :func:`_registry`, never from a name read in the file. The rebuilt model is
-then checked in one step (:func:`check_model`): dtypes, finiteness and the shapes the fit
-implies, before any compiled kernel sees its arrays. A value of a kind the format does not
-know fails at save time, naming the attribute, so that a new fitted attribute is never
-silently dropped.
+the classes registered with :func:`~stpca_gui.core._base.registry.model_file_class` (the
+estimators register themselves; this module names none), never from a name read in the
+file. The rebuilt model is then checked in one step (:func:`check_model`): dtypes,
+finiteness and the shapes the fit implies, before any compiled kernel sees its arrays. A
+value of a kind the format does not know fails at save time, naming the attribute, so that
+a new fitted attribute is never silently dropped.
 """
 
 from __future__ import annotations
@@ -26,9 +27,8 @@ import json
 import math
 import os
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -40,10 +40,8 @@ from ..files.container import (
     write_container,
     write_entries,
 )
-from .params import Estimator
-
-if TYPE_CHECKING:
-    from .stpca import ScaledTorusPCA
+from ._base.params import Estimator
+from ._base.registry import model_file_classes, top_level_classes
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
            "check_model", "load_model", "model_entries", "open_model_file", "read_model",
@@ -65,16 +63,10 @@ class ModelFileError(ContainerError):
     """A model file cannot be read; the message names the file and the problem."""
 
 
-@cache
 def _registry() -> dict[str, type]:
-    """The classes a model file may contain, by the name written for them."""
-    from .pns import PrincipalNestedSpheres
-    from .prediction import SMDSMatch
-    from .smds import SphericalMDS
-    from .stpca import PrincipalCurve, ScaledTorusPCA
-
-    classes = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, SMDSMatch, PrincipalCurve)
-    return {cls.__name__: cls for cls in classes}
+    """The classes a model file may contain, by the name written for them: those that
+    registered themselves (importing :mod:`stpca_gui.core` registers the estimators)."""
+    return model_file_classes()
 
 
 # ---------------------------------------------------------------------------- saving
@@ -167,7 +159,7 @@ class _Encoder:
         return entry
 
 
-def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
+def model_entries(model: Estimator) -> dict[str, bytes | np.ndarray]:
     """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name.
 
     Raises
@@ -194,7 +186,7 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
     return {METADATA_ENTRY: text.encode("utf-8"), **encoder.arrays}
 
 
-def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
+def save_model(model: Estimator, path: str | os.PathLike[str]) -> Path:
     """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically.
 
     The file is written beside the target under a hidden temporary name and renamed onto it,
@@ -274,7 +266,7 @@ def open_model_file(path: str | os.PathLike[str]) -> ContainerReader:
     return ContainerReader(path, ModelFileError, "model file")
 
 
-def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
+def load_model(path: str | os.PathLike[str]) -> Estimator:
     """Read a model written by :func:`save_model`, checked (:func:`check_model`).
 
     Raises
@@ -288,7 +280,7 @@ def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
         return read_model(reader)
 
 
-def read_model(reader: ContainerReader, prefix: str = "") -> ScaledTorusPCA:
+def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
     """Read and check (:func:`check_model`) the model whose entries are under ``prefix``
     in an open container; messages name the container's file.
 
@@ -297,8 +289,6 @@ def read_model(reader: ContainerReader, prefix: str = "") -> ScaledTorusPCA:
     ModelFileError
         As :func:`load_model`.
     """
-    from .stpca import ScaledTorusPCA
-
     source = reader.path
     try:
         if prefix + METADATA_ENTRY not in reader.names:
@@ -325,8 +315,10 @@ def read_model(reader: ContainerReader, prefix: str = "") -> ScaledTorusPCA:
     except (ValueError, KeyError, TypeError, AttributeError, IndexError,
             RecursionError) as exc:
         raise ModelFileError(f"{source}: damaged model file ({detail(exc)})") from None
-    if not isinstance(model, ScaledTorusPCA):
-        raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a ScaledTorusPCA")
+    expected = top_level_classes()
+    if type(model) not in expected:
+        names = " or ".join(cls.__name__ for cls in expected)
+        raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a {names}")
     check_model(model, source)
     return model
 
@@ -418,7 +410,7 @@ class _ModelChecker:
                 self.number(getattr(obj, name), f"{prefix}{name}", **options)
 
 
-def check_model(model: ScaledTorusPCA, source: str | os.PathLike[str]) -> None:
+def check_model(model: Estimator, source: str | os.PathLike[str]) -> None:
     """Check a rebuilt model in one step, before any compiled kernel sees its arrays.
 
     Every array must have the dtype its attribute has (float64 numbers, integer indices,

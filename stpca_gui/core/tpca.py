@@ -26,12 +26,12 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._random import RANDOM_STATE, RandomStateLike
-from .params import Estimator, Options, estimator, inherit_parameter, parameter
-from .pns import PrincipalNestedSpheres
-from .projections import level_scores
-from .torus import TWO_PI, torus_distance, wrap_angles
-from .validation import as_float_matrix, check_angles
+from ._base.params import Estimator, Options, estimator, inherit_parameter, parameter
+from ._base.random import RANDOM_STATE, RandomStateLike
+from .geometry.torus import TWO_PI, torus_distance, wrap_angles
+from .geometry.validation import as_float_matrix, check_angles
+from .pns.pns import PrincipalNestedSpheres
+from .prediction.projections import level_scores
 
 __all__ = [
     "ORDERINGS",

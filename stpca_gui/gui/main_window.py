@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -50,7 +51,7 @@ WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
 #: module docstring).
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
     "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
-    "plots": ("stpca_gui.gui.views.mpl_views",),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),
 }
@@ -104,7 +105,7 @@ class MainWindow(QMainWindow):
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT),
+            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -158,7 +159,7 @@ class MainWindow(QMainWindow):
         from .worker import FitController
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
-        # libraries happens here, in the GUI thread, before any fit (see core._threads).
+        # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
         loaded_libraries()
         self.state = AppState()
         self.controller = FitController(self)
@@ -186,13 +187,16 @@ class MainWindow(QMainWindow):
             self.stage_label.setText("Ready")
 
     def _prepare_plots(self) -> None:
+        from .views.diagnostics_view import DiagnosticsView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
+        self.diagnostics_view = DiagnosticsView(self.state)
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
-                           "variance": self.variance_view})
+                           "variance": self.variance_view,
+                           "diagnostics": self.diagnostics_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -225,7 +229,11 @@ class MainWindow(QMainWindow):
         self.summary_slot = ViewSlot("")
         side_layout.addWidget(self.parameters_slot)
         side_layout.addWidget(self.summary_slot, 1)
-        side_layout.addWidget(self.slots["variance"], 1)
+        # Variance explained and the fit diagnostics share the result column, one at a time.
+        self.result_tabs = QTabWidget()
+        self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
+        side_layout.addWidget(self.result_tabs, 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 
@@ -506,9 +514,9 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
-        from ..core.stpca import PROGRESS_STAGES
+        from .progress_labels import stage_label
 
-        name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
+        name = stage_label(event.stage)
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
             # would repaint the window continuously.)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.uniformity import UniformityTest, uniformity_tests
+from ..core.circstats.uniformity import UniformityTest, uniformity_tests
 from ..model import AppState
 from ..model.tasks import TaskProgress, TaskState
 from .tasks import TaskRunner, show_task_error

@@ -18,7 +18,7 @@ from typing import BinaryIO
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.torus import wrap_angles
+from ..core.geometry.torus import wrap_angles
 
 SNIFF_BYTES = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t| "

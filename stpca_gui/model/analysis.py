@@ -3,7 +3,7 @@
 :func:`run_analysis` is a plain blocking function; the GUI calls it in a worker thread and
 turns the :class:`~stpca_gui.core.stpca.ProgressEvent` s it receives into progress bar
 updates. Returning True from the callback cancels the run, which then raises
-:class:`~stpca_gui.core.progress.FitCancelled`.
+:class:`~stpca_gui.core._base.progress.FitCancelled`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.modes import ModeClustering, periodic_mode_clusters
-from ..core.progress import CancelCheck, FitCancelled
-from ..core.stpca import PrincipalCurve, ProgressCallback, ProgressEvent, ScaledTorusPCA
+from ..core._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
+from ..core.circstats.modes import ModeClustering, periodic_mode_clusters
+from ..core.diagnostics import FitDiagnostics, fit_diagnostics
+from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary
 from .dataset import Dataset
 
@@ -31,6 +32,10 @@ __all__ = [
     "ProgressEvent",
     "run_analysis",
 ]
+
+#: The stage of the progress report :func:`run_analysis` sends while it clusters PNS1 by
+#: its density modes, after the fit's stages and before the fit's "done".
+MODES_STAGE = "modes"
 
 
 def _fit_parameters_class() -> type:
@@ -147,6 +152,27 @@ class AnalysisResult:
         when the data have them."""
         return _cluster_pns1(self)
 
+    @cached_property
+    def diagnostics(self) -> FitDiagnostics:
+        """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
+        patch; :mod:`stpca_gui.core.diagnostics`). One pass over the fit's pairs: the app
+        computes them in a task with :meth:`compute_diagnostics` before reading this."""
+        return fit_diagnostics(self.model)
+
+    @property
+    def has_diagnostics(self) -> bool:
+        """Whether :attr:`diagnostics` is computed already."""
+        return "diagnostics" in self.__dict__
+
+    def compute_diagnostics(self, check: CancelCheck | None = None,
+                            progress: Any = None) -> FitDiagnostics:
+        """Compute (once) and keep :attr:`diagnostics`, reporting and cancellable like
+        :func:`~stpca_gui.core.diagnostics.fit_diagnostics`; for a worker thread."""
+        if not self.has_diagnostics:
+            self.__dict__["diagnostics"] = fit_diagnostics(self.model, check=check,
+                                                           progress=progress)
+        return self.diagnostics
+
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
         rows = [(item.label, item.text) for item in fit_summary(self.model) if item.shown]
@@ -207,7 +233,7 @@ def run_analysis(
     # cancelled like the fit's stages (seconds for 10⁵ points); "done" comes after them.
     check = None
     if callback is not None:
-        event = ProgressEvent("modes", 0.0, message="mode clusters")
+        event = ProgressEvent(MODES_STAGE, 0.0, message="mode clusters")
 
         def check() -> None:
             if callback(event):

@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.demos import make_demo
-from ..core.series import lagged_embedding
-from ..core.torus import wrap_angles
+from ..core.geometry.series import lagged_embedding
+from ..core.geometry.torus import wrap_angles
 from ..io.tables import AngleTable
 
 __all__ = ["DEMO_SOURCE_PREFIX", "Dataset"]

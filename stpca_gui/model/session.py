@@ -15,6 +15,7 @@ COLOR_MODES: dict[str, str] = {
     "label": "label",
     "pns1": "PNS1 score",
     "cluster": "PNS1 mode cluster",
+    "stress": "stress per point",
     "selection": "selection",
 }
 #: A key of :data:`COLOR_MODES`.
@@ -137,14 +138,23 @@ class AppState:
     def effective_color_mode(self) -> ColorMode:
         """The colour mode the views can honour now.
 
-        "label" needs labels, "pns1" and "cluster" need a result; otherwise "selection".
+        "label" needs labels, "pns1" and "cluster" need a result, "stress" a result whose
+        diagnostics are computed; otherwise "selection".
         """
         mode = self._color_mode
         if mode == "label" and (self._dataset is None or not self._dataset.has_labels):
             return "selection"
         if mode in ("pns1", "cluster") and self._result is None:
             return "selection"
+        if mode == "stress" and (self._result is None or not self._result.has_diagnostics):
+            return "selection"
         return mode
+
+    def diagnostics_ready(self) -> None:
+        """Say that the result's diagnostics were computed: views in the "stress" colour
+        mode recolour (``color_mode_changed`` is emitted)."""
+        if self._color_mode == "stress":
+            self.color_mode_changed.emit(self._color_mode)
 
     # -------------------------------------------------------------- view options
     @property

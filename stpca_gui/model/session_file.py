@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.modes import ConfusionTable, ModeClustering
+from ..core.circstats.modes import ConfusionTable, ModeClustering
+from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,
 )
@@ -42,7 +43,6 @@ from ..core.persistence import (
     model_entries,
     read_model,
 )
-from ..core.torus import circular_difference
 from ..files.container import ContainerError, ContainerReader, detail, write_container
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.smds import SphericalMDS, default_initial_radius
-from ..core.torus import torus_pdist
+from ..core.geometry.torus import torus_pdist
+from ..core.smds.smds import SphericalMDS, default_initial_radius
 from .analysis import AnalysisResult
 from .live_fit import SMDSSnapshot
 from .tasks import TaskState
@@ -221,7 +221,7 @@ class SnapshotRecorder:
     """Keeps every k-th SMDS snapshot, plus the first and the last, at most ``max_frames``.
 
     A ``snapshot(iteration, stress, units, radius)`` receiver for
-    :meth:`~stpca_gui.core.smds.SphericalMDS.fit`. When more than ``max_frames`` would be
+    :meth:`~stpca_gui.core.smds.smds.SphericalMDS.fit`. When more than ``max_frames`` would be
     kept, k doubles and every other kept frame is dropped, so the kept frames stay evenly
     spaced whatever the number of iterations.
     """

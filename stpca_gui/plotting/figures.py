@@ -21,7 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..core.modes import periodic_mode_clusters
+from ..core.circstats.modes import periodic_mode_clusters
 from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
 from .colors import PointColoring

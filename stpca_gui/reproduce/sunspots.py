@@ -16,12 +16,12 @@ from numpy.typing import NDArray
 
 from ..core import ScaledTorusPCA, TorusPCA, lagged_embedding, run_baselines
 from ..core.baselines import BASELINES
+from ..core.circstats.modes import periodic_mode_clusters
+from ..core.circstats.uniformity import sphunif_dropped_pairs, tied_pair_count, uniformity_tests
+from ..core.geometry.series import diagonal_fit
+from ..core.geometry.torus import wrap_angles
 from ..core.landmark_accuracy import compare_to_exact
-from ..core.landmarks import LANDMARK_METHODS
-from ..core.modes import periodic_mode_clusters
-from ..core.series import diagonal_fit
-from ..core.torus import wrap_angles
-from ..core.uniformity import sphunif_dropped_pairs, tied_pair_count, uniformity_tests
+from ..core.smds.landmarks import LANDMARK_METHODS
 from ..datasets import PAPER_CYCLE, load_sunspots
 from ..io.tables import read_angle_table
 from ..plotting.histogram import ScoreHistogram
@@ -94,7 +94,7 @@ class SunspotsData:
 
 def curve_diagonal_fit(curve: NDArray[np.float64]) -> list[tuple[float, float]]:
     """(slope, R²) of each unwrapped curve coordinate k ≥ 2 regressed on coordinate 1
-    (:func:`~stpca_gui.core.series.diagonal_fit`)."""
+    (:func:`~stpca_gui.core.geometry.series.diagonal_fit`)."""
     return [(slope, r2) for slope, _, r2 in diagonal_fit(curve)]
 
 

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from ..core import ScaledTorusPCA
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD, DEMO_NAMES
-from ..core.smds import OPTIMIZERS
+from ..core.smds.smds import OPTIMIZERS
 from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits
 from .paper import METHODS, SIMULATIONS, Published, agrees, verdict
 from .report import Report
