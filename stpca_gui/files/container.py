@@ -287,7 +287,7 @@ class ContainerReader:
             return json.loads(self.read_bytes(name).decode("utf-8"),
                               parse_constant=refuse_constant)
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            self.damaged(f"{name}: {type(exc).__name__}: {str(exc)[:200]}")
+            self.damaged(f"{name}: {detail(exc)}")
 
     def read_array(self, name: str, kinds: str = ARRAY_KINDS) -> np.ndarray:
         """The array of the ``.npy`` entry ``name``: native byte order, writable, owning
