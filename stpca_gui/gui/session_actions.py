@@ -81,6 +81,8 @@ class SessionActions(QObject):
         self._fresh: object = None
         #: View choices of an opened session for views not built yet.
         self._pending_views: dict[str, dict[str, Any]] = {}
+        #: Reads large session files in the background (made when first needed).
+        self._runner: Any = None
         self.open_action = QAction("Open &Session…", self, triggered=self.open_dialog)
         self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
                                    triggered=self.save)
@@ -280,7 +282,7 @@ class SessionActions(QObject):
         from ..model.session_file import load_session
         from .tasks import TaskRunner
 
-        if getattr(self, "_runner", None) is None:
+        if self._runner is None:
             self._runner = TaskRunner(self)
             self._runner.succeeded.connect(lambda loaded: self._install(*loaded))
             self._runner.failed.connect(
