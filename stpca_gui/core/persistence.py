@@ -42,6 +42,7 @@ from ..files.container import (
 )
 from ._base.params import Estimator
 from ._base.registry import model_file_classes, top_level_classes
+from .scoring_only import model_kind, scoring_copy
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
            "check_model", "load_model", "model_entries", "open_model_file", "read_model",
@@ -159,8 +160,11 @@ class _Encoder:
         return entry
 
 
-def model_entries(model: Estimator) -> dict[str, bytes | np.ndarray]:
-    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name.
+def model_entries(model: Estimator, *, scoring_only: bool = False
+                  ) -> dict[str, bytes | np.ndarray]:
+    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name;
+    with ``scoring_only``, those of :func:`~stpca_gui.core.scoring_only.scoring_copy` (a
+    :class:`~stpca_gui.core.stpca.ScaledTorusPCA`).
 
     Raises
     ------
@@ -170,6 +174,8 @@ def model_entries(model: Estimator) -> dict[str, bytes | np.ndarray]:
         When an attribute holds a value the format does not know (naming the attribute).
     """
     model._check_fitted()
+    if scoring_only:
+        model = scoring_copy(model)
     encoder = _Encoder()
     tree = encoder.object(model, "")
     metadata = {
@@ -179,6 +185,7 @@ def model_entries(model: Estimator) -> dict[str, bytes | np.ndarray]:
         "package_version": __version__,
         "numpy_version": np.__version__,
         "class": type(model).__name__,
+        "kind": model_kind(model),
         "notes": encoder.notes,
         "tree": tree,
     }
@@ -186,8 +193,11 @@ def model_entries(model: Estimator) -> dict[str, bytes | np.ndarray]:
     return {METADATA_ENTRY: text.encode("utf-8"), **encoder.arrays}
 
 
-def save_model(model: Estimator, path: str | os.PathLike[str]) -> Path:
-    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically.
+def save_model(model: Estimator, path: str | os.PathLike[str], *,
+               scoring_only: bool = False) -> Path:
+    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically; with
+    ``scoring_only``, only what ``transform`` and ``inverse_transform`` need (see
+    :mod:`~stpca_gui.core.scoring_only`; the metadata's ``kind`` says which).
 
     The file is written beside the target under a hidden temporary name and renamed onto it,
     so a reader sees the old file or the whole new one. Nothing is written when an
@@ -207,7 +217,7 @@ def save_model(model: Estimator, path: str | os.PathLike[str]) -> Path:
     OSError
         The file cannot be written; the message names it.
     """
-    return write_container(path, ("", model_entries(model)))
+    return write_container(path, ("", model_entries(model, scoring_only=scoring_only)))
 
 
 # --------------------------------------------------------------------------- loading

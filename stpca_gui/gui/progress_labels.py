@@ -2,14 +2,15 @@
 
 The core's steps and the app's tasks each declare the stage names they report
 (:data:`~stpca_gui.core.stpca.FIT_STAGES`, the uniformity tests' Monte Carlo, the baseline
-methods, the mode clusters of :func:`~stpca_gui.model.analysis.run_analysis`); how those read
-to a user is decided here.
+methods, the mode clusters of :func:`~stpca_gui.model.analysis.run_analysis`, the reading
+of torsions from structures); how those read to a user is decided here.
 """
 
 from __future__ import annotations
 
 from ..core.baselines import BASELINES_STAGE
 from ..core.circstats.uniformity import MONTE_CARLO_STAGE
+from ..io.structures.reader import DIHEDRALS_STAGE
 from ..model.analysis import MODES_STAGE
 
 STAGE_LABELS: dict[str, str] = {
@@ -24,6 +25,7 @@ STAGE_LABELS: dict[str, str] = {
     "done": "Done",
     MONTE_CARLO_STAGE: "Monte Carlo",
     BASELINES_STAGE: "Baseline methods",
+    DIHEDRALS_STAGE: "Torsions",
 }
 
 

@@ -13,6 +13,10 @@ How the script gets the data (:attr:`ScriptExport.data_origin`):
   then any lagged embedding. An exact copy of the angles is written beside the script
   (``<script stem>-data.csv``); when the source file is missing or its sha256 differs, the
   script says so and uses the copy.
+* ``"structure"``: the torsions read again from the structure files
+  (:func:`~stpca_gui.io.structures.read_torsions` with the recorded settings), when every
+  file is there with its recorded sha256; the script checks them again and otherwise uses
+  the copy written beside it.
 * ``"copy"``: only the copy, when the data cannot be rebuilt from where they came from.
 
 Before choosing "demo" or "file", :func:`python_script` runs the script's own loading code
@@ -49,6 +53,7 @@ from ..files.digest import angles_sha256, file_sha256
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
+from .demos import DATA_DEMOS
 
 __all__ = ["ScriptExport", "ScriptSafetyError", "export_script", "python_script",
            "write_script"]
@@ -112,8 +117,17 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     writer = _ScriptWriter(dataset, parameters, path, when)
     note = ""
-    if dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
+    if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
+        origin = "copy"
+        note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
+    elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
         origin = "demo"
+    elif dataset.structure is not None:
+        from .structures import structure_files_unchanged
+
+        origin = "structure" if structure_files_unchanged(dataset.structure) else "copy"
+        note = "" if origin == "structure" else (
+            "its structure files are missing or have changed since they were read")
     elif dataset.table_options is not None and Path(dataset.source).is_file():
         origin = "file"
     else:
@@ -130,9 +144,12 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     data_files = {} if origin == "demo" else {writer.copy_name: writer.copy_text()}
     script = writer.script(origin)
     writer.verify(script, origin)
-    inputs = (("the data set's source file", dataset.source),) if (
-        not dataset.is_demo and dataset.source) else ()
-    return ScriptExport(path, script, data_files, origin, note, inputs)
+    inputs = [("the data set's source file", dataset.source)] if (
+        not dataset.is_demo and dataset.source) else []
+    if dataset.structure is not None:
+        inputs += [("a structure file the data were read from", str(name)) for name in
+                   (dataset.structure["topology"], *dataset.structure["trajectories"])]
+    return ScriptExport(path, script, data_files, origin, note, tuple(inputs))
 
 
 def write_script(export: ScriptExport) -> list[Path]:
@@ -324,12 +341,17 @@ class _ScriptWriter:
             core.append("lagged_embedding")
         if origin == "demo":
             core.append("make_demo")
+        if origin == "structure":
+            core.append("wrap_angles")
         io = (["read_angle_table"] if origin == "file" else []) + (
             [] if origin == "demo" else ["read_data_copy"]) + ["write_results"]
         lines = ["import argparse", "import hashlib", "import sys", "from pathlib import Path",
                  "", "import numpy as np", "",
                  f"from stpca_gui.core import {', '.join(sorted(core))}",
                  f"from stpca_gui.io import {', '.join(io)}"]
+        if origin == "structure":
+            lines.append("from stpca_gui.io.structures import DihedralSettings, file_sha256, "
+                         "read_torsions")
         if figures:
             lines += ["from stpca_gui.plotting.figures import (", "    can_render_off_screen,",
                       "    write_plot_figures,", "    write_scene_figures,", ")"]
@@ -345,6 +367,12 @@ class _ScriptWriter:
         if origin == "file":
             values["SOURCE_PATH"] = str(self.source_path)
             values["SOURCE_SHA256"] = self.source_sha256
+        if origin == "structure":
+            record = self.dataset.structure
+            values.update({"TOPOLOGY": record["topology"],
+                           "TRAJECTORIES": list(record["trajectories"]),
+                           "STRUCTURE_SHA256": record["sha256"],
+                           "DIHEDRALS": record["settings"], "LABEL_BY": record["label_by"]})
         values["COLUMNS"] = list(data.column_names)
         values["ANGLES_SHA256"] = angles_sha256(data.angles)
         return values
@@ -361,6 +389,12 @@ class _ScriptWriter:
             lines += [_assignment("SOURCE_PATH", values["SOURCE_PATH"]),
                       "SOURCE = Path(SOURCE_PATH)",
                       f"SOURCE_SHA256 = {_literal(values['SOURCE_SHA256'])}"]
+        if origin == "structure":
+            lines += [_assignment("TOPOLOGY", values["TOPOLOGY"]),
+                      _assignment("TRAJECTORIES", values["TRAJECTORIES"]),
+                      f"STRUCTURE_SHA256 = {values['STRUCTURE_SHA256']!r}",
+                      f"DIHEDRALS = {values['DIHEDRALS']!r}",
+                      _assignment("LABEL_BY", values["LABEL_BY"])]
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += [_assignment("COLUMNS", values["COLUMNS"]),
@@ -374,10 +408,14 @@ class _ScriptWriter:
         statements += [("import", "argparse"), ("import", "hashlib"), ("import", "sys"),
                        ("from", "pathlib"), ("import", "numpy"), ("from", "stpca_gui.core"),
                        ("from", "stpca_gui.io")]
+        if origin == "structure":
+            statements.append(("from", "stpca_gui.io.structures"))
         if figures:
             statements.append(("from", "stpca_gui.plotting.figures"))
         names = ["DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE", "HERE", "RESULTS"]
         names += ["SOURCE_PATH", "SOURCE", "SOURCE_SHA256"] if origin == "file" else []
+        names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
+                  if origin == "structure" else [])
         names += ["DATA_COPY"] if origin != "demo" else []
         names += ["COLUMNS", "ANGLES_SHA256"]
         statements += [("assign", name) for name in names]
@@ -431,6 +469,10 @@ class _ScriptWriter:
                  f"n = {data.n_samples} samples on T^{data.n_angles}.")
         if origin == "demo":
             about += " They are regenerated with make_demo (see load_data)."
+        elif origin == "structure":
+            about += (" The torsions are read again from the structure files (checked by "
+                      "sha256); if one is missing or has changed, the script says so and "
+                      "reads the exact copy of the data written beside it, DATA_COPY.")
         elif origin == "file":
             about += (f" They are read from SOURCE (sha256 {self.source_sha256}). "
                       "If that file is missing or has changed, the script says so and reads "
@@ -473,6 +515,18 @@ class _ScriptWriter:
                      "    )",
                      "    angles, rows, labels = table.angles, table.line_numbers, "
                      f"{'table.labels' if self.labelled else 'None'}"]
+        elif origin == "structure":
+            body += ["    for path, digest in STRUCTURE_SHA256.items():",
+                     "        if not Path(path).is_file() or file_sha256(path) != digest:",
+                     '            print(f"note: {path} is missing or has changed since this '
+                     'script was written;"',
+                     '                  f" using the exact copy of the data, {DATA_COPY.name}",'
+                     " file=sys.stderr)"]
+            body += [f"            {line}" for line in copy]
+            body += ["    table = read_torsions(TOPOLOGY, TRAJECTORIES, "
+                     "DihedralSettings.from_dict(DIHEDRALS))",
+                     "    angles, rows, labels = wrap_angles(np.deg2rad(table.angles)), None, "
+                     "table.labels(LABEL_BY)"]
         else:
             body += [f"    demo = {self._demo_call()}",
                      "    angles, rows, labels = demo.angles, None, "

@@ -13,7 +13,7 @@ checks its arrays before any kernel sees them.
 :func:`load_session` checks everything before it returns (data, model, settings,
 selection and undo history, view choices and cameras), so that a failed open leaves the
 application as it was; :func:`apply_session` then installs the session in an
-:class:`~stpca_gui.model.session.AppState`.
+:class:`~stpca_gui.model.app_state.AppState`.
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ from ..files.container import ContainerError, ContainerReader, detail, write_con
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
 from .analysis import AnalysisResult, FitParameters
+from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
 from .selection import MAX_GROUPS
-from .session import COLOR_MODES, AppState
 
 __all__ = [
     "HISTORY_SAVED",
@@ -109,7 +109,7 @@ class Session:
         The newest selection changes for undo (:meth:`SelectionModel.history`), oldest
         first; at most :data:`HISTORY_SAVED`.
     color_mode : str
-        A key of :data:`~stpca_gui.model.session.COLOR_MODES`.
+        A key of :data:`~stpca_gui.model.app_state.COLOR_MODES`.
     scatter_components, torus_axes : tuple of int
         The view options of the state.
     views : dict
@@ -179,6 +179,9 @@ def session_from_state(state: AppState, parameters: FitParameters, views: dict[s
     dataset = state.dataset
     if dataset is None:
         raise ValueError("there is no data to save in a session")
+    if source_sha256 is None and dataset.structure is not None:
+        # Read from a structure: its files were hashed then (a trajectory may be gigabytes).
+        source_sha256 = dataset.structure["sha256"].get(dataset.source)
     if source_sha256 is None and not dataset.is_demo and dataset.source:
         source = Path(dataset.source)
         source_sha256 = file_sha256(source) if source.is_file() else None
@@ -448,10 +451,11 @@ def camera_problem(camera: Any) -> str:
 def _check_metadata(source: Path, metadata: Any) -> None:
     kind = metadata.get("format") if isinstance(metadata, dict) else None
     if kind == MODEL_FORMAT_NAME:
+        model_kind = metadata.get("kind", "full")  # "scoring-only" or "full"
         raise SessionFileError(
-            f"{source}: this is an stpca model file (a fitted model without its data, "
-            "written by `stpca fit --save-model`), not a session; use it with `stpca "
-            "transform`, or open a session saved with File → Save Session")
+            f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
+            "without its data, written by `stpca fit --save-model`), not a session; use it "
+            "with `stpca transform`, or open a session saved with File → Save Session")
     if kind != SESSION_FORMAT:
         raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
                                f"not name the format {SESSION_FORMAT!r})")
