@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from test_gui import assert_has_content, fit_demo, process_pending_events
+from test_gui import FIT_TIMEOUT_MS, assert_has_content, fit_demo, process_pending_events
 
 from stpca_gui.gui.views.base import current_colors
 from stpca_gui.model import Dataset
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("display")
 def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
     fit_demo(qtbot, window, "clusters-t2")
     view = window.diagnostics_view
-    qtbot.waitUntil(view.has_content, timeout=60_000)
+    qtbot.waitUntil(view.has_content, timeout=FIT_TIMEOUT_MS)
     result = window.state.result
     assert result.has_diagnostics
     window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
@@ -52,12 +52,12 @@ def test_flat_patch_is_said_in_the_result_panel(qtbot, window, gui_dir):
     angles = rng.normal(size=(300, 8)) * 0.3 * 0.6 ** np.arange(8) + 1.0
     dataset = Dataset(angles=angles, column_names=tuple(f"a{k}" for k in range(8)),
                       source="synthetic", description="a tight patch of T⁸")
-    with qtbot.waitSignal(window.result_shown, timeout=60_000):
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         window.set_dataset(dataset)
     rows = dict(window.summary.rows())
     assert "Euclidean PCA" in rows["flat patch"]
     view = window.diagnostics_view
-    qtbot.waitUntil(view.has_content, timeout=60_000)
+    qtbot.waitUntil(view.has_content, timeout=FIT_TIMEOUT_MS)
     window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
     view.choice.setCurrentIndex(view.choice.findData("profile"))
     process_pending_events()
