@@ -128,6 +128,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if screenshot_data is None:
             return 1
 
+    head_start = None
+    if args.file is None and args.tour_export is None:
+        from . import head_start as head_start_module
+
+        if head_start_module.enabled():
+            # Before Qt and the views are imported: the child fits on the other core meanwhile.
+            head_start = head_start_module.HeadStart(args.demo or DEFAULT_DEMO)
+
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -225,6 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             window.load_demo(args.demo or DEFAULT_DEMO)
 
+    if head_start is not None:
+        window.when_prepared("numerics",
+                             lambda: setattr(window.controller, "head_start", head_start))
     window.when_prepared("numerics", open_data)
     app.exec()
     return exit_code["value"]
