@@ -117,6 +117,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("stpca-gui: no X display (DISPLAY is not set). Run it in a desktop session, or "
               "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
         return 1
+    if os.environ.get("QT_QPA_PLATFORM") == "xcb" and sys.platform.startswith("linux"):
+        from .system_libraries import startup_problem
+
+        # Qt aborts (exit 134) naming one library and no package when its platform plugin
+        # cannot load: say everything that is missing, and what provides it, instead.
+        problem = startup_problem()
+        if problem:
+            print(problem, file=sys.stderr)
+            return 1
     screenshot_data = None
     from .session_actions import looks_like_stpca_file
 
