@@ -89,17 +89,26 @@ def inside(box, outer, slack: float = 1.0) -> bool:
 
 def variance_problems(window) -> list[str]:
     view = window.variance_view
-    figure = view.figure
+    return chart_problems(view.figure, view.title_text)
+
+
+def chart_problems(figure, panel_title: str) -> list[str]:
+    """Overlapping or escaping texts of a variance chart, and a title repeating the panel's."""
     renderer = figure.canvas.get_renderer()
     (ax,) = figure.axes
     problems = []
-    if view.title_text.lower() in ax.get_title(loc="left").lower() + ax.get_title().lower():
+    if panel_title.lower() in ax.get_title(loc="left").lower() + ax.get_title().lower():
         problems.append("the chart repeats the panel's title")
     values = [t for t in ax.texts if t.get_visible() and t.get_text()]
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in values]
     for (a, box_a), (b, box_b) in itertools.combinations(boxes, 2):
         if overlaps(box_a, box_b):
             problems.append(f"value labels {a!r} and {b!r} overlap")
+    ticks = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.get_xticklabels()
+             if t.get_visible() and t.get_text()]
+    for (a, box_a), (b, box_b) in itertools.combinations(ticks, 2):
+        if overlaps(box_a, box_b):
+            problems.append(f"tick labels {a!r} and {b!r} overlap")
     legend = ax.get_legend()
     legend_box = legend.get_window_extent(renderer)
     for text, box in boxes:
@@ -156,3 +165,21 @@ def test_window_is_tidy(fitted_window, qtbot, size, gui_dir):
     problems = (form_problems(window) + summary_problems(window) + legend_problems
                 + variance_problems(window) + torus_label_problems(window))
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", [2.6, 3.2, 5.0], ids=lambda w: f"{w}in")
+@pytest.mark.parametrize("d", [2, 3, 7])
+def test_variance_chart_texts_never_collide(d, width, output_dir):
+    # The side panel's chart, from about as narrow as the window allows to wide.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from stpca_gui.plotting.variance import draw_variance
+
+    figure = Figure(figsize=(width, 1.9), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    ratio = np.array([0.856, 0.077, 0.028, 0.018, 0.009, 0.007, 0.005])[:d]
+    draw_variance(figure, ratio / ratio.sum(), 0.98 * ratio / ratio.sum(), title="")
+    figure.canvas.draw()
+    figure.savefig(output_dir / f"variance-d{d}-{width}in.png")
+    assert chart_problems(figure, "Variance explained") == []

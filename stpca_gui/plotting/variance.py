@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 from numpy.typing import ArrayLike
 
 from .colors import PALETTE
-from .mpl_common import fresh_axes
+from .mpl_common import TICK_SIZE, fresh_axes
 
 #: Okabe–Ito blue for the sphere, orange for the torus.
 SPHERE_COLOR = PALETTE[4]
@@ -25,8 +25,10 @@ _VERTICAL_SIZE = 6.5
 _CHAR_WIDTH = 0.64
 #: Share of the figure's width the axes take (the rest: y ticks and label).
 _AXES_SHARE = 0.8
-#: Bars taller than this (percent) carry their label inside, in white.
+#: Bars taller than this (percent) carry their label inside, in white: upright labels,
+#: and the longer vertical ones, which would run into the legend above the axes.
 _INSIDE_ABOVE = 88.0
+_INSIDE_ABOVE_VERTICAL = 55.0
 
 
 def _percent(ratio: ArrayLike | None, name: str) -> np.ndarray | None:
@@ -99,13 +101,17 @@ def draw_variance(
         if title:
             title = f"{title} (torus not computed)"
 
-    ax.set_xticks(positions, [f"PNS{k + 1}" for k in range(d)],
+    # "PNS1", "PNS2", … while they fit side by side, else the component numbers alone.
+    named = _fits(figure, d, len(f"PNS{d}"), TICK_SIZE)
+    ax.set_xticks(positions, [f"PNS{k + 1}" if named else f"{k + 1}" for k in range(d)],
                   rotation=0 if d <= 12 else 90)
     ax.set_ylim(0.0, 100.0)
     # One component: room on the right for the legend beside the (100 %) bars.
     ax.set_xlim(-0.6, d - 0.4 if d > 1 else 1.8)
     ax.set_ylabel("explained variance (%)" if title else "variance (%)")
-    if title:
+    if not named:
+        ax.set_xlabel("PNS component")
+    elif title:
         ax.set_xlabel("component")
     ax.grid(False, axis="x")
     if title:
@@ -119,20 +125,25 @@ def draw_variance(
     return ax
 
 
+def _fits(figure: Figure, slots: int, characters: int, points: float) -> bool:
+    """Whether ``characters`` digits in a ``points`` font fit, side by side, in each of
+    ``slots`` equal slots across the figure's axes."""
+    slot = _AXES_SHARE * figure.bbox.width / slots
+    return characters * _CHAR_WIDTH * points * figure.dpi / 72.0 <= 0.95 * slot
+
+
 def _value_label_style(figure: Figure, d: int, bars_per_component: int) -> dict:
     """Upright value labels when those of neighbouring bars fit side by side in the
     figure's width, else vertical ones in a smaller font."""
-    dpi = figure.dpi
-    per_bar = _AXES_SHARE * figure.bbox.width / (d * bars_per_component)
     widest = len("100.0") if d == 1 else len("00.0")
-    if widest * _CHAR_WIDTH * _UPRIGHT_SIZE * dpi / 72.0 <= 0.95 * per_bar:
+    if _fits(figure, d * bars_per_component, widest, _UPRIGHT_SIZE):
         return {"fontsize": _UPRIGHT_SIZE, "rotation": 0, "padding": 2}
     return {"fontsize": _VERTICAL_SIZE, "rotation": 90, "padding": 2}
 
 
 def _label_bars(ax: Axes, bars, values: np.ndarray, label_kw: dict) -> None:
     """Write each value on its bar: above it, or inside (centred, white) for tall bars."""
-    tall = values > _INSIDE_ABOVE
+    tall = values > (_INSIDE_ABOVE if label_kw["rotation"] == 0 else _INSIDE_ABOVE_VERTICAL)
     ax.bar_label(bars, labels=[f"{v:.1f}" if not t else "" for v, t in zip(values, tall,
                                                                           strict=True)],
                  **label_kw)
