@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from stpca_gui.gui import head_start as head_start_module
 from stpca_gui.gui.head_start import HeadStart
 from stpca_gui.model import Dataset, FitParameters, run_analysis
 from stpca_gui.model.tasks import TaskCancelled, TaskState
@@ -76,3 +77,19 @@ def test_a_failed_child_falls_back_to_the_in_process_fit():
     state = TaskState()
     assert task(state) == "in-process"
     assert fallen_back == [state]
+
+
+@pytest.mark.parametrize(("setting", "cores", "load", "expected"), [
+    ("", 2, 0.3, True),      # an idle core for the child
+    ("", 2, 1.5, False),     # both cores busy: the child would only queue
+    ("", 1, 0.0, False),     # one core: nothing to gain
+    ("", 8, 6.5, True),
+    ("1", 1, 9.0, True),     # forced on
+    ("0", 8, 0.0, False),    # forced off
+])
+def test_head_start_only_with_an_idle_core_unless_told(monkeypatch, setting, cores, load,
+                                                        expected):
+    monkeypatch.setenv(head_start_module.ENV, setting)
+    monkeypatch.setattr(head_start_module.os, "sched_getaffinity", lambda _pid: set(range(cores)))
+    monkeypatch.setattr(head_start_module.os, "getloadavg", lambda: (load, load, load))
+    assert head_start_module.enabled() is expected

@@ -10,9 +10,15 @@ the child's result (:meth:`HeadStart.take`) instead of fitting again; anything e
 (other data or parameters, a child that failed or was not started) fits in the window's
 own process as always.
 
+The child only helps when a core is idle for it: on a machine whose cores are all busy
+(measured: 2 cores, load average 17) its imports, duplicated from the app's, only add to
+the queue, and the result came 3 s later than with the fit in process. So by default
+(:func:`enabled`) the app starts it when it may use two cores or more and the load average
+leaves one of them idle. ``STPCA_HEAD_START=1`` starts it always, ``0`` never (benchmarks
+compare both ways).
+
 This module is Qt-free and light to import: the child imports it to run
-:func:`_fit_demo`, and the app imports it before the window exists. ``STPCA_HEAD_START=0``
-turns the head start off (benchmarks compare both ways).
+:func:`_fit_demo`, and the app imports it before the window exists.
 """
 
 from __future__ import annotations
@@ -36,8 +42,26 @@ DEMO_SEED = 0
 
 
 def enabled() -> bool:
-    """Whether the app should start a head start (not with ``STPCA_HEAD_START=0``)."""
-    return os.environ.get(ENV, "1") != "0"
+    """Whether the app should start a head start: as ``STPCA_HEAD_START`` says ("1" or
+    "0"), else when :func:`has_idle_core`."""
+    setting = os.environ.get(ENV, "")
+    if setting in ("0", "1"):
+        return setting == "1"
+    return has_idle_core()
+
+
+def has_idle_core() -> bool:
+    """Whether this process may use two cores or more and the 1-minute load average
+    leaves at least one of them idle."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here: assume an idle machine
+        load = 0.0
+    return cores >= 2 and load <= cores - 1
 
 
 def _fit_demo(name: str, connection: Connection) -> None:
