@@ -137,13 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if screenshot_data is None:
             return 1
 
-    head_start = None
-    if args.file is None and args.tour_export is None:
-        from . import head_start as head_start_module
+    from . import head_start
 
-        if head_start_module.enabled():
-            # Before Qt and the views are imported: the child fits on the other core meanwhile.
-            head_start = head_start_module.HeadStart(args.demo or DEFAULT_DEMO)
+    wants_head_start = (args.file is None and args.tour_export is None
+                        and head_start.enabled())
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -242,9 +239,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             window.load_demo(args.demo or DEFAULT_DEMO)
 
-    if head_start is not None:
-        window.when_prepared("numerics",
-                             lambda: setattr(window.controller, "head_start", head_start))
+    if wants_head_start:
+        # Started once the window is on screen (starting a process delays the first paint
+        # on a busy machine), long before the numerics stage needs its result: the child
+        # fits on the other core while the window imports and builds its views.
+        from .startup import call_after_first_paint
+
+        started: list[head_start.HeadStart] = []
+        call_after_first_paint(window, lambda: started.append(
+            head_start.HeadStart(args.demo or DEFAULT_DEMO)))
+        window.when_prepared("numerics", lambda: setattr(
+            window.controller, "head_start", started[0] if started else None))
     window.when_prepared("numerics", open_data)
     app.exec()
     return exit_code["value"]

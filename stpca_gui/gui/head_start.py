@@ -3,12 +3,12 @@
 For its first seconds the app's process is busy importing and building its views
 (matplotlib, VTK, Qt widgets). A fit in a thread of that process competes with all of it
 for the GIL: measured, the demo fit took 3–4 s there against 1.3 s alone. So
-``stpca-gui`` launched on a demo starts that demo's fit in a child process before it
-imports anything heavy, and the child fits on the machine's other core while the window
-is prepared. The window's first fit of that demo with the default parameters then takes
-the child's result (:meth:`HeadStart.take`) instead of fitting again; anything else
-(other data or parameters, a child that failed or was not started) fits in the window's
-own process as always.
+``stpca-gui`` launched on a demo starts that demo's fit in a child process as soon as its
+window is on screen, before it imports anything heavy, and the child fits on the machine's
+other core while the window is prepared. The window's first fit of that demo with the
+default parameters then takes the child's result (:meth:`HeadStart.take`) instead of
+fitting again; anything else (other data or parameters, a child that failed or was not
+started) fits in the window's own process as always.
 
 The child only helps when a core is idle for it: on a machine whose cores are all busy
 (measured: 2 cores, load average 17) its imports, duplicated from the app's, only add to
