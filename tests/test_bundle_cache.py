@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from stpca_gui.core import _bundle_cache
-from stpca_gui.core._bundle_cache import (
+from stpca_gui.core._base import bundle_cache as _bundle_cache
+from stpca_gui.core._base.bundle_cache import (
     BUILD_ID_NAME,
     BUNDLE_CACHE_NAME,
     BundleCacheLocator,

@@ -104,7 +104,9 @@ class SummaryPanel(QGroupBox):
         self.table.setRowCount(len(rows))
         for r, (label, value) in enumerate(rows):
             self.table.setItem(r, 0, QTableWidgetItem(label))
-            self.table.setItem(r, 1, QTableWidgetItem(value))
+            cell = QTableWidgetItem(value)
+            cell.setToolTip(value)  # long values (the flat-patch note) are cut in the cell
+            self.table.setItem(r, 1, cell)
         self._row_heights.start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API name

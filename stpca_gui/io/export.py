@@ -32,20 +32,26 @@ def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
     return buffer.getvalue()
 
 
-def _scores_header(n_components: int, labelled: bool) -> list[str]:
-    """Columns of a scores table: the row id, the label when there is one, PNS1..PNSd."""
-    return ["row", *(["label"] if labelled else []),
+def _scores_header(n_components: int, labelled: bool, provenance: Sequence[str] = ()
+                   ) -> list[str]:
+    """Columns of a scores table: the row id, the label when there is one, the provenance
+    columns (frame, residue … of angles read from a structure), PNS1..PNSd."""
+    return ["row", *(["label"] if labelled else []), *provenance,
             *[f"PNS{k + 1}" for k in range(n_components)]]
 
 
-def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64]
-                    ) -> list[Any]:
+def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64],
+                    provenance: Sequence[Any] = ()) -> list[Any]:
+    for column in provenance:
+        if len(column) != len(ids):
+            raise ValueError(f"provenance columns must have {len(ids)} rows, not "
+                             f"{len(column)}")
     if labels is None:
-        return [ids, *scores.T]
+        return [ids, *provenance, *scores.T]
     labels = np.asarray(labels).astype(str)
     if labels.shape != (len(ids),):
         raise ValueError(f"labels must have shape ({len(ids)},), got {labels.shape}")
-    return [ids, labels, *scores.T]
+    return [ids, labels, *provenance, *scores.T]
 
 
 def result_tables(
@@ -53,6 +59,7 @@ def result_tables(
     column_names: Sequence[str],
     row_ids: NDArray[np.int64] | None = None,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> dict[str, str]:
     """CSV texts of the scores, embedding and principal curve of a fitted model.
 
@@ -67,11 +74,16 @@ def result_tables(
     labels : sequence of str, optional
         A label per sample (the input's label column); written as the ``label`` column of
         the scores table, after ``row``.
+    provenance : mapping of str to array, optional
+        Columns copied into the scores table after the label (e.g. ``frame``, ``resid`` of
+        torsions read from a structure).
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
-    scores = _csv_text(_scores_header(d, labels is not None),
-                       _scores_columns(ids, labels, model.scores_))
+    carried = dict(provenance or {})
+    scores = _csv_text(_scores_header(d, labels is not None, list(carried)),
+                       _scores_columns(ids, labels, model.scores_,
+                                       [np.asarray(c) for c in carried.values()]))
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -118,6 +130,7 @@ def write_results(
     row_ids: NDArray[np.int64] | None = None,
     *,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    provenance: Mapping[str, Any] | None = None,
     extra_files: Mapping[str, str] | None = None,
     **summary_extra: Any,
 ) -> list[Path]:
@@ -125,7 +138,7 @@ def write_results(
 
     Parameters
     ----------
-    model, column_names, row_ids, labels
+    model, column_names, row_ids, labels, provenance
         As for :func:`result_tables`.
     out_dir : str or path-like
         The folder; created if needed.
@@ -146,7 +159,7 @@ def write_results(
         :func:`~stpca_gui.core.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
-    texts = result_tables(model, column_names, row_ids, labels)
+    texts = result_tables(model, column_names, row_ids, labels, provenance)
     texts["summary.json"] = summary_text(model, **summary_extra)
     texts.update(extra_files or {})
     with atomic_file_set(folder, texts) as temporaries:

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..core.atomic import atomic_path
-from ..core.modes import periodic_mode_clusters
+from ..core.circstats.modes import periodic_mode_clusters
 from ..model.dataset import encode_labels
 from .colors import PointColoring
 
