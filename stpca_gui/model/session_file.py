@@ -43,7 +43,13 @@ from ..core.persistence import (
     model_entries,
     read_model,
 )
-from ..files.container import ContainerError, ContainerReader, detail, write_container
+from ..files.container import (
+    ContainerError,
+    ContainerReader,
+    check_format,
+    detail,
+    write_container,
+)
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
 from .analysis import AnalysisResult, FitParameters
@@ -456,18 +462,8 @@ def _check_metadata(source: Path, metadata: Any) -> None:
             f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
             "without its data, written by `stpca fit --save-model`), not a session; use it "
             "with `stpca transform`, or open a session saved with File → Save Session")
-    if kind != SESSION_FORMAT:
-        raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
-                               f"not name the format {SESSION_FORMAT!r})")
-    version = metadata.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise SessionFileError(f"{source}: damaged session file (format version {version!r})")
-    if version > SESSION_FORMAT_VERSION:
-        writer = metadata.get("package_version", "unknown")
-        raise SessionFileError(
-            f"{source}: written by stpca-gui {writer} in session format {version}; this "
-            f"stpca-gui ({__version__}) reads format {SESSION_FORMAT_VERSION} and older: "
-            "upgrade stpca-gui to open it")
+    check_format(source, metadata, name=SESSION_FORMAT, newest=SESSION_FORMAT_VERSION,
+                 what="session file", error=SessionFileError)
 
 
 def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
