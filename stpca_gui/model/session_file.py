@@ -466,14 +466,22 @@ def _check_metadata(source: Path, metadata: Any) -> None:
                  what="session file", error=SessionFileError)
 
 
-def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
-    known = {f.name for f in dataclasses.fields(Dataset) if f.init}
+def _known_fields(decoder: TreeDecoder, node: dict[str, Any], cls: type, notes: list[str],
+                  what: str) -> dict[str, Any]:
+    """The decoded items of ``node`` that name init fields of the dataclass ``cls``; each
+    other item, written by a newer version, is ignored with a note naming ``what`` it is."""
+    known = {f.name for f in dataclasses.fields(cls) if f.init}
     values = {}
     for key, item in node.items():
         if key in known:
             values[key] = decoder.value(item)
         else:
-            notes.append(f"data set field {key!r} is unknown to this version; ignored")
+            notes.append(f"{what} {key!r} is unknown to this version; ignored")
+    return values
+
+
+def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
+    values = _known_fields(decoder, node, Dataset, notes, "data set field")
     angles = values.get("angles")
     if (not isinstance(angles, np.ndarray) or angles.dtype != np.float64 or angles.ndim != 2
             or not np.all(np.isfinite(angles)) or np.any(np.abs(angles) > math.pi)):
@@ -489,13 +497,7 @@ def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]
 
 def _decode_parameters(decoder: TreeDecoder, node: dict[str, Any], notes: list[str],
                        what: str) -> FitParameters:
-    known = {f.name for f in dataclasses.fields(FitParameters)}
-    values = {}
-    for key, item in node.items():
-        if key in known:
-            values[key] = decoder.value(item)
-        else:
-            notes.append(f"{what}setting {key!r} is unknown to this version; ignored")
+    values = _known_fields(decoder, node, FitParameters, notes, f"{what}setting")
     parameters = FitParameters(**values)
     parameters.validate()
     return parameters
