@@ -334,15 +334,15 @@ def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
     return model
 
 
+#: What a session file opened as a model file is (the session module is a layer above).
+_SESSION_HINT = {"stpca-session": (
+    "this is an stpca session file (data, fit and choices of the app), not a model file; "
+    "open it in stpca-gui, or write a model file with `stpca fit --save-model`")}
+
+
 def _check_metadata(source: Path, metadata: Any) -> None:
-    kind = metadata.get("format") if isinstance(metadata, dict) else None
-    if kind == "stpca-session":
-        raise ModelFileError(
-            f"{source}: this is an stpca session file (data, fit and choices of the app), "
-            "not a model file; open it in stpca-gui, or write a model file with "
-            "`stpca fit --save-model`")
     check_format(source, metadata, name=FORMAT_NAME, newest=FORMAT_VERSION,
-                 what="model file", error=ModelFileError)
+                 what="model file", error=ModelFileError, mistaken=_SESSION_HINT)
     if "tree" not in metadata:
         raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
 

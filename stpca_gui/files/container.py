@@ -364,14 +364,20 @@ class ContainerReader:
 
 
 def check_format(source: str | os.PathLike[str], metadata: Any, *, name: str, newest: int,
-                 what: str, error: type[ContainerError]) -> int:
+                 what: str, error: type[ContainerError],
+                 mistaken: Mapping[str, str] | None = None) -> int:
     """Check that ``metadata`` (the parsed ``metadata.json``) names the format ``name`` in a
     version this package reads (1 to ``newest``), and return that version.
 
     ``what`` names the kind of file in the messages (``"model file"``, ``"session file"``);
-    a failure raises ``error`` with a message starting with ``source``.
+    a failure raises ``error`` with a message starting with ``source``. ``mistaken`` maps
+    the names of the package's other formats to what to tell a user who opened such a file
+    here.
     """
-    if not isinstance(metadata, dict) or metadata.get("format") != name:
+    found = metadata.get("format") if isinstance(metadata, dict) else None
+    if mistaken and found in mistaken:
+        raise error(f"{source}: {mistaken[found]}")
+    if found != name:
         raise error(f"{source}: not an stpca {what} (metadata.json does not name the format "
                     f"{name!r})")
     version = metadata.get("format_version")

@@ -455,15 +455,14 @@ def camera_problem(camera: Any) -> str:
 
 
 def _check_metadata(source: Path, metadata: Any) -> None:
-    kind = metadata.get("format") if isinstance(metadata, dict) else None
-    if kind == MODEL_FORMAT_NAME:
-        model_kind = metadata.get("kind", "full")  # "scoring-only" or "full"
-        raise SessionFileError(
-            f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
-            "without its data, written by `stpca fit --save-model`), not a session; use it "
-            "with `stpca transform`, or open a session saved with File → Save Session")
+    # "scoring-only" or "full"
+    model_kind = metadata.get("kind", "full") if isinstance(metadata, dict) else "full"
+    model_hint = (f"this is an stpca model file ({model_kind} model: a fitted model without "
+                  "its data, written by `stpca fit --save-model`), not a session; use it "
+                  "with `stpca transform`, or open a session saved with File → Save Session")
     check_format(source, metadata, name=SESSION_FORMAT, newest=SESSION_FORMAT_VERSION,
-                 what="session file", error=SessionFileError)
+                 what="session file", error=SessionFileError,
+                 mistaken={MODEL_FORMAT_NAME: model_hint})
 
 
 def _known_fields(decoder: TreeDecoder, node: dict[str, Any], cls: type, notes: list[str],
