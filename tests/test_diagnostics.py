@@ -216,3 +216,13 @@ def test_stress_colour_mode_waits_for_the_diagnostics(demo_fit):
     state.result.compute_diagnostics()
     state.diagnostics_ready()
     assert state.effective_color_mode == "stress" and emitted == ["stress"]
+
+
+def test_a_saved_and_loaded_model_gives_the_same_diagnostics(demo_fit, tmp_path):
+    from stpca_gui.core import load_model
+
+    loaded = load_model(demo_fit.save(tmp_path / "model.stpca"))
+    before, after = fit_diagnostics(demo_fit), fit_diagnostics(loaded)
+    np.testing.assert_allclose(after.point_stress.values(), before.point_stress.values())
+    assert after.flat_patch == before.flat_patch
+    np.testing.assert_array_equal(after.shepard.sphere_distance, before.shepard.sphere_distance)
