@@ -1,4 +1,5 @@
-"""Command line interface: ``stpca fit``, ``transform``, ``demo``, ``demos`` and ``reproduce``."""
+"""Command line interface: ``stpca fit``, ``transform``, ``info``, ``demo``, ``demos`` and
+``reproduce``."""
 
 from __future__ import annotations
 
@@ -12,16 +13,16 @@ import numpy as np
 
 from . import __version__
 from .core import (
-    DEMO_NAMES,
     FitCancelled,
+    ParamSpec,
     ScaledTorusPCA,
-    list_demos,
     load_model,
     make_demo,
 )
-from .core._base.params import ParamSpec
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
+from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary
+from .files.clash import check_outputs
 from .io import (
     RESULT_FILES,
     AngleChunk,
@@ -35,6 +36,7 @@ from .io import (
 from .io.structures.table import PROVENANCE_COLUMNS
 from .io.tables import CHUNK_ROWS
 from .model import Dataset, FitParameters
+from .model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -87,6 +89,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="with --save-model: write only what `stpca transform` needs "
+                             "(landmarks and PNS geometry, no per-sample results); a much "
+                             "smaller file")
     parser.add_argument("--save-session", type=Path, default=None, metavar="SESSION",
                         help="write the data and the fit as a session file (e.g. "
                              "work.stpca) that `stpca-gui SESSION` opens without refitting")
@@ -133,6 +139,12 @@ def _build_parser() -> argparse.ArgumentParser:
                            help="score the chunks on a running dask scheduler, e.g. "
                                 "tcp://10.0.0.5:8786 (needs stpca-gui[distributed] here and "
                                 "stpca-gui on the workers)")
+
+    info = commands.add_parser(
+        "info", help="describe a saved model file (full or scoring-only)",
+        description="Describe a model file written by `stpca fit --save-model`: its kind "
+                    "(full, or scoring-only), what it was fitted on and what it can do.")
+    info.add_argument("model", type=Path, help="a model file written by --save-model")
 
     demo = commands.add_parser(
         "demo", help="run ST-PCA on a built-in demo dataset and print a summary",
@@ -300,7 +312,9 @@ def _run_representatives(args: argparse.Namespace) -> int:
 
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
     """The estimator with the settings of the command line (validated)."""
-    return _parameters(args).to_estimator()
+    model = ScaledTorusPCA(**_settings(args))
+    model._validate_params()
+    return model
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
@@ -328,6 +342,7 @@ def _fit_and_report(
     of the same input), so that the session holds exactly the fit printed and written.
     """
     model = _model(args)
+    _check_fit_outputs(args)
     if args.save_session is not None:
         _check_output_file(args.save_session)
         angles = dataset.angles
@@ -336,13 +351,18 @@ def _fit_and_report(
         check_file_set(args.out, RESULT_FILES)
     if args.save_model is not None:
         _check_output_file(args.save_model)
+    elif args.scoring_only:
+        raise ValueError("--scoring-only chooses what --save-model writes; give "
+                         "--save-model MODEL too")
     start = time.perf_counter()
     model.fit(angles)
     elapsed = time.perf_counter() - start
     _print_summary(model, title, elapsed)
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        print(f"wrote            {model.save(args.save_model)}")
+        written = model.save(args.save_model, scoring_only=args.scoring_only)
+        print(f"wrote            {written} "
+              f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:
         args.save_session.parent.mkdir(parents=True, exist_ok=True)
         print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
@@ -353,9 +373,15 @@ def _fit_and_report(
     return EXIT_OK
 
 
-def _parameters(args: argparse.Namespace) -> FitParameters:
+def _settings(args: argparse.Namespace) -> dict[str, object]:
+    """The estimator's offered parameters as the command line set them."""
     specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
-    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs})
+    return {spec.name: getattr(args, spec.name) for spec in specs}
+
+
+def _parameters(args: argparse.Namespace) -> FitParameters:
+    """The command line's settings as the app's, for a session file."""
+    return FitParameters(**_settings(args))
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
@@ -371,6 +397,17 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
                                     wall_time=elapsed))
     session = session_from_state(state, parameters, {}, name=args.save_session.stem)
     return save_session(session, args.save_session)
+
+
+def _check_fit_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before fitting, outputs that would replace the input table or each other."""
+    outputs = [(f"the result file {name}", args.out / name) for name in RESULT_FILES
+               ] if args.out is not None else []
+    if args.save_model is not None:
+        outputs.append(("the model file", args.save_model))
+    if args.save_session is not None:
+        outputs.append(("the session file", args.save_session))
+    check_outputs(outputs, [("the input table", getattr(args, "input", None))])
 
 
 def _check_output_file(path: Path) -> None:
@@ -390,10 +427,10 @@ def _report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None
 
 
 def _run_fit(args: argparse.Namespace) -> int:
-    columns = _columns(args)
-    table = read_angle_table(args.input, columns, degrees=args.degrees,
-                             label_column=args.label, drop_invalid=args.drop_invalid,
-                             provenance_columns=PROVENANCE_COLUMNS)
+    # Recorded in a --save-session, so that an exported script reads the table again.
+    options = {"columns": _columns(args), "degrees": args.degrees, "label_column": args.label,
+               "drop_invalid": args.drop_invalid}
+    table = read_angle_table(args.input, **options, provenance_columns=PROVENANCE_COLUMNS)
     _report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
@@ -401,7 +438,8 @@ def _run_fit(args: argparse.Namespace) -> int:
     return _fit_and_report(
         args, table.angles, table.column_names, table.line_numbers,
         f"input            {args.input} (columns {', '.join(table.column_names)})",
-        labels=table.labels, dataset=Dataset.from_table(table, degrees=args.degrees),
+        labels=table.labels,
+        dataset=Dataset.from_table(table, degrees=args.degrees, options=options),
         provenance=table.provenance,
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
@@ -479,6 +517,8 @@ def _collect(address: str, chunk: AngleChunk, future) -> tuple[AngleChunk, np.nd
 
 
 def _run_transform(args: argparse.Namespace) -> int:
+    check_outputs([("the scores table", args.out)],
+                  [("the input table", args.input), ("the model file", args.model)])
     model = load_model(args.model)
     _check_output_file(args.out)
     if args.chunk_rows < 1:
@@ -514,13 +554,20 @@ def _run_transform(args: argparse.Namespace) -> int:
         progress.close()
     _report_dropped(dropped)
     elapsed = time.perf_counter() - progress.start
-    print(f"scored {rows:,} rows of {args.input} with {args.model} in {elapsed:.1f} s "
-          f"({rows / max(elapsed, 1e-9):,.0f} rows/s); wrote {args.out}")
+    print(f"scored {rows:,} rows of {args.input} with {args.model} ({model_kind(model)} "
+          f"model) in {elapsed:.1f} s ({rows / max(elapsed, 1e-9):,.0f} rows/s); "
+          f"wrote {args.out}")
     return EXIT_OK
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
+    if args.name in DATA_DEMOS:  # real data: no seed, labels of their own
+        data = Dataset.from_demo(args.name, **options)
+        return _fit_and_report(
+            args, data.angles, data.column_names, None,
+            f"demo             {args.name}: {data.description}", labels=data.labels,
+            dataset=data, demo=args.name)
     dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,
@@ -537,10 +584,32 @@ def _run_export_script(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
-    export, written = export_script(session.dataset, parameters, args.out)
+    export, written = export_script(session.dataset, parameters, args.out,
+                                    inputs=(("the session file", str(args.session)),))
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")
+    return EXIT_OK
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    scoring_only = model_kind(model) == SCORING_ONLY
+    ratios = ", ".join(f"{100 * r:.1f}" for r in model.explained_variance_ratio_)
+    partners = model.match_.angles.shape[0]
+    lines = [
+        ("model", f"{args.model} ({args.model.stat().st_size / 2**20:.2f} MB)"),
+        ("kind", "scoring-only: transform and inverse_transform; no per-sample results"
+         if scoring_only else "full: the fit's per-sample results, and scoring"),
+        ("angles", str(model.n_features_in_)),
+        *([] if scoring_only else [("samples", f"{model.angles_.shape[0]:,}")]),
+        ("placed against", f"{partners:,} matched points (the landmarks of a landmark fit, "
+                           "every sample of an exact fit)"),
+        ("sphere radius r", f"{model.radius_:.6g}"),
+        ("PNS variance %", ratios),
+    ]
+    for label, text in lines:
+        print(f"{label:<17} {text}")
     return EXIT_OK
 
 
@@ -559,6 +628,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_fit(args)
         if args.command == "transform":
             return _run_transform(args)
+        if args.command == "info":
+            return _run_info(args)
         if args.command == "demo":
             return _run_demo(args)
         if args.command == "export-script":

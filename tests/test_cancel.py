@@ -199,9 +199,10 @@ def test_every_declared_progress_stage_has_a_display_label():
     from stpca_gui.core.circstats.uniformity import MONTE_CARLO_STAGE
     from stpca_gui.core.stpca import FIT_STAGES
     from stpca_gui.gui.progress_labels import STAGE_LABELS, stage_label
+    from stpca_gui.io.structures.reader import DIHEDRALS_STAGE
     from stpca_gui.model.analysis import MODES_STAGE
 
-    declared = {*FIT_STAGES, MONTE_CARLO_STAGE, BASELINES_STAGE, MODES_STAGE}
+    declared = {*FIT_STAGES, MONTE_CARLO_STAGE, BASELINES_STAGE, MODES_STAGE, DIHEDRALS_STAGE}
     assert declared == set(STAGE_LABELS)
     assert stage_label("smds") == "Spherical MDS"
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("display")
 def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
     fit_demo(qtbot, window, "clusters-t2")
     view = window.diagnostics_view
-    qtbot.waitUntil(view.has_content, timeout=60_000)
+    qtbot.waitUntil(view.has_content, timeout=FIT_TIMEOUT_MS)
     result = window.state.result
     assert result.has_diagnostics
     window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
@@ -59,7 +59,7 @@ def test_flat_patch_is_said_in_the_result_panel(qtbot, window, gui_dir):
     rows = dict(window.summary.rows())
     assert "Euclidean PCA" in rows["flat patch"]
     view = window.diagnostics_view
-    qtbot.waitUntil(view.has_content, timeout=60_000)
+    qtbot.waitUntil(view.has_content, timeout=FIT_TIMEOUT_MS)
     window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
     view.choice.setCurrentIndex(view.choice.findData("profile"))
     process_pending_events()

@@ -613,8 +613,12 @@ def test_large_n_starts_on_a_subsample_find_the_all_points_fit(monkeypatch, grea
     v_all, r_all, f_all = subsphere.fit_subspheres(x[None], great, extended=True)
     monkeypatch.setattr(subsphere, "START_SAMPLE", 300)
     v, r, f = subsphere.fit_one_level(x, great)
-    np.testing.assert_allclose(v, v_all[0], atol=1e-8)
-    assert abs(r - r_all[0]) < 1e-9 and abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
+    # The same optimum: equal objectives to 1e-12. Near a minimum the objective is
+    # quadratic in the axis, so that pins the axis only to about the square root (1e-6);
+    # the last digits of v differ between machines and BLAS builds (2.6e-8 seen).
+    assert abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
+    np.testing.assert_allclose(v, v_all[0], atol=1e-6)
+    assert abs(r - r_all[0]) < 1e-6
 
 
 def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):

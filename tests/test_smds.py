@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import FitCancelled, SphericalMDS, make_demo, torus_pdist, wrap_angles
-from stpca_gui.core.smds._smds_kernel import atan2_nonneg
+from stpca_gui.core.geometry.angle_math import atan2_nonneg
 from stpca_gui.core.smds.smds import PairStress, classical_mds, normalize_rows
 
 

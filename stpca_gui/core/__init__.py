@@ -1,6 +1,7 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
-from ._base.progress import FitCancelled
+from ._base.params import Interval, Options, ParamSpec
+from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
 from ._base.threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circstats.circular import circular_frechet_mean
@@ -19,24 +20,32 @@ from .geometry.torus import (
 from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
+from .scoring_only import ScoringOnlyError
 from .smds.radius import wasserstein_radius
 from .smds.smds import SphericalMDS, classical_mds
-from .stpca import PrincipalCurve, ProgressEvent, ScaledTorusPCA
+from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
 from .tpca import TorusGapWarning, TorusPCA
 
 __all__ = [
     "BASELINES",
     "DEMO_NAMES",
+    "FIT_STAGES",
     "BaselineResult",
+    "CancelCheck",
     "DemoDataset",
     "FitCancelled",
+    "Interval",
     "ModeClustering",
     "ModelFileError",
+    "Options",
+    "ParamSpec",
     "PrincipalCurve",
     "PrincipalNestedSpheres",
+    "ProgressCallback",
     "ProgressEvent",
     "SMDSMatch",
     "ScaledTorusPCA",
+    "ScoringOnlyError",
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",

@@ -50,7 +50,8 @@ from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
-from .prediction.projections import nested_variance, predict_projections
+from .prediction.projections import nested_variance, predict_projections, variance_attributes
+from .scoring_only import missing_attribute
 from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
     AUTO_LANDMARKS,
@@ -291,6 +292,7 @@ class ScaledTorusPCA(Estimator):
                 np.random.default_rng(int(landmark_seed) + 2))
             timer.record("stress", start)
 
+        vars(self).pop("scoring_only_", None)  # a refitted scoring-only model is whole again
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
@@ -305,13 +307,8 @@ class ScaledTorusPCA(Estimator):
         self.radius_ = smds.radius_
         self.stress_ = smds.stress_
         self.all_pairs_stress_ = float(all_pairs_stress)
-        self.scores_ = pns.scores_
-        self.explained_variance_ = pns.explained_variance_
-        self.explained_variance_ratio_ = pns.explained_variance_ratio_
-        self.torus_explained_variance_ = torus_var
-        total = np.sum(torus_var)
-        self.torus_explained_variance_ratio_ = (torus_var / total if total > 0
-                                                else np.full(d, np.nan))
+        for name, value in variance_attributes(pns, torus_var).items():
+            setattr(self, name, value)
         self.principal_curve_ = curve
         self.timings_ = timer.timings
         report(ProgressEvent("done", 1.0, message="done"))
@@ -425,10 +422,17 @@ class ScaledTorusPCA(Estimator):
         return geometry
 
     # ------------------------------------------------------------ model files
-    def save(self, path: str | os.PathLike[str]) -> Path:
+    def save(self, path: str | os.PathLike[str], *, scoring_only: bool = False) -> Path:
         """Write the fitted model to one versioned file (no pickled code); see
-        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md."""
-        return save_model(self, path)
+        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md. With
+        ``scoring_only`` only what ``transform`` and ``inverse_transform`` need is written
+        (:mod:`~stpca_gui.core.scoring_only`)."""
+        return save_model(self, path, scoring_only=scoring_only)
+
+    def __getattr__(self, name: str):
+        # Only reached when ordinary lookup fails: a scoring-only model says why it lacks
+        # a per-sample result.
+        raise missing_attribute(self, name)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:

@@ -72,8 +72,8 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
     status = "converged" if smds.converged_ else "not converged"
     curve = model.principal_curve_
     breaks = int(curve.breaks.sum())
-    exact = getattr(model, "landmark_indices_", None) is None
-    all_pairs = float(getattr(model, "all_pairs_stress_", model.stress_))
+    exact = model.landmark_indices_ is None
+    all_pairs = float(model.all_pairs_stress_)
     patch = model_flat_patch(model)
     return [
         SummaryItem("n_samples", "samples n", int(n), str(n)),
@@ -123,8 +123,8 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
 
 def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:
     """How many samples spherical MDS was solved on: all (exact) or m landmarks."""
-    m = int(getattr(model, "n_landmarks_", n))
-    if getattr(model, "landmark_indices_", None) is None:
+    m = int(model.n_landmarks_)
+    if model.landmark_indices_ is None:
         return [SummaryItem("n_landmarks", "landmarks", m, f"none (exact fit on all {n:,})",
                             shown=False),
                 SummaryItem("landmark_method", "landmark rule", None, "–", shown=False)]

@@ -37,8 +37,7 @@ def warm_up() -> None:
     starts = np.ascontiguousarray(angles[:2])
     _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12)
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
-    _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5,
-                                          np.ascontiguousarray(units[:2]), 5, 1e-12)
+    _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5, 5, 1e-12)
     for great in (True, False):
         _subsphere_kernel.objective_terms(units[None], np.zeros(2, dtype=np.int64),
                                           np.ascontiguousarray(units[:2]), great, True)

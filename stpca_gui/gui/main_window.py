@@ -35,27 +35,21 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from .app_icon import application_icon
-from .startup import ModuleLoader, call_after_first_paint
+from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
 from .views.slot import ViewSlot
+from .window_services import WindowMessages
 
 if TYPE_CHECKING:
     from ..core import ProgressEvent
     from ..model import AnalysisResult, Dataset
     from .compare_dialog import CompareMethodsDialog
+    from .session_actions import SessionActions
+    from .tour import GuidedTour
     from .uniformity_dialog import UniformityDialog
     from .views.base import ViewFrame
 
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
 WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
-#: The stages of preparing the window, in order, with the modules each one imports (see the
-#: module docstring).
-STAGE_MODULES: dict[str, tuple[str, ...]] = {
-    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
-    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
-    "torus": ("stpca_gui.gui.views.vtk_views",),
-    "sphere": (),
-}
-STAGES = tuple(STAGE_MODULES)
 #: What a view's place says until the view is built.
 PREPARING_PLOT = "Preparing the plot…"
 PREPARING_SCENE = "Preparing the 3-D view…"
@@ -99,8 +93,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("stpca-gui — Scaled Torus PCA[*]")
         self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
-        self.last_message_box: QMessageBox | None = None
         self._recent_path = recent_path
+        #: File → Open/Save Session and the title's modified marker (built with the numerics).
+        self.sessions: SessionActions | None = None
+        #: The running guided tour, if any, and Help → Guided Tour.
+        self.tour: GuidedTour | None = None
+        self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
@@ -113,6 +111,7 @@ class MainWindow(QMainWindow):
         self._waiting: dict[str, list[Callable[[], None]]] = {stage: [] for stage in STAGES}
         self._build_layout()
         self._build_status_bar()
+        self.messages = WindowMessages(self, self.stage_label)
         if deferred:
             self.stage_label.setText(PREPARING)
             self._loader = ModuleLoader(self)
@@ -134,6 +133,19 @@ class MainWindow(QMainWindow):
         else:
             self._waiting[stage].append(callback)
 
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the window is fully built: now if it is, else right after."""
+        self.when_prepared(STAGES[-1], callback)
+
+    def widget(self) -> MainWindow:
+        """The window itself (its parts' parent for dialogs and dock panels)."""
+        return self
+
+    @property
+    def last_message_box(self) -> QMessageBox | None:
+        """The newest message box the window showed."""
+        return self.messages.last_box
+
     def _load_next_stage(self) -> None:
         """Import the next stage's modules off the GUI thread; build it when they are in."""
         self._loader.load(STAGE_MODULES[STAGES[len(self._done_stages)]])
@@ -154,9 +166,9 @@ class MainWindow(QMainWindow):
     def _prepare_numerics(self) -> None:
         from ..core import loaded_libraries
         from ..model import AppState, RecentFiles
+        from .fit_controller import FitController
         from .live_fit import connect_live_fit
         from .panels import ParametersPanel, SummaryPanel
-        from .worker import FitController
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
         # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
@@ -265,8 +277,8 @@ class MainWindow(QMainWindow):
                                            triggered=self.export_window_dialog))
 
     def _build_menus(self) -> None:
-        from ..core import list_demos
         from ..model import COLOR_MODES
+        from ..model.demos import list_demos
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -328,7 +340,7 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         from .tour import add_tour_action
 
-        add_tour_action(self, help_menu)
+        self.tour_action = add_tour_action(self, help_menu)
         help_menu.addAction(QAction("&About", self, triggered=self._about))
 
         toolbar = self.addToolBar("Main")
@@ -343,6 +355,8 @@ class MainWindow(QMainWindow):
         self.color_combo.currentIndexChanged.connect(
             lambda: self.state.set_color_mode(self.color_combo.currentData()))
         toolbar.addWidget(self.color_combo)
+        # Whoever sets the colour mode (a session, the tour), the toolbar shows it.
+        self.state.color_mode_changed.connect(self._show_color_mode)
         self.selection_label = QLabel("")
         toolbar.addSeparator()
         toolbar.addWidget(self.selection_label)
@@ -372,11 +386,11 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
-        from ..core import DEMO_NAMES
         from ..model import Dataset
+        from ..model.demos import DEMO_NAMES
 
         if name not in DEMO_NAMES:
-            self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
+            self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
             return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
 
@@ -401,7 +415,7 @@ class MainWindow(QMainWindow):
             try:
                 dialog = ImportDialog(path, self)
             except (TableError, OSError, ValueError) as exc:
-                self._error("Cannot open the file", str(exc))
+                self.messages.error("Cannot open the file", str(exc))
                 return False
             if dialog.exec() != ImportDialog.DialogCode.Accepted:
                 return False
@@ -411,16 +425,15 @@ class MainWindow(QMainWindow):
             try:
                 dataset = import_with_suggestions(path)
             except (OSError, ValueError) as exc:
-                self._error("Cannot read the file", str(exc))
+                self.messages.error("Cannot read the file", str(exc))
                 return False
         if not self.sessions.may_replace_work():
             return False
-        self.recent.add(path)
-        self._refresh_recent_menu()
+        self.remember_file(path)
         if dataset.dropped:
             lines = ", ".join(str(line) for line, _ in dataset.dropped[:20])
             more = "" if len(dataset.dropped) <= 20 else f" and {len(dataset.dropped) - 20} more"
-            self._info(f"{len(dataset.dropped)} row(s) were skipped",
+            self.messages.info(f"{len(dataset.dropped)} row(s) were skipped",
                        f"Rows with missing or non-numeric angles were skipped: lines "
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
@@ -429,7 +442,7 @@ class MainWindow(QMainWindow):
     def lagged_embedding_dialog(self) -> None:
         dataset = self.state.dataset
         if dataset is None:
-            self._info("No data", "Open a table of angles first.")
+            self.messages.info("No data", "Open a table of angles first.")
             return
         column = 0
         if dataset.n_angles > 1:
@@ -447,9 +460,38 @@ class MainWindow(QMainWindow):
         try:
             lagged = self.state.dataset.lagged(column, lags)
         except ValueError as exc:
-            self._error("Cannot build the lagged embedding", str(exc))
+            self.messages.error("Cannot build the lagged embedding", str(exc))
             return
         self.set_dataset(lagged)
+
+    def _show_color_mode(self, mode: str) -> None:
+        index = self.color_combo.findData(mode)
+        if index >= 0 and index != self.color_combo.currentIndex():
+            self.color_combo.setCurrentIndex(index)
+
+    def open_tour(self) -> GuidedTour | None:
+        """Start the guided tour of the data shown (or bring the running one to the front);
+        None, with a message, when there are no data."""
+        from .tour import GuidedTour
+
+        if self.tour is not None:
+            self.tour.panel.raise_()
+            return self.tour
+        if self.state.dataset is None:
+            self.messages.info("No data", "Open a table of angles or choose a demo first.")
+            return None
+        self.tour = GuidedTour(self)
+        self.tour.closed.connect(self._on_tour_closed)
+        self.tour.start()
+        return self.tour
+
+    def _on_tour_closed(self) -> None:
+        self.tour = None
+
+    def remember_file(self, path: Path) -> None:
+        """Add ``path`` to *File → Open Recent* (OSError when the list cannot be written)."""
+        self.recent.add(path)
+        self._refresh_recent_menu()
 
     def _refresh_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -480,9 +522,18 @@ class MainWindow(QMainWindow):
             return
         labels = (f", labels: {len(dataset.label_names())} groups" if dataset.has_labels
                   else "")
+        # Text from the data: on one line each, cut when very long, and never markup.
+        from html import escape
+
+        # Not torus_scene's short_label: importing it loads pyvista and VTK in the GUI
+        # thread before the 3-D views' stage.
+        from ..plotting.text import one_line
+
+        title = escape(one_line(dataset.description or dataset.source, 160))
+        columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
-            f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
-            f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
+            f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
+            f"{labels}")
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
 
@@ -490,12 +541,12 @@ class MainWindow(QMainWindow):
     def fit(self) -> None:
         dataset = self.state.dataset
         if dataset is None:
-            self._info("Nothing to fit", "Open a table of angles or choose a demo first.")
+            self.messages.info("Nothing to fit", "Open a table of angles or choose a demo first.")
             return
         try:
             params = self.parameters.parameters()
         except ValueError as exc:
-            self._error("Invalid parameters", str(exc))
+            self.messages.error("Invalid parameters", str(exc))
             return
         self.stage_label.setText("Starting…")
         self.controller.start(dataset, params)
@@ -538,11 +589,11 @@ class MainWindow(QMainWindow):
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
             f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         # Shown once every view is there to draw it.
-        self.when_prepared(STAGES[-1], self.result_shown.emit)
+        self.when_ready(self.result_shown.emit)
 
     def _on_failure(self, message: str, details: str) -> None:
         self.stage_label.setText("Fit failed")
-        self._error("The fit failed", message, details)
+        self.messages.error("The fit failed", message, details)
         self.fit_ended.emit("failed")
 
     def _on_cancelled(self) -> None:
@@ -552,7 +603,7 @@ class MainWindow(QMainWindow):
     def compare_methods(self) -> CompareMethodsDialog | None:
         """Open the method comparison for the current result (non-modal)."""
         if self.state.result is None:
-            self._info("Nothing to compare", "Fit the data first.")
+            self.messages.info("Nothing to compare", "Fit the data first.")
             return None
         from .compare_dialog import CompareMethodsDialog
 
@@ -564,7 +615,7 @@ class MainWindow(QMainWindow):
     def uniformity_tests(self) -> UniformityDialog | None:
         """Open the uniformity tests for a score or an angle column (non-modal)."""
         if self.state.dataset is None:
-            self._info("No data", "Open a table of angles or choose a demo first.")
+            self.messages.info("No data", "Open a table of angles or choose a demo first.")
             return None
         from .uniformity_dialog import UniformityDialog
 
@@ -581,30 +632,6 @@ class MainWindow(QMainWindow):
         selected = self.state.selection.n_selected
         group = self.state.selection.active_group
         self.selection_label.setText(f" {selected:,} selected · active group {group} ")
-
-    def highlight_counts(self) -> dict[str, int]:
-        """How many samples each linked view draws highlighted, read from what it drew
-        (tests and benchmarks check that a selection reaches every view).
-
-        The 3-D views draw at most their display cap of points
-        (:mod:`~stpca_gui.plotting.display_subset`), so they highlight at most that many.
-        """
-        hist = self.histogram_view.histogram
-        bars = hist.selection_bars
-        width = hist.edges[1] - hist.edges[0]
-        hist_count = 0 if bars is None else round(
-            sum(p.get_height() for p in bars.patches) * hist.values.size * width)
-
-        def scene_count(scene) -> int:
-            layer = scene.point_layer
-            return layer.overlay.n_points if layer.overlay_actor.GetVisibility() else 0
-
-        return {
-            "scores": self.scores_view.scatter.n_highlighted,
-            "histogram": hist_count,
-            "torus": scene_count(self.torus_view.scene),
-            "sphere": scene_count(self.sphere_view.scene),
-        }
 
     # ------------------------------------------------------------------ export
     def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
@@ -650,13 +677,20 @@ class MainWindow(QMainWindow):
                 painter.end()
 
     def export_results(self, folder: Path) -> list[Path]:
-        """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
-        from ..io import write_results
+        """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
+        over the data set's source file or the open session."""
+        from ..files.clash import check_outputs
+        from ..io import RESULT_FILES, write_results
 
         result = self.state.result
         if result is None:
             raise ValueError("there is no result to export yet")
         dataset = result.dataset
+        inputs = [("the open session", self.sessions.path or "")]
+        if not dataset.is_demo:
+            inputs.append(("the data set's source file", dataset.source))
+        check_outputs([(f"the result file {name}", Path(folder) / name)
+                       for name in (*RESULT_FILES, "selection.csv")], inputs)
         groups = self.state.selection.groups
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
@@ -668,7 +702,7 @@ class MainWindow(QMainWindow):
     def export_view_dialog(self, key: str) -> None:
         view = self.views[key]
         if not view.has_content():
-            self._info("Nothing to export", "This view has nothing drawn yet.")
+            self.messages.info("Nothing to export", "This view has nothing drawn yet.")
             return
         path, chosen = QFileDialog.getSaveFileName(self, f"Export {view.title_text}",
                                                    f"{view.export_stem}.png", FIGURE_FILTERS)
@@ -707,29 +741,13 @@ class MainWindow(QMainWindow):
         try:
             action()
         except (OSError, ValueError) as exc:
-            self._error("Export failed", str(exc))
+            self.messages.error("Export failed", str(exc))
         else:
             self.statusBar().showMessage(success, 5000)
 
     # ------------------------------------------------------------------ messages
-    def _message(self, icon: QMessageBox.Icon, title: str, text: str, details: str = "") -> None:
-        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
-        if details:
-            box.setInformativeText(details if len(details) < 400 else "")
-            if len(details) >= 400:
-                box.setDetailedText(details)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-        self.last_message_box = box
-        box.open()
-
-    def _error(self, title: str, text: str, details: str = "") -> None:
-        self._message(QMessageBox.Icon.Critical, title, text, details)
-
-    def _info(self, title: str, text: str) -> None:
-        self._message(QMessageBox.Icon.Information, title, text)
-
     def _about(self) -> None:
-        self._info("About stpca-gui",
+        self.messages.info("About stpca-gui",
                    f"stpca-gui {__version__}\nScaled Torus PCA (Zoubouloglou, García-Portugués "
                    "& Marron) for angular data.")
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core._base.params import Interval, ParamSpec
+from ..core import Interval, ParamSpec
 
 __all__ = ["ParameterEditor", "editor_for"]
 

@@ -2,8 +2,8 @@
 
 The core's steps and the app's tasks each declare the stage names they report
 (:data:`~stpca_gui.core.stpca.FIT_STAGES`, the uniformity tests' Monte Carlo, the baseline
-methods, the mode clusters of :func:`~stpca_gui.model.analysis.run_analysis`); how those read
-to a user is decided here.
+methods, the mode clusters of :func:`~stpca_gui.model.analysis.run_analysis`, the reading
+of torsions from structures); how those read to a user is decided here.
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 """File → Open Session / Save Session, the window title's session name and modified marker,
 and the question before unsaved work is closed or replaced.
 
-The session file itself is :mod:`stpca_gui.model.session_file`. Saving and opening run in
-the GUI thread: a session of 10⁵ points is saved in about 40 ms and read in about 50 ms
-(``benchmarks/bench_session.py``); drawing it costs what drawing a fresh result costs.
+The session file itself is :mod:`stpca_gui.model.session_file`. Saving runs in the GUI
+thread (a session of 10⁵ points is saved in about 40 ms, ``benchmarks/bench_session.py``).
+Opening a file larger than :data:`BACKGROUND_OPEN_BYTES` reads and checks it in the
+background task runner, so a large (or hostile) file cannot freeze the window; smaller ones
+are read at once. Either way the session is installed only once it has been read and
+checked entirely, and if installing it fails anyway the previous work is put back: an open
+changes everything or nothing (window, title, file path). Saving refuses to write over the
+data set's source file.
 
 What makes the window *modified*: a new fit, a change of the selection or the active
 group, the colour mode, the view options, the torus layout, or a camera moved by the user.
@@ -24,7 +29,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 if TYPE_CHECKING:
     from ..model.session_file import Session
-    from .main_window import MainWindow
+    from .window_services import WindowServices
 
 SESSION_SUFFIX = ".stpca"
 SESSION_FILTER = "stpca sessions (*.stpca)"
@@ -32,6 +37,8 @@ SESSION_FILTER = "stpca sessions (*.stpca)"
 VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
 #: Answers of :meth:`SessionActions.ask_save_changes`.
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+#: Session files at least this large are opened in the background.
+BACKGROUND_OPEN_BYTES = 8 << 20
 
 
 def looks_like_stpca_file(path: Path) -> bool:
@@ -64,8 +71,8 @@ class SessionActions(QObject):
     #: Emitted with the path after a save.
     saved = Signal(Path)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowServices) -> None:
+        super().__init__(window.widget())
         self.window = window
         self.path: Path | None = None
         self._source_hash: tuple[object, str | None] = (None, None)
@@ -74,6 +81,8 @@ class SessionActions(QObject):
         self._fresh: object = None
         #: View choices of an opened session for views not built yet.
         self._pending_views: dict[str, dict[str, Any]] = {}
+        #: Reads large session files in the background (made when first needed).
+        self._runner: Any = None
         self.open_action = QAction("Open &Session…", self, triggered=self.open_dialog)
         self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
                                    triggered=self.save)
@@ -96,21 +105,21 @@ class SessionActions(QObject):
     # ----------------------------------------------------------------- modified
     @property
     def modified(self) -> bool:
-        return self.window.isWindowModified()
+        return self.window.widget().isWindowModified()
 
     def mark_modified(self, *_: object) -> None:
         if not self._applying and self.window.state.dataset is not None:
-            self.window.setWindowModified(True)
+            self.window.widget().setWindowModified(True)
 
     def mark_clean(self) -> None:
-        self.window.setWindowModified(False)
+        self.window.widget().setWindowModified(False)
 
     def update_title(self) -> None:
         dataset = self.window.state.dataset
         name = self.path.stem if self.path is not None else (
             dataset.name if dataset is not None else "")
         # Qt wants the "[*]" placeholder in every title that setWindowModified may mark.
-        self.window.setWindowTitle(f"{name}[*] — stpca-gui" if name
+        self.window.widget().setWindowTitle(f"{name}[*] — stpca-gui" if name
                                    else "stpca-gui — Scaled Torus PCA[*]")
 
     def _on_dataset(self, *_: object) -> None:
@@ -148,12 +157,12 @@ class SessionActions(QObject):
     def ask_save_changes(self) -> str:
         """Ask whether to save the unsaved changes: :data:`SAVE`, :data:`DISCARD` or
         :data:`CANCEL` (tests replace this method; it is the only modal question)."""
-        name = self.path.name if self.path is not None else self.window.windowTitle().split(
-            "[*]")[0]
+        title = self.window.widget().windowTitle()
+        name = self.path.name if self.path is not None else title.split("[*]")[0]
         buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                    | QMessageBox.StandardButton.Cancel)
         answer = QMessageBox.question(
-            self.window, "Unsaved changes",
+            self.window.widget(), "Unsaved changes",
             f"Save the changes to {name} as a session before they are lost?", buttons,
             QMessageBox.StandardButton.Save)
         return {QMessageBox.StandardButton.Save: SAVE,
@@ -200,11 +209,11 @@ class SessionActions(QObject):
 
     def save_as_dialog(self) -> bool:
         if self.window.state.dataset is None:
-            self.window._info("Nothing to save", "Open data or a demo first.")
+            self.window.messages.info("Nothing to save", "Open data or a demo first.")
             return False
         start = str(self.path) if self.path is not None else str(
             Path.home() / f"{self.window.state.dataset.name}{SESSION_SUFFIX}")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", start,
+        path, _ = QFileDialog.getSaveFileName(self.window.widget(), "Save session", start,
                                               SESSION_FILTER)
         if not path:
             return False
@@ -215,61 +224,145 @@ class SessionActions(QObject):
 
     def save_to(self, path: Path) -> bool:
         """Write the session to ``path``; a failure is a message, the work stays unsaved."""
+        from ..files.clash import check_outputs
         from ..model.session_file import save_session
 
         path = Path(path)
         try:
             session = self.current_session(path.stem)
+            if not session.dataset.is_demo:
+                check_outputs([("the session", path)],
+                              [("the data set's source file", session.dataset.source)])
             save_session(session, path)
         except (OSError, ValueError, TypeError) as exc:
-            self.window._error("Cannot save the session", f"{path}: {exc}"
-                               if str(path) not in str(exc) else str(exc))
+            self.window.messages.error("Cannot save the session", f"{path}: {exc}"
+                                      if str(path) not in str(exc) else str(exc))
             return False
         self.path = path
         self._source_hash = (session.dataset, session.source_sha256)
+        # A fit that ends after the save (e.g. the first fit of new data) changes the work.
+        self._fresh = None
         self.mark_clean()
         self.update_title()
         self._remember(path)
-        self.window.statusBar().showMessage(f"Saved session {path}", 5000)
+        self.window.messages.status(f"Saved session {path}")
         self.saved.emit(path)
         return True
 
     # ------------------------------------------------------------------ opening
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", str(Path.home()),
+        path, _ = QFileDialog.getOpenFileName(self.window.widget(), "Open session",
+                                              str(Path.home()),
                                               f"{SESSION_FILTER};;All files (*)")
         if path:
             self.open_session(Path(path))
 
     def open_session(self, path: Path) -> bool:
         """Open a session file in the window; a bad file gives a message naming it and the
-        problem and changes nothing. Returns whether it was opened."""
-        from ..model.session_file import SessionFileError, load_session
+        problem and changes nothing. Returns whether it was opened, or for a file of at
+        least :data:`BACKGROUND_OPEN_BYTES`, whether reading it started (:attr:`opened`
+        or :attr:`open_failed` follows)."""
+        from ..model.session_file import load_session
 
         path = Path(path)
         try:
+            large = path.stat().st_size >= BACKGROUND_OPEN_BYTES
+        except OSError:
+            large = False  # load_session names the problem
+        if large:
+            self._open_in_background(path)
+            return True
+        try:
             session = load_session(path)
-        except SessionFileError as exc:
-            self.window._error("Cannot open the session", str(exc))
-            self.open_failed.emit(str(exc))
+        except ValueError as exc:  # SessionFileError, and anything unforeseen alike
+            self._open_failed(str(exc))
             return False
+        return self._install(session, path)
+
+    def _open_in_background(self, path: Path) -> None:
+        from ..model.session_file import load_session
+        from .tasks import TaskRunner
+
+        if self._runner is None:
+            self._runner = TaskRunner(self)
+            self._runner.succeeded.connect(lambda loaded: self._install(*loaded))
+            self._runner.failed.connect(
+                lambda message, _details: self._open_failed(message.partition(": ")[2]
+                                                            or message))
+        self.window.messages.status(f"Reading session {path}…", 0)
+        self._runner.start(lambda _state: (load_session(path), path))
+
+    def _open_failed(self, message: str) -> None:
+        self.window.messages.error("Cannot open the session", message)
+        self.open_failed.emit(message)
+
+    def _install(self, session: Session, path: Path) -> bool:
         if not self.may_replace_work():
             return False
-        self.show_session(session, path)
+        try:
+            self.show_session(session, path)
+        except Exception as exc:  # put the previous work back: all or nothing
+            self._open_failed(f"{path}: cannot be shown ({type(exc).__name__}: {exc}); "
+                              "the window is as it was")
+            return False
         return True
 
+    def _snapshot(self) -> dict[str, Any]:
+        """What an open may change, to put back when it fails half-way."""
+        from ..model.session_file import session_from_state
+
+        window = self.window
+        session = None
+        if window.state.dataset is not None:
+            try:
+                session = session_from_state(window.state, window.parameters.parameters(),
+                                             self.view_states(),
+                                             source_sha256=self._source_hash[1])
+            except (ValueError, TypeError):
+                session = None
+        return {"session": session, "path": self.path, "fresh": self._fresh,
+                "source_hash": self._source_hash, "pending": dict(self._pending_views),
+                "modified": window.widget().isWindowModified(),
+                "title": window.widget().windowTitle()}
+
+    def _put_back(self, snapshot: dict[str, Any]) -> None:
+        from ..model.session_file import apply_session
+
+        window = self.window
+        self._applying = True
+        try:
+            session = snapshot["session"]
+            if session is not None:
+                apply_session(session, window.state)
+                window.parameters.set_parameters(session.parameters)
+            else:
+                window.state.set_dataset(None)
+        finally:
+            self._applying = False
+        self.path = snapshot["path"]
+        self._fresh = snapshot["fresh"]
+        self._source_hash = snapshot["source_hash"]
+        self._pending_views = snapshot["pending"]
+        window.widget().setWindowTitle(snapshot["title"])
+        window.widget().setWindowModified(snapshot["modified"])
+
     def show_session(self, session: Session, path: Path) -> None:
-        """Install a loaded session: data, fit, settings, selection, colours and views."""
+        """Install a loaded session: data, fit, settings, selection, colours and views.
+        When installing fails half-way, the previous work is put back and the error
+        raised."""
         from ..model.session_file import apply_session
 
         window = self.window
         window.controller.cancel()  # a running fit belongs to the work being replaced
+        snapshot = self._snapshot()
         self._applying = True
         try:
             apply_session(session, window.state)
             window.parameters.set_parameters(session.parameters)
-            combo = window.color_combo
-            combo.setCurrentIndex(combo.findData(session.color_mode))
+        except BaseException:
+            self._applying = False
+            self._put_back(snapshot)
+            raise
         finally:
             self._applying = False
         self.path = path
@@ -283,10 +376,10 @@ class SessionActions(QObject):
         self.update_title()
         self._remember(path)
         result = session.result
-        window.stage_label.setText(f"Opened session {path.name}" + (
+        window.messages.stage(f"Opened session {path.name}" + (
             "" if result is None else f": r = {result.radius:.3f}, stress {result.stress:.4f}"))
         if result is not None:
-            window.when_prepared(window_stages()[-1], window.result_shown.emit)
+            window.when_ready(window.result_shown.emit)
         self.opened.emit(path)
 
     def _restore_view(self, key: str) -> None:
@@ -301,13 +394,6 @@ class SessionActions(QObject):
 
     def _remember(self, path: Path) -> None:
         try:
-            self.window.recent.add(path)
+            self.window.remember_file(path)
         except OSError:
-            return  # the list is a convenience: the session itself is fine
-        self.window._refresh_recent_menu()
-
-
-def window_stages() -> tuple[str, ...]:
-    from .main_window import STAGES
-
-    return STAGES
+            pass  # the list is a convenience: the session itself is fine

@@ -250,8 +250,8 @@ class StructureDialog(QDialog):
         # StructureError and OSError messages name the file; drop the exception's type.
         self._finish(message.split(": ", 1)[1] if ": " in message else message)
         self.selection_note.setText(self.selection_note.text())
-        if self.parent() is not None and hasattr(self.parent(), "_error"):
-            self.parent()._error("Cannot read the structure", self.status.text())
+        if self.parent() is not None and hasattr(self.parent(), "messages"):
+            self.parent().messages.error("Cannot read the structure", self.status.text())
 
     def _finish(self, text: str) -> None:
         self.progress.setVisible(False)
@@ -300,7 +300,8 @@ class StructureActions:
         self.runner = TaskRunner(window)
         self.runner.succeeded.connect(self._exported)
         self.runner.failed.connect(
-            lambda message, _details: window._error("Export failed", message.split(": ", 1)[-1]))
+            lambda message, _details: window.messages.error("Export failed",
+                                                            message.split(": ", 1)[-1]))
 
     def add_to(self, file_menu: QMenu) -> None:
         file_menu.addAction(self.open_action)
@@ -310,7 +311,7 @@ class StructureActions:
         """Show the dialog (non-blocking); its data set replaces the window's when read.
         Without MDAnalysis, a message says how to install it instead."""
         if not mdanalysis_installed():
-            self.window._error("Structures need MDAnalysis", INSTALL_HINT[0].upper()
+            self.window.messages.error("Structures need MDAnalysis", INSTALL_HINT[0].upper()
                                + INSTALL_HINT[1:] + ".")
             return None
         dialog = StructureDialog(self.window, topology, trajectories)
@@ -327,11 +328,11 @@ class StructureActions:
         """Write the representatives of the current result's clusters into ``folder``."""
         result = self.window.state.result
         if result is None:
-            self.window._info("No clusters yet", "Fit the data first.")
+            self.window.messages.info("No clusters yet", "Fit the data first.")
             return
         dataset = result.dataset
         if not dataset.provenance or "frame" not in dataset.provenance:
-            self.window._info("Not from a structure",
+            self.window.messages.info("Not from a structure",
                               "Cluster representatives need angles read from a structure "
                               "or trajectory (File → Open Structure or Trajectory…).")
             return

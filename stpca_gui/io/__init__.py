@@ -1,6 +1,6 @@
 """Reading angle tables and writing results (Qt-free; shared by the CLI and the app)."""
 
-from ..core.atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
+from ..files.atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
 from .data_copy import DataCopy, data_copy_text, read_data_copy
 from .export import (
     RESULT_FILES,
@@ -10,7 +10,14 @@ from .export import (
     write_results,
     write_score_stream,
 )
-from .tables import AngleChunk, AngleTable, TableError, iter_angle_chunks, read_angle_table
+from .tables import (
+    AngleChunk,
+    AngleTable,
+    TableError,
+    TableOptions,
+    iter_angle_chunks,
+    read_angle_table,
+)
 
 __all__ = [
     "RESULT_FILES",
@@ -18,6 +25,7 @@ __all__ = [
     "AngleTable",
     "DataCopy",
     "TableError",
+    "TableOptions",
     "atomic_file_set",
     "atomic_path",
     "atomic_write_text",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -18,18 +19,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
+from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
 from ..core.circstats.modes import ModeClustering, periodic_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary
 from .dataset import Dataset
+from .live_fit import LIVE_INTERVAL, LiveSMDS
+from .tasks import TaskState
 
 __all__ = [
     "AnalysisResult",
     "FitCancelled",
     "FitParameters",
     "ProgressEvent",
+    "fit_task",
     "run_analysis",
 ]
 
@@ -38,40 +42,53 @@ __all__ = [
 MODES_STAGE = "modes"
 
 
-def _fit_parameters_class() -> type:
-    """A frozen dataclass of the parameters the application offers, made from the
-    estimator's declarations (so a new parameter needs no change here)."""
-    specs = [spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered]
+RadiusChoice = str | float
+LandmarkChoice = str | int | None
+
+
+@dataclass(frozen=True)
+class FitParameters:
+    """The ST-PCA settings offered by the application and the command line.
+
+    The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that have a
+    label, in their declaration order, with the application's defaults (a fixed seed where
+    the library's is None). What each allows and means is declared once, on the estimator
+    (``ScaledTorusPCA.parameter_specs()``); ``tests/test_params.py`` checks that these fields
+    are those declarations. Values are checked by :meth:`to_estimator`, by the estimator's
+    own validation.
+    """
+
+    radius: RadiusChoice = "auto"
+    initial_radius: RadiusChoice = "auto"
+    pns_mode: str = "seq.test"
+    n_curve_points: int = 100
+    random_state: int | None = 0
+    n_init: int = 1
+    optimizer: str = "lbfgs"
+    tol: float = 1e-5
+    max_iter: int = 2000
+    alpha: float = 0.1
+    n_bootstrap: int = 100
+    n_landmarks: LandmarkChoice = "auto"
+    landmark_method: str = "mixed"
+    landmark_trials: int = 3
+    torus_variance: bool = True
+
+    def to_estimator(self) -> ScaledTorusPCA:
+        """A new, unfitted :class:`ScaledTorusPCA` with these settings; as every estimator,
+        it checks them when it is fitted."""
+        return ScaledTorusPCA(**dataclasses.asdict(self))
 
     def validate(self) -> None:
-        """Check every setting.
+        """Check every setting now, by the estimator's own validation (for front ends that
+        refuse bad settings before starting a fit).
 
         Raises
         ------
         ValueError
             Naming the first bad setting, its value and what is allowed.
         """
-        for spec in specs:
-            spec.check(getattr(self, spec.name))
-
-    def to_estimator(self) -> ScaledTorusPCA:
-        """A new, unfitted :class:`ScaledTorusPCA` with these settings (validated first)."""
-        self.validate()
-        return ScaledTorusPCA(**dataclasses.asdict(self))
-
-    doc = ("The ST-PCA settings offered by the application and the command line.\n\n"
-           "The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that "
-           "have a label, with the application's defaults (a fixed seed).\n")
-    return dataclasses.make_dataclass(
-        "FitParameters",
-        [(spec.name, Any, dataclasses.field(default=spec.app_default)) for spec in specs],
-        frozen=True,
-        namespace={"validate": validate, "to_estimator": to_estimator, "__doc__": doc,
-                   "__module__": __name__},
-    )
-
-
-FitParameters = _fit_parameters_class()
+        self.to_estimator()._validate_params()
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,7 +157,7 @@ class AnalysisResult:
         """What a landmark fit says about itself, e.g. "landmarks: 1,500 of 1,000,000,
         all-pairs stress 0.0168"; "" for an exact fit."""
         model = self.model
-        if getattr(model, "landmark_indices_", None) is None:
+        if model.landmark_indices_ is None:
             return ""
         n = model.scores_.shape[0]
         return (f"landmarks: {model.n_landmarks_:,} of {n:,}, all-pairs stress "
@@ -266,3 +283,23 @@ def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None) -> M
     labels = result.dataset.labels if result.dataset.has_labels else None
     return periodic_mode_clusters(result.pns1, period=result.pns1_period, labels=labels,
                                   check=check)
+
+
+def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,
+             live_interval: float | None = LIVE_INTERVAL,
+             clock: Callable[[], float] = time.monotonic) -> AnalysisResult:
+    """The task of one fit (Qt-free): progress and cancel through the core's callback.
+
+    With ``live_interval`` (seconds), the SMDS configurations reach ``state.partial`` as
+    :class:`~stpca_gui.model.live_fit.SMDSSnapshot` s, at most one per interval plus the
+    first and last of each run (throttled here, in the fit's thread); None sends none.
+    """
+    if live_interval is None:
+        return run_analysis(dataset, params, callback=state.callback)
+    live = LiveSMDS(state.partial, live_interval, clock)
+
+    def callback(event: ProgressEvent) -> bool:
+        live.observe(event)
+        return state.callback(event)
+
+    return run_analysis(dataset, params, callback=callback)

@@ -15,6 +15,7 @@ from ..core.demos import make_demo
 from ..core.geometry.series import lagged_embedding
 from ..core.geometry.torus import wrap_angles
 from ..io.tables import AngleTable
+from .demos import DATA_DEMOS, data_demo
 
 __all__ = ["DEMO_SOURCE_PREFIX", "Dataset"]
 
@@ -184,9 +185,11 @@ class Dataset:
     @classmethod
     def from_demo(cls, name: str, random_state: int = 0, *,
                   cluster_sd: float | None = None) -> Dataset:
-        """A built-in demo (see :func:`stpca_gui.core.demos.make_demo`).
+        """A built-in demo: a simulation (see :func:`stpca_gui.core.demos.make_demo`) or a
+        bundled data set (:data:`stpca_gui.model.demos.DATA_DEMOS`, e.g. ``"small-rna"``).
 
-        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …). A
+        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …), or a data set's
+        own labels (the small RNA clusters ``"I"``, ``"II"``, ``"V"``). A
         ``cluster_sd`` other than None is recorded in ``demo_options``, so that sessions
         and exported scripts rebuild the same data.
 
@@ -197,6 +200,14 @@ class Dataset:
             ``cluster_sd`` that ``make_demo`` refuses.
         """
         options = {} if cluster_sd is None else {"cluster_sd": cluster_sd}
+        if name in DATA_DEMOS:
+            if options:
+                raise ValueError(f"the demo {name!r} is real data: cluster_sd does not apply")
+            demo = data_demo(name)
+            return cls(angles=demo.angles, column_names=demo.column_names,
+                       labels=demo.labels, source=f"{DEMO_SOURCE_PREFIX}{name}",
+                       description=demo.description, unit_note="radians",
+                       demo_seed=random_state)
         demo = make_demo(name, random_state=random_state, **options)
         return cls(
             angles=demo.angles,

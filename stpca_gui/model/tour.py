@@ -450,7 +450,7 @@ def prepare_tour(result: AnalysisResult, state: TaskState) -> TourData:
     replay.fit(model.smds_.angles_, callback=lambda *_: state.cancelled, snapshot=recorder)
     state.check()
     trace = np.array(recorder.trace, dtype=np.float64).reshape(-1, 2)
-    landmarks = getattr(model, "landmark_indices_", None)
+    landmarks = model.landmark_indices_
     frames = [SMDSSnapshot(iteration=it, stress=stress, units=units, radius=radius,
                            landmarks=landmarks, stress_history=trace[trace[:, 0] <= it],
                            first=k == 0)
@@ -541,7 +541,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
                  if result.landmark_note else "")
     sub = (f" The refits use {len(data.radius_rows)} of the {n:,} samples, to stay quick."
            if data.radius_subsampled else "")
-    types = getattr(model.pns_, "sphere_types_", [])
+    types = model.pns_.sphere_types_
     small = sum(t == "small" for t in types)
     if len(types) == 1:
         pns_types = f"Here the fitted circle S¹ is a {types[0]} circle. "

@@ -75,11 +75,6 @@ def stress_scale_max(values: ArrayLike) -> float:
     return float(np.quantile(values, STRESS_COLOR_QUANTILE)) if values.size else 0.0
 
 
-def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
-    """RGBA per sample: grey outside every group, the group colour inside."""
-    return group_palette()[np.asarray(groups, dtype=np.intp)]
-
-
 class PointColoring:
     """The colours of one colouring mode as a code per sample and a palette.
 

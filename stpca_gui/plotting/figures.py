@@ -21,8 +21,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..core.atomic import atomic_path
 from ..core.circstats.modes import periodic_mode_clusters
+from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
 from .colors import PointColoring
 

@@ -35,6 +35,7 @@ from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR
 from .curves import periodic_pieces
 from .scene3d import FONT, SceneBase, polylines
+from .text import one_line
 from .torus_geometry import (
     DOUGHNUT_MAJOR_RADIUS,
     DOUGHNUT_MINOR_RADIUS,
@@ -44,7 +45,7 @@ from .torus_geometry import (
     doughnut_coordinates,
 )
 
-__all__ = ["Layout", "TorusScene"]
+__all__ = ["MAX_AXIS_TITLE", "Layout", "TorusScene", "short_label"]
 
 Layout = Literal["cube", "square", "doughnut", "circle"]
 _LAYOUTS = ("cube", "square", "doughnut", "circle")
@@ -66,6 +67,17 @@ _PLUS_PI = "π" if FONT else "pi"
 
 
 # ------------------------------------------------------------------------------ torus scene
+
+
+
+#: Longest axis title drawn (characters); longer column names are cut with an ellipsis.
+MAX_AXIS_TITLE = 24
+
+
+def short_label(text: object, limit: int = MAX_AXIS_TITLE) -> str:
+    """A column name fit for an axis title or a menu: on one line (control characters
+    become spaces) and at most ``limit`` characters, cut with an ellipsis."""
+    return one_line(text, limit, "…" if FONT else "...")
 
 
 class TorusScene(SceneBase):
@@ -242,7 +254,7 @@ class TorusScene(SceneBase):
     def _names(column_names: Sequence[str] | None, d: int) -> list[str]:
         if column_names is None:
             return [f"θ{k + 1}" if FONT else f"theta{k + 1}" for k in range(d)]
-        names = [str(c) for c in column_names]
+        names = [short_label(c) for c in column_names]
         if len(names) != d:
             raise ValueError(f"{len(names)} column names for {d} angle columns")
         return names

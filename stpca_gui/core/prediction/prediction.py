@@ -154,6 +154,5 @@ class SMDSMatch:
                 f"torus points must have {self.angles.shape[1]} angles, got {points.shape[1]}"
             )
         points = np.ascontiguousarray(wrap_angles(points))
-        starts = np.ascontiguousarray(self.embedding[self.nearest_sample_by_torus(points)])
         return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
-                                         starts, int(max_iter), float(tol))
+                                         int(max_iter), float(tol))

@@ -1,38 +1,18 @@
-"""Running ST-PCA fits in the background: a fit is one task of a :class:`TaskRunner`."""
+"""The window's fit controller: ST-PCA fits in the background, each one task (the Qt-free
+:func:`~stpca_gui.model.analysis.fit_task`) of a :class:`TaskRunner`."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from functools import partial
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.stpca import ProgressEvent
-from ..model import AnalysisResult, Dataset, FitParameters, run_analysis
-from ..model.live_fit import LIVE_INTERVAL, LiveSMDS, SMDSSnapshot
-from ..model.tasks import TaskProgress, TaskState
+from ..model import Dataset, FitParameters
+from ..model.analysis import fit_task
+from ..model.live_fit import LIVE_INTERVAL, SMDSSnapshot
+from ..model.tasks import TaskProgress
+from .head_start import HeadStart
 from .tasks import TaskRunner
-
-
-def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,
-             live_interval: float | None = LIVE_INTERVAL,
-             clock: Callable[[], float] = time.monotonic) -> AnalysisResult:
-    """The task of one fit (Qt-free): progress and cancel through the core's callback.
-
-    With ``live_interval`` (seconds), the SMDS configurations reach ``state.partial`` as
-    :class:`~stpca_gui.model.live_fit.SMDSSnapshot` s, at most one per interval plus the
-    first and last of each run (throttled here, in the fit's thread); None sends none.
-    """
-    if live_interval is None:
-        return run_analysis(dataset, params, callback=state.callback)
-    live = LiveSMDS(state.partial, live_interval, clock)
-
-    def callback(event: ProgressEvent) -> bool:
-        live.observe(event)
-        return state.callback(event)
-
-    return run_analysis(dataset, params, callback=callback)
 
 
 class FitController(QObject):
@@ -66,6 +46,9 @@ class FitController(QObject):
         super().__init__(parent)
         self.runner = TaskRunner(self)
         self.live_interval: float | None = LIVE_INTERVAL
+        #: The launch's fit running in a child process (``gui/head_start.py``), if any:
+        #: the first fit takes its result when it is that fit.
+        self.head_start: HeadStart | None = None
         self._dataset: Dataset | None = None
         self.runner.progress.connect(self._relay_progress)
         self.runner.partial.connect(self._relay_partial)
@@ -83,7 +66,11 @@ class FitController(QObject):
         # Only the latest fit's partial results are relayed (the runner drops those of a
         # superseded fit), so they belong to this data set.
         self._dataset = dataset
-        self.runner.start(partial(fit_task, dataset, params, live_interval=self.live_interval))
+        task = partial(fit_task, dataset, params, live_interval=self.live_interval)
+        if self.head_start is not None:
+            task = self.head_start.take(dataset, params, task) or task
+            self.head_start = None
+        self.runner.start(task)
 
     def cancel(self) -> None:
         """Cancel the running fit and drop any queued one."""
