@@ -71,6 +71,8 @@ FLAT_PATCH_CAP_ANGLE = 0.25
 #: Query × reference pairs per block of :func:`point_stress` (a progress report and a
 #: chance to cancel after each block; about 30 ms of work).
 _POINT_BLOCK_PAIRS = 1 << 21
+#: Fewest blocks :func:`point_stress` splits its samples into (cancel points).
+_MIN_BLOCKS = 16
 #: Points of a stress profile's grid of radii.
 PROFILE_POINTS = 200
 
@@ -253,7 +255,10 @@ def point_stress(
         if placed.shape != (n,):
             raise ValueError(f"placed_stress must have shape ({n},), got {placed.shape}")
         rows = ref_rows
-    step = max(1, _POINT_BLOCK_PAIRS // max(ref_angles.shape[0], 1))
+    # Blocks of at most _POINT_BLOCK_PAIRS pairs, and at least _MIN_BLOCKS of them, so a
+    # cancel is noticed soon even on a busy machine.
+    step = max(1, min(_POINT_BLOCK_PAIRS // max(ref_angles.shape[0], 1),
+                      -(-rows.size // _MIN_BLOCKS)))
     sums = np.full((n, 3), np.nan)
     for begin in range(0, rows.size, step):
         if check is not None:
