@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -20,8 +21,10 @@ from .core import (
     make_demo,
 )
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
+from .core.mode_test import DEFAULT_ALPHA
+from .core.modes import MODE_RULES, ModeClustering, model_mode_clusters
 from .core.params import ParamSpec
-from .core.summary import fit_summary
+from .core.summary import fit_summary, mode_cluster_items
 from .io import (
     RESULT_FILES,
     AngleChunk,
@@ -83,6 +86,12 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for scores.csv, embedding.csv, principal_curve.csv and "
                              "summary.json")
+    parser.add_argument("--cluster-rule", choices=MODE_RULES, default="tested",
+                        help="PNS1 mode clusters: 'tested' keeps the modes a test supports "
+                             "(default), 'paper' every mode of the plug-in KDE")
+    parser.add_argument("--alpha", type=_level, default=DEFAULT_ALPHA, metavar="A",
+                        help=f"level of the test for the number of modes (default "
+                             f"{DEFAULT_ALPHA})")
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
@@ -168,6 +177,17 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _level(text: str) -> float:
+    """A significance level in (0, 1), for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the level must be a number in (0, 1), got {text!r}")
+    return value
+
+
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
     """The estimator with the settings of the command line (validated)."""
     return _parameters(args).to_estimator()
@@ -209,15 +229,23 @@ def _fit_and_report(
     model.fit(angles)
     elapsed = time.perf_counter() - start
     _print_summary(model, title, elapsed)
+    # The clusters the app shows: the tested rule on the data set's labels when there is one.
+    cluster_labels = (dataset.labels if dataset is not None and dataset.has_labels
+                      else labels)
+    clusters = model_mode_clusters(model, method=args.cluster_rule, alpha=args.alpha,
+                                   labels=cluster_labels)
+    for item in mode_cluster_items(clusters):
+        if item.shown:
+            print(f"{item.label:<17} {item.text}")
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
         print(f"wrote            {model.save(args.save_model)}")
     if args.save_session is not None:
         args.save_session.parent.mkdir(parents=True, exist_ok=True)
-        print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
+        print(f"wrote            {_save_session(args, model, dataset, elapsed, clusters)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
-                                **summary_extra)
+                                clusters=clusters, **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK
 
@@ -228,7 +256,7 @@ def _parameters(args: argparse.Namespace) -> FitParameters:
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
-                  elapsed: float) -> Path:
+                  elapsed: float, clusters: ModeClustering) -> Path:
     """Write the fit of ``dataset`` as a session (model/session_file.py)."""
     from .model import AnalysisResult, AppState
     from .model.session_file import save_session, session_from_state
@@ -236,8 +264,10 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     parameters = _parameters(args)
     state = AppState()
     state.set_dataset(dataset)
-    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                                    wall_time=elapsed))
+    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                            wall_time=elapsed)
+    result.__dict__["mode_clusters"] = clusters  # the clusters printed, as the app's cache
+    state.set_result(result)
     session = session_from_state(state, parameters, {}, name=args.save_session.stem)
     return save_session(session, args.save_session)
 
@@ -404,7 +434,8 @@ def _run_export_script(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
-    export, written = export_script(session.dataset, parameters, args.out)
+    clusters = session.result.mode_clusters if session.result is not None else None
+    export, written = export_script(session.dataset, parameters, args.out, clusters)
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")

@@ -4,7 +4,8 @@ from ._threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circular import circular_frechet_mean
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
-from .modes import ModeClustering, periodic_mode_clusters
+from .mode_test import ModeTest, silverman_mode_test
+from .modes import ModeClustering, model_mode_clusters, periodic_mode_clusters, pns1_mode_clusters
 from .persistence import ModelFileError, load_model, save_model
 from .pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
@@ -21,6 +22,7 @@ from .torus import (
     torus_pdist,
     wrap_angles,
 )
+from .torus_uniformity import TorusUniformityTest, torus_uniformity_test
 from .tpca import TorusGapWarning, TorusPCA
 from .uniformity import UniformityTest, uniformity_tests
 
@@ -31,6 +33,7 @@ __all__ = [
     "DemoDataset",
     "FitCancelled",
     "ModeClustering",
+    "ModeTest",
     "ModelFileError",
     "PrincipalCurve",
     "PrincipalNestedSpheres",
@@ -40,6 +43,7 @@ __all__ = [
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",
+    "TorusUniformityTest",
     "UniformityTest",
     "circular_difference",
     "circular_frechet_mean",
@@ -50,12 +54,16 @@ __all__ = [
     "load_model",
     "loaded_libraries",
     "make_demo",
+    "model_mode_clusters",
     "periodic_mode_clusters",
+    "pns1_mode_clusters",
     "run_baselines",
     "save_model",
+    "silverman_mode_test",
     "torus_cdist",
     "torus_distance",
     "torus_pdist",
+    "torus_uniformity_test",
     "uniformity_tests",
     "wasserstein_radius",
     "wrap_angles",

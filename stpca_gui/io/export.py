@@ -15,8 +15,9 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_file_set, atomic_path
+from ..core.modes import ModeClustering
 from ..core.stpca import ScaledTorusPCA
-from ..core.summary import fit_summary, summary_json
+from ..core.summary import fit_summary, mode_cluster_items, summary_json
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
@@ -38,6 +39,14 @@ def _scores_header(n_components: int, labelled: bool) -> list[str]:
             *[f"PNS{k + 1}" for k in range(n_components)]]
 
 
+def _with_clusters(header: list[str], columns: list[Any],
+                   clusters: ModeClustering | None) -> tuple[list[str], list[Any]]:
+    """Add the ``cluster`` column (1 … K, PNS1's mode cluster of every row) when known."""
+    if clusters is None:
+        return header, columns
+    return [*header, "cluster"], [*columns, clusters.labels + 1]
+
+
 def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64]
                     ) -> list[Any]:
     if labels is None:
@@ -53,6 +62,7 @@ def result_tables(
     column_names: Sequence[str],
     row_ids: NDArray[np.int64] | None = None,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    clusters: ModeClustering | None = None,
 ) -> dict[str, str]:
     """CSV texts of the scores, embedding and principal curve of a fitted model.
 
@@ -67,11 +77,14 @@ def result_tables(
     labels : sequence of str, optional
         A label per sample (the input's label column); written as the ``label`` column of
         the scores table, after ``row``.
+    clusters : ModeClustering, optional
+        PNS1's mode clusters of the rows; written as the last column of the scores table,
+        ``cluster`` (1 … K).
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
-    scores = _csv_text(_scores_header(d, labels is not None),
-                       _scores_columns(ids, labels, model.scores_))
+    scores = _csv_text(*_with_clusters(_scores_header(d, labels is not None),
+                                       _scores_columns(ids, labels, model.scores_), clusters))
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -90,16 +103,22 @@ def _versions() -> dict[str, str]:
             "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
 
 
-def summary_dict(model: ScaledTorusPCA, **extra: Any) -> dict[str, Any]:
+def summary_dict(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
+                 **extra: Any) -> dict[str, Any]:
     """JSON-ready summary of a fitted model: :func:`~stpca_gui.core.summary.fit_summary`,
+    PNS1's mode clusters when given (:func:`~stpca_gui.core.summary.mode_cluster_items`),
     the versions of the software and ``extra`` (e.g. the input file)."""
-    summary = summary_json(fit_summary(model))
+    items = fit_summary(model)
+    if clusters is not None:
+        items += mode_cluster_items(clusters)
+    summary = summary_json(items)
     summary["versions"] = _versions()
     summary.update(extra)
     return summary
 
 
-def summary_text(model: ScaledTorusPCA, **extra: Any) -> str:
+def summary_text(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
+                 **extra: Any) -> str:
     """:func:`summary_dict` as strict JSON text (``null`` for missing numbers, never NaN).
 
     Raises
@@ -108,7 +127,8 @@ def summary_text(model: ScaledTorusPCA, **extra: Any) -> str:
         When a value is not finite: the facts are converted at their source, so this only
         guards against a NaN slipping in again.
     """
-    return json.dumps(summary_dict(model, **extra), indent=2, allow_nan=False) + "\n"
+    return json.dumps(summary_dict(model, clusters, **extra), indent=2,
+                      allow_nan=False) + "\n"
 
 
 def write_results(
@@ -118,6 +138,7 @@ def write_results(
     row_ids: NDArray[np.int64] | None = None,
     *,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    clusters: ModeClustering | None = None,
     extra_files: Mapping[str, str] | None = None,
     **summary_extra: Any,
 ) -> list[Path]:
@@ -125,8 +146,8 @@ def write_results(
 
     Parameters
     ----------
-    model, column_names, row_ids, labels
-        As for :func:`result_tables`.
+    model, column_names, row_ids, labels, clusters
+        As for :func:`result_tables`; the clusters also go to summary.json.
     out_dir : str or path-like
         The folder; created if needed.
     extra_files : mapping of str to str, optional
@@ -146,8 +167,8 @@ def write_results(
         :func:`~stpca_gui.core.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
-    texts = result_tables(model, column_names, row_ids, labels)
-    texts["summary.json"] = summary_text(model, **summary_extra)
+    texts = result_tables(model, column_names, row_ids, labels, clusters)
+    texts["summary.json"] = summary_text(model, clusters, **summary_extra)
     texts.update(extra_files or {})
     with atomic_file_set(folder, texts) as temporaries:
         for name, tmp in temporaries.items():

@@ -35,6 +35,8 @@ import numpy as np
 from .. import __version__
 from ..core import ScaledTorusPCA
 from ..core.atomic import atomic_file_set
+from ..core.mode_test import DEFAULT_ALPHA
+from ..core.modes import ModeClustering
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
@@ -81,7 +83,8 @@ def angles_sha256(angles: Any) -> str:
 
 
 def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: str | Path,
-                  now: datetime.datetime | None = None) -> ScriptExport:
+                  now: datetime.datetime | None = None,
+                  clusters: ModeClustering | None = None) -> ScriptExport:
     """The script that refits ``parameters`` on ``dataset`` (nothing is written).
 
     Parameters
@@ -106,7 +109,7 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
                          "(Parameters → Seed) and fit again")
     path = Path(script_path).resolve()
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    writer = _ScriptWriter(dataset, parameters, path, when)
+    writer = _ScriptWriter(dataset, parameters, path, when, _cluster_settings(clusters))
     note = ""
     if dataset.is_demo and dataset.demo_seed is not None:
         origin = "demo"
@@ -146,11 +149,19 @@ def write_script(export: ScriptExport) -> list[Path]:
     return [folder / name for name in texts]
 
 
-def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path
-                  ) -> tuple[ScriptExport, list[Path]]:
+def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path,
+                  clusters: ModeClustering | None = None) -> tuple[ScriptExport, list[Path]]:
     """:func:`python_script`, then :func:`write_script`; returns both results."""
-    export = python_script(dataset, parameters, script_path=script_path)
+    export = python_script(dataset, parameters, script_path=script_path, clusters=clusters)
     return export, write_script(export)
+
+
+def _cluster_settings(clusters: ModeClustering | None) -> tuple[str, float]:
+    """The rule and level of the mode clusters shown (the tested rule at 0.05 by default)."""
+    if clusters is None:
+        return "tested", DEFAULT_ALPHA
+    alpha = clusters.mode_test.alpha if clusters.mode_test is not None else DEFAULT_ALPHA
+    return clusters.method, float(alpha)
 
 
 def _literal(value: Any) -> str:
@@ -196,7 +207,9 @@ def _reproduces(script: str, script_path: Path, dataset: Dataset) -> str:
 class _ScriptWriter:
     """The text of the script, section by section."""
 
-    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str):
+    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str,
+                 cluster_settings: tuple[str, float] = ("tested", DEFAULT_ALPHA)):
+        self.cluster_rule, self.alpha = cluster_settings
         self.dataset = dataset
         self.parameters = parameters
         self.path = path
@@ -234,7 +247,7 @@ class _ScriptWriter:
         return file_sha256(self.source_path)
 
     def _imports(self, origin: str, *, figures: bool) -> str:
-        core = ["ScaledTorusPCA"]
+        core = ["ScaledTorusPCA", "model_mode_clusters"]
         if origin != "copy" and self.dataset.lagged_embeddings:
             core.append("lagged_embedding")
         if origin == "demo":
@@ -258,7 +271,11 @@ class _ScriptWriter:
                       f"SOURCE_SHA256 = {_literal(self.source_sha256)}"]
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
-        lines += [f"COLUMNS = {_literal(list(self.dataset.column_names))}",
+        lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
+                  "# level ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
+                  f"CLUSTER_RULE = {_literal(self.cluster_rule)}",
+                  f"ALPHA = {self.alpha!r}",
+                  f"COLUMNS = {_literal(list(self.dataset.column_names))}",
                   "# sha256 of the angles the app fitted (float64, little-endian, C order)",
                   f"ANGLES_SHA256 = {_literal(angles_sha256(self.dataset.angles))}"]
         return "\n".join(lines)
@@ -371,14 +388,20 @@ class _ScriptWriter:
             "    model = ScaledTorusPCA(", *self._estimator_lines(), "    ).fit(angles)", "",
             "    # Results: scores.csv (full precision), embedding.csv, principal_curve.csv and",
             "    # summary.json (radius, stress, explained variance on the sphere and the torus)",
+            "    # PNS1 mode clusters, as the app showed them; the cluster of every row goes to",
+            "    # scores.csv, the test's p-values, sizes and stability to summary.json",
+            "    clusters = model_mode_clusters(model, method=CLUSTER_RULE, alpha=ALPHA,",
+            "                                   labels=labels)",
+            "    print(clusters.describe())",
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
-            f"                            source={source})",
+            f"                            clusters=clusters, source={source})",
             "    for where, ratio in ((\"sphere\", model.explained_variance_ratio_),",
             "                         (\"torus\", model.torus_explained_variance_ratio_)):",
             "        percent = \", \".join(f\"{100 * r:.1f}\" for r in ratio)",
             "        print(f\"explained variance on the {where} (%): {percent}\")", "",
             "    # Figures: the app's views. The 3-D ones need OpenGL (a display, EGL or OSMesa).",
-            "    written += write_plot_figures(model, args.out, labels=labels)",
+            "    written += write_plot_figures(model, args.out, labels=labels,",
+            "                                  cluster_rule=CLUSTER_RULE, alpha=ALPHA)",
             "    if can_render_off_screen():",
             "        written += write_scene_figures(model, angles, args.out, column_names=COLUMNS,",
             "                                       labels=labels)",

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_path
+from ..core.mode_test import ModeTest
 from ..core.modes import ConfusionTable, ModeClustering
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,
@@ -81,7 +82,7 @@ class SessionFileError(ValueError):
 @cache
 def _record_classes() -> dict[str, type]:
     """The records a session file may hold outside its model."""
-    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable)}
+    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable, ModeTest)}
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,7 @@ from ..core import ScaledTorusPCA, TorusPCA, lagged_embedding, run_baselines
 from ..core.baselines import BASELINES
 from ..core.landmark_accuracy import compare_to_exact
 from ..core.landmarks import LANDMARK_METHODS
-from ..core.modes import periodic_mode_clusters
+from ..core.modes import periodic_mode_clusters, pns1_mode_clusters
 from ..core.series import diagonal_fit
 from ..core.torus import wrap_angles
 from ..core.uniformity import sphunif_dropped_pairs, tied_pair_count, uniformity_tests
@@ -481,8 +481,15 @@ def _landmark_comparison(
 
 
 def _pns1_clusters(fit: ScaledTorusPCA | TorusPCA):
-    return periodic_mode_clusters(fit.scores_[:, 0],
+    """The paper's rule (every mode of the plug-in KDE), for the paper's numbers."""
+    return periodic_mode_clusters(fit.scores_[:, 0], method="paper",
                                   period=2 * np.pi * float(fit.pns_.circle_radius_))
+
+
+def _tested_clusters(fit: ScaledTorusPCA | TorusPCA):
+    """The product's tested rule (issue 22), shown beside the paper's."""
+    return pns1_mode_clusters(fit.scores_[:, 0], 2 * np.pi * float(fit.pns_.circle_radius_),
+                              torus_angles=getattr(fit, "angles_", None))
 
 
 def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
@@ -492,7 +499,7 @@ def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
     n = next(iter(fits.values())).scores_.shape[0]
     rng = np.random.default_rng(NULL_MODES_SEED)
     null = np.array([len(periodic_mode_clusters(rng.uniform(-np.pi, np.pi, n),
-                                                period=2 * np.pi).modes)
+                                                period=2 * np.pi, method="paper").modes)
                      for _ in range(NULL_MODE_SAMPLES)])
     low, high = np.quantile(null, [0.025, 0.975])
     rows = []
@@ -501,10 +508,12 @@ def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
         share = f"uniform samples of n = {n} give {low:.0f}–{high:.0f} modes in 95 %"
         cell = (f"agrees: {share}" if count <= high else
                 f"**differs**: more modes than {share}")
-        rows.append(report.check(SECTION, f"ST-PCA ({label}) PNS1 modes", str(count),
-                                 "no cluster structure", cell))
+        rows.append([*report.check(SECTION, f"ST-PCA ({label}) PNS1 modes", str(count),
+                                   "no cluster structure", cell),
+                     _tested_clusters(fit).describe()])
     report.add("### Cluster structure of ST-PCA's first scores (the paper's Fig. 5a)", "")
-    report.table(["scores", "modes of the periodic KDE", "paper", "verdict"], rows)
+    report.table(["scores", "modes of the periodic KDE", "paper", "verdict",
+                  "tested rule (ours, docs/mode_test.md)"], rows)
 
 
 def _figures(report: Report, fit: ScaledTorusPCA, t_pca: dict[str, TorusPCA]) -> None:
