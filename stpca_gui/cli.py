@@ -89,7 +89,7 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cluster-rule", choices=MODE_RULES, default="tested",
                         help="PNS1 mode clusters: 'tested' keeps the modes a test supports "
                              "(default), 'paper' every mode of the plug-in KDE")
-    parser.add_argument("--alpha", type=_level, default=DEFAULT_ALPHA, metavar="A",
+    parser.add_argument("--mode-alpha", type=_level, default=DEFAULT_ALPHA, metavar="A",
                         help=f"level of the test for the number of modes (default "
                              f"{DEFAULT_ALPHA})")
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
@@ -232,7 +232,7 @@ def _fit_and_report(
     # The clusters the app shows: the tested rule on the data set's labels when there is one.
     cluster_labels = (dataset.labels if dataset is not None and dataset.has_labels
                       else labels)
-    clusters = model_mode_clusters(model, method=args.cluster_rule, alpha=args.alpha,
+    clusters = model_mode_clusters(model, method=args.cluster_rule, alpha=args.mode_alpha,
                                    labels=cluster_labels)
     for item in mode_cluster_items(clusters):
         if item.shown:

@@ -26,8 +26,8 @@ anti-conservative (13–17 % rejections at α = 0.05 under a von Mises κ = 2, n
 
 The number of modes ``k̂`` is the first ``k = 1, 2, …, k_max`` whose step is not rejected at
 level α; the p-value of every step is kept. A step combines two Silverman tests: "at most k
-modes" is rejected when p_k or p_{k+1} is below α/2 (a density with more than k + 1 modes
-has more than k; Bonferroni). On the circle the first test alone is weak against modes
+modes" is rejected when p_k < 0.8·α or p_{k+1} < 0.2·α (a density with more than k + 1
+modes has more than k; weighted Bonferroni). On the circle the first test alone is weak against modes
 spread evenly round the circle, where the data's first Fourier coefficient is at noise level
 and f_{h_1} nearly uniform; the second catches them (``docs/mode_test.md``).
 
@@ -60,6 +60,7 @@ __all__ = [
     "hall_york_factor",
     "mode_count",
     "silverman_mode_test",
+    "step_p_value",
 ]
 
 TWO_PI = 2.0 * np.pi
@@ -78,6 +79,9 @@ DEFAULT_N_BOOT = 500
 _FLAT = 1e-9
 #: Relative precision of the bisection for the critical bandwidth.
 _BISECTION_RTOL = 1e-4
+#: Weights of the two Silverman tests of a step (weighted Bonferroni, summing to one): most
+#: of α on "at most k modes" itself, the rest on "at most k + 1" (docs/mode_test.md).
+STEP_WEIGHTS = (0.8, 0.2)
 #: Bootstrap resamples handled at once (memory: chunk × grid doubles).
 _BOOT_CHUNK = 100
 
@@ -257,9 +261,9 @@ def critical_bandwidth(angles: ArrayLike, k: int, period: float = TWO_PI) -> flo
 
 def calibration_factor(alpha: float, calibration: str) -> float:
     """The factor λ of the bootstrap comparison for a step of the test at level ``alpha``
-    (each of its two Silverman tests runs at α/2): 1 for ``"silverman"``, Hall & York's
-    λ_{α/2} for ``"hall_york"``."""
-    return hall_york_factor(0.5 * alpha) if calibration == "hall_york" else 1.0
+    (its main Silverman test runs at 0.8·α): 1 for ``"silverman"``, Hall & York's
+    λ_{0.8α} for ``"hall_york"``."""
+    return hall_york_factor(STEP_WEIGHTS[0] * alpha) if calibration == "hall_york" else 1.0
 
 
 def hall_york_factor(alpha: float) -> float:
@@ -288,8 +292,8 @@ class ModeTest:
         data came first and did not reject, see ``uniformity_p_value``).
     p_values : tuple of float
         p-value of the step "at most k modes" for k = 1, 2, … (as far as the test went):
-        min(1, 2·min(p_k, p_{k+1})) of the raw Silverman p-values (a density with more
-        than k + 1 modes has more than k: Bonferroni over the two).
+        :func:`step_p_value` of the raw Silverman p-values p_k and p_{k+1} (a density with
+        more than k + 1 modes has more than k: weighted Bonferroni over the two).
     critical_bandwidths : tuple of float
         h_k for k = 1, 2, … (one more than the steps), in data units.
     alpha : float
@@ -343,7 +347,8 @@ class ModeTest:
     def steps_text(self) -> str:
         """The p-value of every step, e.g. "k=1: p<0.002, k=2: p=0.41"."""
         parts = []
-        floor = 2.0 / (self.n_boot + 1)  # the smallest step p-value B resamples can give
+        # The smallest step p-value B resamples can give.
+        floor = 1.0 / ((self.n_boot + 1) * STEP_WEIGHTS[0])
         for k, p in enumerate(self.p_values, start=1):
             parts.append(f"k={k}: p≤{p:.2g}" if p <= floor * (1 + 1e-9)
                          else f"k={k}: p={p:.3g}")
@@ -359,6 +364,12 @@ class ModeTest:
             return f"no cluster structure: one mode not rejected (α = {self.alpha:g}; {steps})"
         bound = "at least " if self.reached_max else ""
         return f"{bound}{self.n_modes} modes (α = {self.alpha:g}; {steps})"
+
+
+def step_p_value(p_k: float, p_next: float) -> float:
+    """p-value of the step "at most k modes" from Silverman's p_k and p_{k+1}:
+    min(1, p_k / 0.8, p_{k+1} / 0.2) (weighted Bonferroni, :data:`STEP_WEIGHTS`)."""
+    return min(1.0, p_k / STEP_WEIGHTS[0], p_next / STEP_WEIGHTS[1])
 
 
 def _check_test_parameters(alpha: float, k_max: int, n_boot: int, calibration: str) -> None:
@@ -419,7 +430,7 @@ def silverman_mode_test(
     n_boot : int, default 500
         Smoothed-bootstrap resamples per step.
     calibration : {"silverman", "hall_york"}, default "silverman"
-        Compare resampled critical bandwidths with h_k (Silverman) or λ_{α/2}·h_k (Hall &
+        Compare resampled critical bandwidths with h_k (Silverman) or λ_{0.8α}·h_k (Hall &
         York's factor for the line; anti-conservative on the circle, see the module doc).
     random_state : int, Generator or None, default 0
         Seed of the bootstrap (the default makes the result reproducible).
@@ -450,7 +461,7 @@ def silverman_mode_test(
     test_at_most(1)
     for k in range(1, int(k_max) + 1):
         test_at_most(k + 1)
-        steps.append(min(1.0, 2.0 * min(raw[k - 1], raw[k])))
+        steps.append(step_p_value(raw[k - 1], raw[k]))
         if steps[-1] >= alpha:
             n_modes = k
             break

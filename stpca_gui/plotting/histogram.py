@@ -55,7 +55,7 @@ _LEGEND_INSIDE_MAX = 8
 _BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
 
 
-def _wrapped_note(line: str, width: int = 70) -> str:
+def _wrapped_note(line: str, width: int = 62) -> str:
     """A long note line broken at ", " / "; " so that it fits the axes."""
     import textwrap
 
@@ -477,10 +477,12 @@ class ScoreHistogram:
         lines = [clusters.describe()]
         if paper is not None:
             lines.append(f"paper's rule (dotted): {paper.n_clusters} clusters, untested")
-        note = self._ax.text(0.01, 0.99, "\n".join(_wrapped_note(line) for line in lines),
-                             transform=self._ax.transAxes, ha="left", va="top", fontsize=7,
-                             zorder=_COUNT_Z, color="#222222",
-                             bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none",
-                                   "pad": 1.5})
-        self._antimode_artists.append(note)
+        # A left title: the layout keeps room for it, clear of the legend and the count.
+        self._ax.set_title("\n".join(_wrapped_note(line) for line in lines), loc="left",
+                           fontsize=7.5, color="#222222")
+
+    @property
+    def cluster_note(self) -> str:
+        """The note on the clusters drawn ("" before :meth:`show_mode_clusters`)."""
+        return self._ax.get_title(loc="left")
 
