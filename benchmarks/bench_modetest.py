@@ -53,12 +53,13 @@ def _null_sampler(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
 FACTORS = np.array([1.0, mt.calibration_factor(ALPHA, "hall_york"), 1.2])
 
 
-def _one_mode_p_values(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+def _one_mode_p_values(x: np.ndarray, n_boot: int, seed: int,
+                       factors: np.ndarray = FACTORS) -> np.ndarray:
     """p-values of "at most 1 mode" and "at most 2 modes", shape (2, len(FACTORS)), for
     every factor from the same bootstrap draws."""
     sample = mt._BinnedSample(mt._unit_angles(x, 2 * np.pi))
     rng = np.random.default_rng(seed)
-    return np.array([mt._bootstrap_p_values(sample, mt._critical(sample, k), k, FACTORS,
+    return np.array([mt._bootstrap_p_values(sample, mt._critical(sample, k), k, factors,
                                             n_boot, rng, None) for k in (1, 2)])
 
 
@@ -75,9 +76,10 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
     rows = []
     print("\n## Size: one mode rejected at α = 0.05 under unimodal nulls, by factor λ\n")
     print("Each cell: p₁ < α alone / the product's step (p₁ < 0.8 α or p₂ < 0.2 α).\n")
-    print("| null | n | replicates | " + " | ".join(f"λ={f:.3g}" for f in FACTORS)
+    factors = np.array(args.factors)
+    print("| null | n | replicates | " + " | ".join(f"λ={f:.3g}" for f in factors)
           + " | 2 SE |")
-    print("|---|---|---|" + "---|" * FACTORS.size + "---|")
+    print("|---|---|---|" + "---|" * factors.size + "---|")
     for n in args.sizes:
         reps = args.reps if n <= 5000 else max(args.reps // 2, 50)
         for null in nulls:
@@ -85,10 +87,10 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
                 continue
             rng = np.random.default_rng(abs(hash((null, n))) % 2**32)
             p = np.array([_one_mode_p_values(_null_sampler(null, rng, n), args.n_boot,
-                                             1000 + r) for r in range(reps)])
+                                             1000 + r, factors) for r in range(reps)])
             rates = _size_rates(p)
             se = np.sqrt(ALPHA * (1 - ALPHA) / reps)
-            rows.append({"null": null, "n": n, "reps": reps, "factors": FACTORS.tolist(),
+            rows.append({"null": null, "n": n, "reps": reps, "factors": factors.tolist(),
                          "p1_rates": rates["p1"].tolist(),
                          "combined_rates": rates["combined"].tolist(), "se": se,
                          "p": p.tolist()})
@@ -97,7 +99,9 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
                                                      strict=True)) + f" | {2 * se:.3f} |",
                 flush=True)
             log(f"size {null} n={n}: {rates}")
-    out["size"] = rows
+            out["size"] = rows
+            if args.json is not None:  # after every case: a long run keeps what it measured
+                args.json.write_text(json.dumps(out, indent=1, default=float))
 
 
 def _mixture(rng: np.random.Generator, n: int, k: int, separation: float, small: float,
@@ -146,7 +150,7 @@ def _fit_pns1(angles: np.ndarray):
 
 
 def _clusters_both(angles: np.ndarray, model, labels=None) -> dict:
-    from stpca_gui.core.mode_clusters import pns1_mode_clusters
+    from stpca_gui.core.modes import pns1_mode_clusters
 
     period = 2 * np.pi * float(model.pns_.circle_radius_)
     pns1 = model.scores_[:, 0]
@@ -252,7 +256,7 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
     for name, angles, labels in sets:
         model = _fit_pns1(angles)
         res = _clusters_both(angles, model, labels)
-        from stpca_gui.core.mode_clusters import pns1_mode_clusters
+        from stpca_gui.core.modes import pns1_mode_clusters
 
         period = 2 * np.pi * float(model.pns_.circle_radius_)
         tested = pns1_mode_clusters(model.scores_[:, 0], period, torus_angles=angles,
@@ -267,6 +271,10 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
                 iv = rates.classification_rate_interval(cl.labels, labels)
                 text[key] = f"{iv.rate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
                 res[f"{key}_interval"] = [iv.low, iv.high]
+            diff = rates.rate_difference_interval(tested.labels, paper.labels, labels)
+            text["paper"] += (f"; tested − paper {diff.difference:+.3f} "
+                              f"[{diff.low:+.3f}, {diff.high:+.3f}]")
+            res["difference"] = [diff.difference, diff.low, diff.high]
         rows.append({"data": name, "n": len(angles), **res, "stability": None
                      if tested.stability is None else tested.stability.tolist()})
         print(f"| {name} | {len(angles)} | {res['uniformity_p']:.3g} | {res['k_hat']} "
@@ -314,6 +322,8 @@ def main() -> None:
     parser.add_argument("--power-reps", type=int, default=100)
     parser.add_argument("--pipeline-reps", type=int, nargs="+", default=[40, 10, 2])
     parser.add_argument("--n-boot", type=int, default=200)
+    parser.add_argument("--factors", type=float, nargs="+", default=FACTORS.tolist(),
+                        help="calibration factors λ whose size is measured")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--skip-size", default=[], action="append", type=lambda t: (
         t.split(":")[0], int(t.split(":")[1])), help="null:n of a size case to leave out")
