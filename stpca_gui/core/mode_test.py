@@ -82,6 +82,10 @@ _BISECTION_RTOL = 1e-4
 #: Weights of the two Silverman tests of a step (weighted Bonferroni, summing to one): most
 #: of α on "at most k modes" itself, the rest on "at most k + 1" (docs/mode_test.md).
 STEP_WEIGHTS = (0.8, 0.2)
+#: Bootstrap resamples are drawn on a grid with at least this many nodes per bandwidth …
+_NODES_PER_BANDWIDTH = 16
+#: … and at least this many nodes.
+_MIN_COARSE = 256
 #: Bootstrap resamples handled at once (memory: chunk × grid doubles).
 _BOOT_CHUNK = 100
 
@@ -141,11 +145,17 @@ def _count_maxima_rows(derivatives: NDArray[np.float64]) -> NDArray[np.int64]:
 
 def _resample_counts(probabilities: NDArray[np.float64], n: int, rows: int,
                      rng: np.random.Generator) -> NDArray[np.float64]:
-    """``rows`` samples of size n from the nodes' probabilities, as counts per node: by
-    inverse CDF for small n (O(n log grid)), one multinomial draw per row otherwise."""
+    """``rows`` bootstrap samples from the nodes' probabilities, as counts per node.
+
+    For n below the grid size: n draws by inverse CDF (an exact multinomial sample,
+    O(n log grid)). Above it: the Poisson bootstrap, independent Poisson(n·p_j) counts per
+    node (Hanley & MacGibbon 2006; asymptotically the same law, and O(grid) per resample
+    where numpy's multinomial over 4096 cells cost 20 times more); the KDE is normalised
+    by each resample's own total.
+    """
     size = probabilities.size
     if n >= size:
-        return rng.multinomial(n, probabilities, size=rows).astype(np.float64)
+        return rng.poisson(n * probabilities, size=(rows, size)).astype(np.float64)
     cdf = np.cumsum(probabilities)
     cdf /= cdf[-1]
     nodes = np.minimum(np.searchsorted(cdf, rng.random((rows, n))), size - 1)
@@ -383,15 +393,33 @@ def _check_test_parameters(alpha: float, k_max: int, n_boot: int, calibration: s
         raise ValueError(f"unknown calibration {calibration!r}; use 'hall_york' or 'silverman'")
 
 
+def _coarse_probabilities(density: NDArray[np.float64], h: float) -> NDArray[np.float64]:
+    """The density's probabilities on the coarsest grid with at least
+    :data:`_NODES_PER_BANDWIDTH` nodes per bandwidth ``h`` (a power of two ≥ 256, at most
+    the fine grid): each fine node's mass goes to its nearest coarse node. Resamples are
+    drawn and smoothed on that grid (the atoms' spacing then adds a relative error of about
+    (spacing/h)²/12 < 0.05 % to the kernel's variance), 4–16 times cheaper for the usual
+    bandwidths."""
+    size = density.size
+    wanted = _NODES_PER_BANDWIDTH * TWO_PI / max(h, 1e-12)
+    coarse = int(min(size, max(_MIN_COARSE, 2 ** math.ceil(math.log2(wanted)))))
+    probabilities = density / density.sum()
+    if coarse == size:
+        return probabilities
+    ratio = size // coarse
+    nearest = ((np.arange(size) + ratio // 2) // ratio) % coarse
+    return np.bincount(nearest, weights=probabilities, minlength=coarse)
+
+
 def _bootstrap_p_values(
     sample: _BinnedSample, h_k: float, k: int, factors: NDArray[np.float64], n_boot: int,
     rng: np.random.Generator, check: CancelCheck | None,
 ) -> NDArray[np.float64]:
     """For each factor λ: the share of smoothed-bootstrap samples from f_{h_k} with more
     than k modes at λ·h_k (the same resamples for every factor), as (1 + count)/(1 + B)."""
-    probabilities = sample.density(h_k)
-    probabilities /= probabilities.sum()
     factors = np.atleast_1d(np.asarray(factors, dtype=np.float64))
+    probabilities = _coarse_probabilities(sample.density(h_k), float(factors.min()) * h_k)
+    size = probabilities.size
     exceed = np.zeros(factors.size)
     for start in range(0, n_boot, _BOOT_CHUNK):
         if check is not None:
@@ -399,7 +427,7 @@ def _bootstrap_p_values(
         rows = min(_BOOT_CHUNK, n_boot - start)
         spectrum = _spectrum(_resample_counts(probabilities, sample.n, rows, rng))
         for i, factor in enumerate(factors):
-            derivative = _derivative(spectrum, factor * h_k, sample.size)
+            derivative = _derivative(spectrum, factor * h_k, size)
             exceed[i] += np.count_nonzero(_count_maxima_rows(derivative) > k)
     return (exceed + 1.0) / (n_boot + 1.0)
 
