@@ -28,8 +28,8 @@ The number of modes ``k̂`` is the first ``k = 1, 2, …, k_max`` whose step is 
 level α; the p-value of every step is kept. A step combines two Silverman tests: "at most k
 modes" is rejected when p_k < 0.8·α or p_{k+1} < 0.2·α (a density with more than k + 1
 modes has more than k; weighted Bonferroni). On the circle the first test alone is weak
-against modes spread evenly round the circle, where the data's first Fourier coefficient is at noise level
-and f_{h_1} nearly uniform; the second catches them (``docs/mode_test.md``).
+against modes spread evenly round the circle, where the data's first Fourier coefficient is
+at noise level and f_{h_1} nearly uniform; the second catches them (``docs/mode_test.md``).
 
 The clusters are the domains of attraction of the modes of ``f_{h_k̂}`` (arcs between its
 antimodes): :func:`~stpca_gui.core.modes.clusters_for_test`.
