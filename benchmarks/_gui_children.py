@@ -40,6 +40,7 @@ from _gui_env import (
     WORKDIR_ENV,
     log,
 )
+from gui_probes import highlight_counts  # tests/gui_probes.py (on sys.path via _gui_env)
 
 
 def run_child(mode: str, extra: Sequence[str] = (), timeout: float = CHILD_TIMEOUT_S,
@@ -406,7 +407,7 @@ class GuiSession:
 
     def highlights(self) -> dict[str, int]:
         """How many samples each view highlights."""
-        return self.window.highlight_counts()
+        return highlight_counts(self.window)
 
 
 def cluster_dataset(n: int, seed: int):
@@ -825,7 +826,7 @@ def synthetic_result(model, dataset):
 
     import numpy as np
 
-    from stpca_gui.core.torus import torus_cdist
+    from stpca_gui.core.geometry.torus import torus_cdist
     from stpca_gui.model import AnalysisResult, FitParameters
 
     start = time.perf_counter()
@@ -938,8 +939,8 @@ def child_monte_carlo(replicates: int) -> dict[str, Any]:
     GUI thread.
     """
 
-    from stpca_gui.core.uniformity import uniformity_tests
-    from stpca_gui.gui.uniformity_dialog import test_columns
+    from stpca_gui.core.circstats.uniformity import uniformity_tests
+    from stpca_gui.model.uniformity import testable_columns
 
     out: dict[str, Any] = {"replicates": replicates, "memory": {}}
     session = GuiSession()
@@ -948,7 +949,7 @@ def child_monte_carlo(replicates: int) -> dict[str, Any]:
     if not session.wait_signal(win.result_shown, FIT_TIMEOUT_S):
         return {"error": f"the {DEMO} fit did not finish within {FIT_TIMEOUT_S:.0f} s"}
     session.flush_paint(renders=2, renders_since=session.renders_at_result)
-    name, values = test_columns(win.state)[0]
+    name, values = testable_columns(win.state)[0]
     # Compile (or load) the Monte Carlo kernel outside the measured window.
     uniformity_tests(values[:20], n_replicates=10, random_state=0, calibration="monte_carlo")
     dialog = win.uniformity_tests()

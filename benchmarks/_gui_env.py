@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import threading
@@ -21,6 +20,10 @@ from _common import (
     make_logger,
 )
 from _common import fmt as common_fmt
+
+# The X display is the tests' own (tests/xvfb_display.py), so both start Xvfb alike.
+sys.path.insert(0, str(REPO_ROOT / "tests"))
+from xvfb_display import Display as Display
 
 log = make_logger("bench_gui")
 
@@ -172,46 +175,3 @@ def machine_info() -> dict[str, Any]:
 # ----------------------------------------------------------------------------- display
 
 
-class Display:
-    """Use ``DISPLAY`` when set, else start a private Xvfb (stopped by :meth:`stop`)."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen[bytes] | None = None
-        self.description = ""
-        self.problem: str | None = None
-
-    def start(self) -> None:
-        os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
-        if os.environ.get("DISPLAY"):
-            self.description = f"existing DISPLAY={os.environ['DISPLAY']}"
-            return
-        binary = shutil.which("Xvfb")
-        if binary is None:
-            self.problem = "Xvfb is not installed (apt-get install xvfb) and DISPLAY is unset"
-            return
-        read_fd, write_fd = os.pipe()
-        self.process = subprocess.Popen(
-            [binary, "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten",
-             "tcp", "-dpi", "96"],
-            pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        os.close(write_fd)
-        with os.fdopen(read_fd) as pipe:
-            number = pipe.readline().strip()
-        if not number:
-            self.problem = "Xvfb did not start"
-            self.stop()
-            return
-        os.environ["DISPLAY"] = f":{number}"
-        self.description = f"private Xvfb :{number} (1600x1000x24, started by this script)"
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.process = None

@@ -34,20 +34,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (
-    emit_child_result,
-    fmt,
-    load_average_text,
-    machine_info,
-    machine_report,
-    make_logger,
-    markdown_table,
-    pass_fail,
-    peak_rss_mb,
-    run_child_process,
-    sunspots_series,
-    write_json,
-)
+import _common as common
+from _common import fmt
 
 MARKER = "BENCH_LANDMARKS_RESULT "
 CASES = ("accuracy", "t4-200k", "t4-1m", "sunspots-all")
@@ -56,7 +44,7 @@ TIMEOUTS_S = {"accuracy": 900, "t4-200k": 900, "t4-1m": 1800, "sunspots-all": 90
 T4_MEANS = np.array([[-1.0, -2.0, 0.0, 1.0], [1.0, 1.0, -1.0, 2.5], [0.0, -1.0, 3.0, -2.0]])
 T4_SD = 0.3
 T4_BACKGROUND = 0.10
-log = make_logger("bench_landmarks")
+log = common.make_logger("bench_landmarks")
 
 
 def t4_clusters(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -120,14 +108,14 @@ def _model_facts(model: Any, seconds: float) -> dict[str, Any]:
 def child(case: str) -> dict[str, Any]:
     from stpca_gui.core import lagged_embedding
     from stpca_gui.core.landmark_accuracy import compare_to_exact
-    from stpca_gui.core.landmarks import LANDMARK_METHODS
+    from stpca_gui.core.smds.landmarks import LANDMARK_METHODS
     from stpca_gui.datasets import load_sunspots
 
     warm, _ = t4_clusters(2000)
     _fit(warm, n_landmarks=200)  # compile the kernels outside the timed fit
-    baseline = peak_rss_mb()
+    baseline = common.peak_rss_mb()
     if case == "accuracy":
-        series, _ = sunspots_series()
+        series, _ = common.sunspots_series()
         exact, exact_s = _fit(series, n_landmarks="exact")
         rows = []
         for method in LANDMARK_METHODS:
@@ -146,15 +134,15 @@ def child(case: str) -> dict[str, Any]:
         result = _model_facts(model, seconds)
     else:
         raise SystemExit(f"unknown case {case!r}")
-    return {**result, "rss_before_mb": baseline, "peak_rss_mb": peak_rss_mb()}
+    return {**result, "rss_before_mb": baseline, "peak_rss_mb": common.peak_rss_mb()}
 
 
 TARGETS = {"t4-200k": (60.0, 3 * 1024), "t4-1m": (300.0, 4 * 1024), "sunspots-all": (60.0, None)}
 
 
 def report(results: dict[str, dict[str, Any]]) -> str:
-    lines = ["# Landmark ST-PCA benchmark", "", machine_report(machine_info()),
-             f"Load average at the end: {load_average_text()}", ""]
+    lines = ["# Landmark ST-PCA benchmark", "", common.machine_report(common.machine_info()),
+             f"Load average at the end: {common.load_average_text()}", ""]
     accuracy = results.get("accuracy")
     if accuracy and "error" not in accuracy:
         exact = accuracy["exact"]
@@ -168,8 +156,8 @@ def report(results: dict[str, dict[str, Any]]) -> str:
             rows.append([row["method"], f"{row['score_agreement']:.5f}",
                          f"{row['pc1_difference']:.2f}",
                          f"{100 * (row['stress_ratio'] - 1):+.2f} %",
-                         fmt(row["seconds"], ".1f"), pass_fail(ok)])
-        lines += [markdown_table(["rule", "PNS1 agreement", "Δ PC1 (points)",
+                         fmt(row["seconds"], ".1f"), common.pass_fail(ok)])
+        lines += [common.markdown_table(["rule", "PNS1 agreement", "Δ PC1 (points)",
                                   "all-pairs stress", "time (s)", "targets"], rows), ""]
     elif accuracy:
         lines += [f"accuracy: {accuracy['error']}", ""]
@@ -189,10 +177,10 @@ def report(results: dict[str, dict[str, Any]]) -> str:
                       else "—")
         rows.append([case, f"{result['n']:,} ({result['n_landmarks']:,} landmarks)",
                      fmt(result["seconds"], ".1f"), fmt(result["peak_rss_mb"], ".0f"),
-                     separation, stages, pass_fail(ok)])
+                     separation, stages, common.pass_fail(ok)])
     if rows:
         lines += ["## Large fits (default settings)", "",
-                  markdown_table(["case", "n", "time (s)", "peak RSS (MiB)",
+                  common.markdown_table(["case", "n", "time (s)", "peak RSS (MiB)",
                                   "PNS1 own-cluster share", "stages (s)", "targets"], rows),
                   ""]
     return "\n".join(lines)
@@ -205,16 +193,16 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        emit_child_result(MARKER, child(args.child))
+        common.emit_child_result(MARKER, child(args.child))
         return 0
     results = {}
     for case in args.case or CASES:
         log(f"running {case} …")
-        results[case] = run_child_process(__file__, case, MARKER, TIMEOUTS_S[case])
+        results[case] = common.run_child_process(__file__, case, MARKER, TIMEOUTS_S[case])
         log(f"{case}: {results[case].get('seconds', results[case].get('error', ''))}")
     print(report(results))
     if args.json:
-        write_json(args.json, results, log)
+        common.write_json(args.json, results, log)
     return 0
 
 

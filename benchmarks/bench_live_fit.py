@@ -106,7 +106,7 @@ class LiveFitProbe:
         window_.AddObserver("EndEvent", self._render_ended)
 
     def _patch_run_analysis(self) -> None:
-        from stpca_gui.gui import worker
+        from stpca_gui.model import analysis as worker
 
         real_run_analysis = worker.run_analysis
         stages = self.worker_stages

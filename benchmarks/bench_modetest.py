@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_average_text
 
-from stpca_gui.core import mode_test as mt
+from stpca_gui.core.circstats import mode_test as mt
 
 ALPHA = 0.05
 SMALL_RNA = Path("/work/shared/data/small_rna.csv")
@@ -150,7 +150,7 @@ def _fit_pns1(angles: np.ndarray):
 
 
 def _clusters_both(angles: np.ndarray, model, labels=None) -> dict:
-    from stpca_gui.core.modes import pns1_mode_clusters
+    from stpca_gui.core.circstats.modes import pns1_mode_clusters
 
     period = 2 * np.pi * float(model.pns_.circle_radius_)
     pns1 = model.scores_[:, 0]
@@ -167,8 +167,8 @@ def _clusters_both(angles: np.ndarray, model, labels=None) -> dict:
 
 
 def part_pipeline(args: argparse.Namespace, out: dict) -> None:
-    from stpca_gui.core.modes import periodic_mode_clusters
-    from stpca_gui.core.torus_uniformity import torus_uniformity_test
+    from stpca_gui.core.circstats.modes import periodic_mode_clusters
+    from stpca_gui.core.circstats.torus_uniformity import torus_uniformity_test
 
     rows = []
     print("\n## Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05\n")
@@ -256,7 +256,7 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
     for name, angles, labels in sets:
         model = _fit_pns1(angles)
         res = _clusters_both(angles, model, labels)
-        from stpca_gui.core.modes import pns1_mode_clusters
+        from stpca_gui.core.circstats.modes import pns1_mode_clusters
 
         period = 2 * np.pi * float(model.pns_.circle_radius_)
         tested = pns1_mode_clusters(model.scores_[:, 0], period, torus_angles=angles,

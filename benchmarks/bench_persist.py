@@ -12,7 +12,8 @@ Printed as Markdown to stdout (progress on stderr):
    and a landmark fit of ``--large-n`` points on T⁴ (three wrapped-normal clusters and 10 %
    uniform background; ``--landmarks`` landmarks, PNS mode "small", no torus variance, so
    that the fit stays short). Per model: save and load time (best of 3), file size, and
-   whether ``transform`` of 2000 new points is bit-identical after loading.
+   whether ``transform`` of 2000 new points is bit-identical after loading; the size of
+   the scoring-only file (``scoring_only=True``) and whether it scores bit-identically.
 2. **stpca transform**: a ``--rows``-row CSV of new T⁴ points (written to ``--workdir``,
    removed afterwards) scored with the landmark model by ``stpca transform`` in a child
    process under ``/usr/bin/time -v`` (wall time, peak RSS). The reading and writing alone
@@ -32,22 +33,14 @@ import sys
 import time
 from pathlib import Path
 
+import _common as common
 import numpy as np
-from _common import (
-    fmt,
-    load_average_text,
-    machine_info,
-    machine_report,
-    make_logger,
-    markdown_table,
-    sunspots_series,
-    write_json,
-)
+from _common import fmt
 
 from stpca_gui.core import ScaledTorusPCA, load_model, save_model
 from stpca_gui.io import iter_angle_chunks, write_score_stream
 
-log = make_logger("bench_persist")
+log = common.make_logger("bench_persist")
 
 
 def t4_clusters(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -70,11 +63,16 @@ def model_file_row(name: str, model: ScaledTorusPCA, fit_seconds: float, new: np
         start = time.perf_counter()
         loaded = load_model(path)
         load_times.append(time.perf_counter() - start)
-    identical = (loaded.transform(new).tobytes() == model.transform(new).tobytes())
+    expected = model.transform(new).tobytes()
+    identical = loaded.transform(new).tobytes() == expected
+    lean_path = workdir / f"{name}-scoring-only.stpca"
+    save_model(model, lean_path, scoring_only=True)
+    lean_identical = load_model(lean_path).transform(new).tobytes() == expected
     return {"model": name, "n": int(model.scores_.shape[0]), "m": int(model.n_landmarks_),
             "fit_s": fit_seconds, "save_s": min(save_times), "load_s": min(load_times),
             "size_mb": path.stat().st_size / 2**20, "transform_bit_identical": identical,
-            "path": path}
+            "scoring_only_mb": lean_path.stat().st_size / 2**20,
+            "scoring_only_identical": lean_identical, "path": path}
 
 
 def write_csv(path: Path, rows: int, rng: np.random.Generator, block: int = 100_000) -> None:
@@ -133,12 +131,12 @@ def main() -> int:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
-    results: dict = {"machine": machine_info(), "load_before": load_average_text()}
-    print(machine_report(results["machine"]))
+    results: dict = {"machine": common.machine_info(), "load_before": common.load_average_text()}
+    print(common.machine_report(results["machine"]))
 
     rows = []
     log("exact fit of the sunspots series")
-    angles, _ = sunspots_series()
+    angles, _ = common.sunspots_series()
     start = time.perf_counter()
     exact = ScaledTorusPCA(n_landmarks=None, random_state=0).fit(angles)
     rows.append(model_file_row("sunspots-exact", exact, time.perf_counter() - start,
@@ -153,10 +151,12 @@ def main() -> int:
         rows.append(model_file_row("t4-landmarks", large, time.perf_counter() - start,
                                    t4_clusters(2000, rng), args.workdir))
     print("\n## Model files\n")
-    print(markdown_table(
-        ["model", "n", "m", "fit s", "save s", "load s", "file MB", "transform identical"],
+    print(common.markdown_table(
+        ["model", "n", "m", "fit s", "save s", "load s", "file MB", "transform identical",
+         "scoring-only MB", "scoring-only identical"],
         [[r["model"], str(r["n"]), str(r["m"]), fmt(r["fit_s"], ".1f"), fmt(r["save_s"]),
-          fmt(r["load_s"]), fmt(r["size_mb"], ".2f"), str(r["transform_bit_identical"])]
+          fmt(r["load_s"]), fmt(r["size_mb"], ".2f"), str(r["transform_bit_identical"]),
+          fmt(r["scoring_only_mb"], ".3f"), str(r["scoring_only_identical"])]
          for r in rows]))
     results["model_files"] = [{k: v for k, v in r.items() if k != "path"} for r in rows]
 
@@ -171,7 +171,7 @@ def main() -> int:
                         rows_per_s=args.rows / measured["wall_s"], m=args.landmarks)
         results["transform"] = measured
         print("\n## stpca transform\n")
-        print(markdown_table(
+        print(common.markdown_table(
             ["rows", "input MB", "m", "wall s", "rows/s", "peak RSS MB",
              "read + write only s"],
             [[f"{args.rows:,}", fmt(measured["input_mb"], ".0f"), str(args.landmarks),
@@ -186,10 +186,10 @@ def main() -> int:
         print("\n## dask LocalCluster (2 processes)\n")
         print(f"{cluster['rows']:,} rows: largest |difference| from the in-memory transform "
               f"{cluster['max_abs_difference']:.2e} ({cluster['seconds']:.1f} s)")
-    results["load_after"] = load_average_text()
+    results["load_after"] = common.load_average_text()
     print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
     if args.json is not None:
-        write_json(args.json, results, log)
+        common.write_json(args.json, results, log)
     return 0
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from _common import TEST_DATA
 
 from stpca_gui.core.demos import sphere_clusters
-from stpca_gui.core.pns import PrincipalNestedSpheres
+from stpca_gui.core.pns.pns import PrincipalNestedSpheres
 
 ORACLE = TEST_DATA / "oracle" / "pns"
 

@@ -68,7 +68,7 @@ def _rss_kib() -> int:
 
 def child(case: str, n: int, d: int) -> dict:
     if case == "pns":
-        from stpca_gui.core.pns import PrincipalNestedSpheres
+        from stpca_gui.core.pns.pns import PrincipalNestedSpheres
 
         mode = os.environ["BENCH_PNS_MODE"]
         x = sphere_data(n, d)
@@ -83,7 +83,7 @@ def child(case: str, n: int, d: int) -> dict:
                     "test_points": [int(k) for k in getattr(est, "isotropy_test_points_",
                                                             [])]}
     elif case == "modes":
-        from stpca_gui.core.modes import periodic_mode_clusters
+        from stpca_gui.core.circstats.modes import periodic_mode_clusters
 
         x = circle_data(n)
         periodic_mode_clusters(x[:500])
@@ -93,7 +93,7 @@ def child(case: str, n: int, d: int) -> dict:
             return {"clusters": result.n_clusters, "h": round(result.bandwidth, 5),
                     "modes": [round(float(v), 4) for v in result.modes]}
     else:
-        from stpca_gui.core.kde import circular_bandwidth, circular_kde
+        from stpca_gui.core.circstats.kde import circular_bandwidth, circular_kde
 
         x = circle_data(n)
         grid = np.linspace(-np.pi, np.pi, 512, endpoint=False)

@@ -39,33 +39,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import _common as common
 import numba
 import numpy as np
-from _common import (
-    SUNSPOTS_CYCLE,
-    SUNSPOTS_EXPECTED_ROWS,
-    SUNSPOTS_LAGS,
-    SUNSPOTS_SOURCE,
-    current_rss_mb,
-    emit_child_result,
-    fmt,
-    machine_info,
-    machine_report,
-    make_logger,
-    markdown_table,
-    pass_fail,
-    peak_rss_mb,
-    run_child_process,
-    sunspots_series,
-    timed,
-    write_json,
-)
+from _common import SUNSPOTS_CYCLE, SUNSPOTS_EXPECTED_ROWS, SUNSPOTS_LAGS, SUNSPOTS_SOURCE, fmt
 
 from stpca_gui.core import SphericalMDS, make_demo
-from stpca_gui.core import smds as smds_module
-from stpca_gui.core.radius import wasserstein_radius
+from stpca_gui.core.smds import smds as smds_module
+from stpca_gui.core.smds.radius import wasserstein_radius
 
-log = make_logger("bench_smds")
+log = common.make_logger("bench_smds")
 
 DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
 OPTIMIZERS: tuple[str, ...] = ("lbfgs", "paper")
@@ -147,7 +130,7 @@ def numba_cache_totals(package: str = "stpca_gui") -> dict[str, int]:
 
 def sunspots_angles() -> np.ndarray:
     """The sunspots series on T³, with a warning when the data file has other rows."""
-    angles, rows = sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
+    angles, rows = common.sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
     if rows != SUNSPOTS_EXPECTED_ROWS:
         log(f"warning: cycle {SUNSPOTS_CYCLE} has {rows} rows, "
             f"expected {SUNSPOTS_EXPECTED_ROWS}")
@@ -162,7 +145,7 @@ def random_units(rng: np.random.Generator, n: int, p: int) -> np.ndarray:
 
 def run_child(mode: str, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run this script with the hidden ``--child MODE`` flag in a fresh interpreter."""
-    return run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S, extra_env)
+    return common.run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S, extra_env)
 
 
 def evaluate_pair_stress(data: PairStressInput) -> None:
@@ -218,7 +201,7 @@ def bench_demo_case(
     times: list[float] = []
     model: SphericalMDS | None = None
     for _ in range(repeats):
-        elapsed, model = timed(fit)
+        elapsed, model = common.timed(fit)
         times.append(elapsed)
     assert model is not None
 
@@ -268,7 +251,7 @@ def demo_report(results: Sequence[DemoResult], repeats: int) -> str:
         target_cell = "—"
         if r.optimizer == "lbfgs" and target is not None:
             target_cell = f"≤ {target.seconds:g} s / ≤ {fmt(target.stress, 'g')}"
-        status = pass_fail(r.passed)
+        status = common.pass_fail(r.passed)
         if r.passed is False:
             failed = [name for name, ok in (("time", r.time_ok), ("stress", r.stress_ok))
                       if not ok]
@@ -315,11 +298,11 @@ def demo_report(results: Sequence[DemoResult], repeats: int) -> str:
         "(`lbfgs`) only; `paper` emulates R's BFGS with reltol 5e-2 and is shown for "
         "comparison.",
         "",
-        markdown_table(headers, rows),
+        common.markdown_table(headers, rows),
         "",
         "### Summary per demo, next to the paper's published numbers",
         "",
-        markdown_table(summary_headers, summary_rows),
+        common.markdown_table(summary_headers, summary_rows),
     ]
     return "\n".join(parts)
 
@@ -366,25 +349,25 @@ def child_sunspots() -> dict[str, Any]:
     time into kernel, start and the rest (optimiser and Python overhead).
     """
     load_start = load_average()
-    rss_imports = current_rss_mb()
-    peak_imports = peak_rss_mb()
+    rss_imports = common.current_rss_mb()
+    peak_imports = common.peak_rss_mb()
     angles = sunspots_angles()
     # Warm-up outside the timed fit: r* for d = 3 (lru-cached per process) and loading the
     # parallel kernel from numba's on-disk cache, with a small problem (n = 1000).
-    radius_time, _ = timed(lambda: smds_module.default_initial_radius(angles.shape[1]))
+    radius_time, _ = common.timed(lambda: smds_module.default_initial_radius(angles.shape[1]))
     small = PairStressInput.synthetic(np.random.default_rng(0), 1000, angles.shape[1])
-    kernel_warmup_time, _ = timed(partial(evaluate_pair_stress, small))
+    kernel_warmup_time, _ = common.timed(partial(evaluate_pair_stress, small))
     small = None
     gc.collect()
 
     phases = PhaseTimer()
     smds_module.PairStress.parts = phases.wrap("kernel", smds_module.PairStress.parts)
     smds_module.classical_mds = phases.wrap("start", smds_module.classical_mds)
-    rss_prefit = current_rss_mb()
-    peak_prefit = peak_rss_mb()
+    rss_prefit = common.current_rss_mb()
+    peak_prefit = common.peak_rss_mb()
     model = SphericalMDS(random_state=0)
-    elapsed, _ = timed(lambda: model.fit(angles))
-    peak_end = peak_rss_mb()
+    elapsed, _ = common.timed(lambda: model.fit(angles))
+    peak_end = common.peak_rss_mb()
     load_end = load_average()
     return {
         "n": int(angles.shape[0]),
@@ -495,14 +478,14 @@ def sunspots_report(runs: Sequence[dict[str, Any]] | None, skipped: str | None) 
         "the fit, so it covers the whole process; *fit increase* = peak RSS − RSS right "
         "before the fit. No tracemalloc anywhere in these runs.",
         "",
-        markdown_table(headers, rows),
+        common.markdown_table(headers, rows),
         "",
         "Where the time goes inside the timed fit: `PairStress.parts` (all kernel "
         "evaluations, with and without gradient) and `classical_mds` (the spherical "
         "classical-MDS start) are wrapped with a timer in the child; the remainder is "
         "L-BFGS-B's own work, numpy glue and Python overhead:",
         "",
-        markdown_table(breakdown_headers, breakdown),
+        common.markdown_table(breakdown_headers, breakdown),
         "",
     ]
     good = default_sunspots_runs(runs)
@@ -512,14 +495,14 @@ def sunspots_report(runs: Sequence[dict[str, Any]] | None, skipped: str | None) 
         time_ok = statistics.median(times) <= SUNSPOTS_TARGET.seconds
         assert SUNSPOTS_TARGET.peak_rss_mb is not None
         rss_ok = peak * MIB_TO_MB <= SUNSPOTS_TARGET.peak_rss_mb
-        parts.append(markdown_table(
+        parts.append(common.markdown_table(
             ["metric (default runs)", "value", "target", "status"],
             [
                 [f"time, median of {len(times)} (best)",
                  f"{statistics.median(times):.2f} s ({min(times):.2f} s)",
-                 f"≤ {SUNSPOTS_TARGET.seconds:g} s", pass_fail(time_ok)],
+                 f"≤ {SUNSPOTS_TARGET.seconds:g} s", common.pass_fail(time_ok)],
                 ["peak RSS, max over runs", f"{peak:.1f} MiB = {peak * MIB_TO_MB:.1f} MB",
-                 f"≤ {SUNSPOTS_TARGET.peak_rss_mb:g} MB", pass_fail(rss_ok)],
+                 f"≤ {SUNSPOTS_TARGET.peak_rss_mb:g} MB", common.pass_fail(rss_ok)],
                 ["warm-up in child (r*, kernel load)",
                  f"{good[0]['warmup_radius_s']:.3f} s, {good[0]['warmup_kernel_s']:.3f} s",
                  "—", "—"],
@@ -542,12 +525,12 @@ def child_compile() -> dict[str, Any]:
     def fit() -> SphericalMDS:
         return SphericalMDS(random_state=0).fit(angles)
 
-    first, _ = timed(fit)
+    first, _ = common.timed(fit)
     cache = kernel_cache_stats()
     cache_all = numba_cache_totals()
-    warm = [timed(fit)[0] for _ in range(3)]
+    warm = [common.timed(fit)[0] for _ in range(3)]
     # The first fit also estimated r* (lru-cached afterwards); time that part on its own.
-    radius_time, _ = timed(
+    radius_time, _ = common.timed(
         lambda: wasserstein_radius(angles.shape[1], n=100, n_rep=100,
                                    random_state=smds_module.RADIUS_SEED)
     )
@@ -616,7 +599,7 @@ def compile_report(compiled: dict[str, Any], in_process_warm: float | None) -> s
         "(`_accumulate_rows` inside `pair_sums_serial`) is a miss in the cold run but is "
         "not loaded on its own from the cache, so there is one hit fewer than misses.",
         "",
-        markdown_table(headers, rows),
+        common.markdown_table(headers, rows),
     ]
     if "cache_files_after_cold" in compiled:
         notes += ["", f"Files written to the temporary NUMBA_CACHE_DIR by the cold run: "
@@ -682,7 +665,7 @@ def bench_kernel(
                 gradient=gradient, parallel=getattr(objective, "_parallel", None),
             )
             for _ in range(repeats):
-                elapsed, _ = timed(
+                elapsed, _ = common.timed(
                     lambda: objective.parts(data.units, gradient=gradient)  # noqa: B023
                 )
                 result.times_s.append(elapsed)
@@ -704,17 +687,17 @@ def kernel_report(results: Sequence[KernelResult], repeats: int) -> str:
             {True: str(numba.get_num_threads()), False: "1 (serial)"}.get(r.parallel, "?"),
             fmt(min(r.times_s) * 1e3, ".1f"), fmt(statistics.median(r.times_s) * 1e3, ".1f"),
             fmt(r.best_ns_per_pair, ".2f"), fmt(r.median_ns_per_pair, ".2f"),
-            f"≈ {KERNEL_TARGET_NS:g} ns" if r.gradient else "—", pass_fail(ok),
+            f"≈ {KERNEL_TARGET_NS:g} ns" if r.gradient else "—", common.pass_fail(ok),
         ])
     return "\n".join([
         "## 4. Pair-kernel throughput",
         "",
-        "`stpca_gui.core.smds.PairStress(angles).parts(units)` with random unit vectors, one "
+        "`stpca_gui.core.smds.smds.PairStress(angles).parts(units)` with random unit vectors, one "
         f"warm-up call then {repeats} timed calls; ns per pair per evaluation with pairs = "
         "n(n−1)/2. The status compares the **best** call (value + gradient, as in a fit) "
         "with the target, since load from other processes only adds time.",
         "",
-        markdown_table(headers, rows),
+        common.markdown_table(headers, rows),
     ])
 
 
@@ -783,14 +766,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the Markdown report."""
     args = parse_args(argv)
     if args.child == "sunspots":
-        emit_child_result(CHILD_MARKER, child_sunspots())
+        common.emit_child_result(CHILD_MARKER, child_sunspots())
         return 0
     if args.child == "compile":
-        emit_child_result(CHILD_MARKER, child_compile())
+        common.emit_child_result(CHILD_MARKER, child_compile())
         return 0
 
     started = time.perf_counter()
-    info = machine_info()
+    info = common.machine_info()
     seeds = SEEDS[:1] if args.quick else SEEDS
 
     demos = bench_demos(seeds, args.repeats, heap=not args.no_heap)
@@ -821,13 +804,13 @@ def main(argv: Sequence[str] | None = None) -> int:
          if r.demo == COMPILE_DEMO and r.optimizer == "lbfgs" and r.seed == 0),
         None,
     )
-    info_end = machine_info()
+    info_end = common.machine_info()
     info["numba threading layer"] = info_end["numba threading layer"]
 
     mode = "quick" if args.quick else "full"
     report = "\n\n".join([
         f"# Spherical MDS benchmark ({mode} run, {time.perf_counter() - started:.0f} s)",
-        machine_report(info),
+        common.machine_report(info),
         demo_report(demos, args.repeats),
         sunspots_report(sunspots, skipped),
         compile_report(compiled, in_process_warm),
@@ -854,7 +837,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "paper": {k: asdict(v) for k, v in PAPER.items()},
         }
-        write_json(args.json, payload, log)
+        common.write_json(args.json, payload, log)
     return 0
 
 

@@ -37,28 +37,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import _common as common
 import numba
 import numpy as np
-from _common import (
-    SUNSPOTS_CYCLE,
-    SUNSPOTS_EXPECTED_ROWS,
-    SUNSPOTS_LAGS,
-    SUNSPOTS_SOURCE,
-    current_rss_mb,
-    emit_child_result,
-    fmt,
-    load_average_text,
-    machine_info,
-    machine_report,
-    make_logger,
-    markdown_table,
-    pass_fail,
-    peak_rss_mb,
-    run_child_process,
-    sunspots_series,
-    timed,
-    write_json,
-)
+from _common import SUNSPOTS_CYCLE, SUNSPOTS_EXPECTED_ROWS, SUNSPOTS_LAGS, SUNSPOTS_SOURCE, fmt
 from numpy.typing import NDArray
 
 from stpca_gui.core import (
@@ -68,9 +50,9 @@ from stpca_gui.core import (
     torus_distance,
     wrap_angles,
 )
-from stpca_gui.core.series import diagonal_fit
+from stpca_gui.core.geometry.series import diagonal_fit
 
-log = make_logger("bench_stpca")
+log = common.make_logger("bench_stpca")
 
 DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
 CLUSTER_DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3")
@@ -214,7 +196,8 @@ class DiagonalFit:
 
 
 def curve_diagonal_fits(angles: NDArray[np.float64]) -> list[DiagonalFit]:
-    """:func:`~stpca_gui.core.series.diagonal_fit` of a closed torus curve, per coordinate."""
+    """:func:`~stpca_gui.core.geometry.series.diagonal_fit` of a closed torus curve, per
+    coordinate."""
     return [DiagonalFit(coordinate=k, slope=slope, intercept=intercept, r2=r2)
             for k, (slope, intercept, r2) in enumerate(diagonal_fit(angles), start=2)]
 
@@ -259,7 +242,7 @@ def fit_model(angles: NDArray[np.float64], optimizer: str) -> ScaledTorusPCA:
 def bench_demo_case(demo: str, optimizer: str, seed: int) -> DemoCase:
     """One timed fit of ``make_demo(demo, seed)`` and the cluster checks."""
     data = make_demo(demo, random_state=seed)
-    elapsed, model = timed(lambda: fit_model(data.angles, optimizer))
+    elapsed, model = common.timed(lambda: fit_model(data.angles, optimizer))
     curve = model.principal_curve_
     steps = torus_distance(curve.angles, np.roll(curve.angles, -1, axis=0))
     case = DemoCase(
@@ -345,10 +328,10 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
         intervals = "; ".join(f"{g}: [{a:.2f}, {b:.2f}]" for g, a, b in c.pc1_intervals)
         check_rows.append([
             c.demo, c.optimizer, str(c.seed), fmt(c.pc1_period, ".3f"), intervals,
-            fmt(c.pc1_margin, ".3f"), str(c.pc1_runs), pass_fail(c.separation_ok),
+            fmt(c.pc1_margin, ".3f"), str(c.pc1_runs), common.pass_fail(c.separation_ok),
             " / ".join(fmt(v, ".3f") for v in c.centre_point_dist),
             " / ".join(fmt(v, ".3f") for v in c.centre_segment_dist),
-            pass_fail(c.curve_ok),
+            common.pass_fail(c.curve_ok),
         ])
     check_headers = ["demo", "optimizer", "seed", "PC1 period", "label: PC1 interval (cut)",
                      "min gap", "label runs on circle", "PC1 separates",
@@ -408,11 +391,11 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
         "",
         "### Results per case",
         "",
-        markdown_table(result_headers, result_rows),
+        common.markdown_table(result_headers, result_rows),
         "",
         "### Wall time per stage",
         "",
-        markdown_table(time_headers, time_rows),
+        common.markdown_table(time_headers, time_rows),
         "",
         "### Checks on the cluster demos",
         "",
@@ -427,14 +410,14 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
         f"circular mean, PASS when all three are < {CURVE_CENTRE_TOLERANCE:g} rad; the "
         "distance to the drawn polyline (non-break segments) is shown for reference.",
         "",
-        markdown_table(check_headers, check_rows) if check_rows else "(no cluster demo run)",
+        common.markdown_table(check_headers, check_rows) if check_rows else "(no cluster demo run)",
         "",
         "### Summary next to the paper (section 4)",
         "",
         "The paper's % is the torus explained variance of its first component (T³: first "
         "+ second). Mean over the data seeds, range in parentheses.",
         "",
-        markdown_table(summary_headers, summary_rows),
+        common.markdown_table(summary_headers, summary_rows),
     ])
 
 
@@ -447,16 +430,16 @@ def child_sunspots() -> dict[str, Any]:
     fit measures the computation only. RSS is read after the imports, right before the
     timed fit and (peak) right after it.
     """
-    rss_imports = current_rss_mb()
-    angles, rows = sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
-    warmup_s, _ = timed(lambda: fit_model(make_demo("clusters-t3", random_state=0).angles,
+    rss_imports = common.current_rss_mb()
+    angles, rows = common.sunspots_series(SUNSPOTS_CYCLE, SUNSPOTS_LAGS)
+    warmup_s, _ = common.timed(lambda: fit_model(make_demo("clusters-t3", random_state=0).angles,
                                           "lbfgs"))
     gc.collect()
-    rss_prefit = current_rss_mb()
-    peak_prefit = peak_rss_mb()
-    load_start = load_average_text()
-    elapsed, model = timed(lambda: fit_model(angles, "lbfgs"))
-    peak_end = peak_rss_mb()
+    rss_prefit = common.current_rss_mb()
+    peak_prefit = common.peak_rss_mb()
+    load_start = common.load_average_text()
+    elapsed, model = common.timed(lambda: fit_model(angles, "lbfgs"))
+    peak_end = common.peak_rss_mb()
     curve = model.principal_curve_
     return {
         "rows": rows,
@@ -483,14 +466,14 @@ def child_sunspots() -> dict[str, Any]:
         "peak_before_fit_mb": peak_prefit,
         "peak_rss_mb": peak_end,
         "load_avg_start": load_start,
-        "load_avg_end": load_average_text(),
+        "load_avg_end": common.load_average_text(),
         "numba_threads": int(numba.get_num_threads()),
     }
 
 
 def run_child(mode: str) -> dict[str, Any]:
     """Run this script with the hidden ``--child MODE`` flag in a fresh interpreter."""
-    return run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S)
+    return common.run_child_process(__file__, mode, CHILD_MARKER, CHILD_TIMEOUT_S)
 
 
 def sunspots_report(run: dict[str, Any] | None, skipped: str | None) -> str:
@@ -548,7 +531,7 @@ def sunspots_report(run: dict[str, Any] | None, skipped: str | None) -> str:
         "for d = 3). Peak RSS is `ru_maxrss` right after the fit, so it covers the whole "
         "process (imports, warm-up, data).",
         "",
-        markdown_table(["metric", "value", "paper"], rows),
+        common.markdown_table(["metric", "value", "paper"], rows),
         "",
         "### Principal curve vs the periodic diagonal",
         "",
@@ -558,7 +541,7 @@ def sunspots_report(run: dict[str, Any] | None, skipped: str | None) -> str:
         "diagonal θ_k = θ_1 + c_k (mod 2π) gives slope 1 and R² = 1; the intercept c_k is "
         "shown wrapped to [−π, π).",
         "",
-        markdown_table(["regression", "slope", "intercept c_k (rad)", "R²", "1 − R²",
+        common.markdown_table(["regression", "slope", "intercept c_k (rad)", "R²", "1 − R²",
                         "paper 1 − R²"], diag_rows),
     ]
     return "\n".join(parts)
@@ -597,11 +580,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the Markdown report."""
     args = parse_args(argv)
     if args.child == "sunspots":
-        emit_child_result(CHILD_MARKER, child_sunspots())
+        common.emit_child_result(CHILD_MARKER, child_sunspots())
         return 0
 
     started = time.perf_counter()
-    info = machine_info()
+    info = common.machine_info()
     seeds = SEEDS[:1] if args.quick else SEEDS
     optimizers = OPTIMIZERS[:1] if args.quick else OPTIMIZERS
     cases = bench_demos(seeds, optimizers)
@@ -621,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = "quick" if args.quick else "full"
     print("\n\n".join([
         f"# Scaled Torus PCA benchmark ({mode} run, {time.perf_counter() - started:.0f} s)",
-        machine_report(info),
+        common.machine_report(info),
         demo_report(cases),
         sunspots_report(sunspots, skipped),
         failures_report(cases),
@@ -630,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json is not None:
         payload = {
             "mode": mode,
-            "machine": info | {"load average at end": load_average_text()},
+            "machine": info | {"load average at end": common.load_average_text()},
             "demos": [asdict(c) for c in cases],
             "sunspots": {"skipped": skipped, "run": sunspots},
             "paper": {
@@ -640,7 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "curve_centre_tolerance_rad": CURVE_CENTRE_TOLERANCE,
         }
-        write_json(args.json, payload, log)
+        common.write_json(args.json, payload, log)
     return 0
 
 

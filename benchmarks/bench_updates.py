@@ -106,7 +106,7 @@ def bench_scatter(repeats: int) -> dict[str, Any]:
 
 
 def bench_histogram(repeats: int) -> dict[str, Any]:
-    from stpca_gui.core.torus import wrap_angles
+    from stpca_gui.core.geometry.torus import wrap_angles
     from stpca_gui.plotting.histogram import ScoreHistogram
 
     rng = np.random.default_rng(1)

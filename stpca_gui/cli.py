@@ -1,4 +1,5 @@
-"""Command line interface: ``stpca fit``, ``transform``, ``demo``, ``demos`` and ``reproduce``."""
+"""Command line interface: ``stpca fit``, ``transform``, ``info``, ``demo``, ``demos`` and
+``reproduce``."""
 
 from __future__ import annotations
 
@@ -13,17 +14,16 @@ import numpy as np
 
 from . import __version__
 from .core import (
-    DEMO_NAMES,
     FitCancelled,
+    ParamSpec,
     ScaledTorusPCA,
-    list_demos,
     load_model,
     make_demo,
 )
+from .core.circstats.mode_test import DEFAULT_ALPHA
+from .core.circstats.modes import MODE_RULES, ModeClustering, model_mode_clusters
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
-from .core.mode_test import DEFAULT_ALPHA
-from .core.modes import MODE_RULES, ModeClustering, model_mode_clusters
-from .core.params import ParamSpec
+from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary, mode_cluster_items
 from .io import (
     RESULT_FILES,
@@ -35,8 +35,10 @@ from .io import (
     write_results,
     write_score_stream,
 )
+from .io.structures.table import PROVENANCE_COLUMNS
 from .io.tables import CHUNK_ROWS
 from .model import Dataset, FitParameters
+from .model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -63,7 +65,7 @@ def _value_parser(spec: ParamSpec):
 
 
 def _add_model_options(parser: argparse.ArgumentParser) -> None:
-    """One option per parameter the estimator offers (see :mod:`stpca_gui.core.params`)."""
+    """One option per parameter the estimator offers (see :mod:`stpca_gui.core._base.params`)."""
     group = parser.add_argument_group("ST-PCA settings")
     for spec in ScaledTorusPCA.parameter_specs():
         if not spec.offered:
@@ -95,6 +97,10 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="with --save-model: write only what `stpca transform` needs "
+                             "(landmarks and PNS geometry, no per-sample results); a much "
+                             "smaller file")
     parser.add_argument("--save-session", type=Path, default=None, metavar="SESSION",
                         help="write the data and the fit as a session file (e.g. "
                              "work.stpca) that `stpca-gui SESSION` opens without refitting")
@@ -142,6 +148,12 @@ def _build_parser() -> argparse.ArgumentParser:
                                 "tcp://10.0.0.5:8786 (needs stpca-gui[distributed] here and "
                                 "stpca-gui on the workers)")
 
+    info = commands.add_parser(
+        "info", help="describe a saved model file (full or scoring-only)",
+        description="Describe a model file written by `stpca fit --save-model`: its kind "
+                    "(full, or scoring-only), what it was fitted on and what it can do.")
+    info.add_argument("model", type=Path, help="a model file written by --save-model")
+
     demo = commands.add_parser(
         "demo", help="run ST-PCA on a built-in demo dataset and print a summary",
         description="Run ST-PCA on a built-in demo dataset.")
@@ -163,6 +175,8 @@ def _build_parser() -> argparse.ArgumentParser:
                     "(python OUT.py --out DIR).")
     script.add_argument("session", type=Path, help="a session file saved by stpca-gui")
     script.add_argument("out", type=Path, help="the script to write (e.g. analysis.py)")
+
+    _add_structure_commands(commands)
 
     repro = commands.add_parser(
         "reproduce", help="run the paper's analyses and write a Markdown report",
@@ -188,9 +202,138 @@ def _level(text: str) -> float:
     return value
 
 
+def _add_structure_commands(commands: argparse._SubParsersAction) -> None:
+    """``stpca dihedrals`` and ``stpca representatives`` (need stpca-gui[structures])."""
+    from .io.structures import LAYOUTS, SET_NAMES
+
+    dihedrals = commands.add_parser(
+        "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
+        description="Read torsion angles (degrees) of a structure or trajectory with "
+                    "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
+                    "TABLE --degrees` reads as it is; its provenance columns (frame, segid, "
+                    "resid, resname) are carried into scores.csv.")
+    dihedrals.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
+    dihedrals.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
+                           help="DCD, XTC, TRR, NetCDF, … read in order")
+    dihedrals.add_argument("--set", dest="dihedral_set", default="backbone", choices=SET_NAMES,
+                           help="the torsions: backbone φ/ψ, side-chain chi (χ1/χ2; more with "
+                                "--angles), rna-backbone α–ζ and χ, rna-pseudo η/θ, or custom "
+                                "(--torsion) (default: backbone)")
+    dihedrals.add_argument("--select", default="all",
+                           help="residues, in MDAnalysis' selection language (default: all)")
+    dihedrals.add_argument("--layout", default="pooled", choices=LAYOUTS,
+                           help="pooled: a row per frame and residue; per-frame: a row per "
+                                "frame, a column per torsion (default: pooled)")
+    dihedrals.add_argument("--angles", default=None,
+                           help="comma-separated torsions of the set, e.g. chi1,chi2,chi3")
+    dihedrals.add_argument("--omega", action="store_true", help="backbone: also ω")
+    dihedrals.add_argument("--torsion", action="append", default=[], metavar="NAME=S1;S2;S3;S4",
+                           help="a user-defined torsion: four selections of one atom each "
+                                "(repeatable; implies --set custom --layout per-frame)")
+    dihedrals.add_argument("--start", type=int, default=None, help="first frame (0-based)")
+    dihedrals.add_argument("--stop", type=int, default=None, help="stop before this frame")
+    dihedrals.add_argument("--stride", type=int, default=1, help="every N-th frame")
+    dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
+
+    representatives = commands.add_parser(
+        "representatives", help="the frames or residues of a session's clusters",
+        description="For a session fitted on torsions of a trajectory: per-frame data give "
+                    "one PDB file per PNS1 mode cluster (its medoid frame on the torus) and "
+                    "clusters.csv (frame, cluster, distance to the medoid); pooled data give "
+                    "residue_clusters.csv (how often each residue visits each cluster).")
+    representatives.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
+    representatives.add_argument("topology", type=Path)
+    representatives.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY")
+    representatives.add_argument("--atoms", default="all",
+                                 help="atoms written to the PDB files (default: all)")
+    representatives.add_argument("--out", type=Path, required=True, help="output folder")
+
+
+def _dihedral_settings(args: argparse.Namespace):
+    from .io.structures import CUSTOM_SET, DihedralSettings
+
+    custom = []
+    for text in args.torsion:
+        name, _, selections = text.partition("=")
+        if not name.strip() or not selections:
+            raise ValueError(f"--torsion {text!r}: write NAME=SEL1;SEL2;SEL3;SEL4")
+        custom.append((name.strip(), tuple(s.strip() for s in selections.split(";"))))
+    angles = tuple(a.strip() for a in args.angles.split(",")) if args.angles else None
+    return DihedralSettings(
+        dihedral_set=CUSTOM_SET if custom else args.dihedral_set, select=args.select,
+        layout="per-frame" if custom else args.layout, start=args.start, stop=args.stop,
+        stride=args.stride, angles=angles, omega=args.omega, custom=tuple(custom))
+
+
+class _FrameProgress:
+    """A progress bar on stderr for long trajectories (from the second block on)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def __call__(self, event) -> bool:
+        if event.fraction < 1.0 or self.shown:
+            self.shown = True
+            filled = round(30 * event.fraction)
+            print(f"\rreading [{'#' * filled}{'.' * (30 - filled)}] {100 * event.fraction:3.0f}%"
+                  f"  {event.message}", end="", file=sys.stderr, flush=True)
+        return False
+
+    def close(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+def _run_dihedrals(args: argparse.Namespace) -> int:
+    from .io.structures import read_torsions
+
+    settings = _dihedral_settings(args)
+    _check_output_file(args.out)
+    progress = _FrameProgress()
+    try:
+        table = read_torsions(args.topology, args.trajectories, settings, callback=progress)
+    finally:
+        progress.close()
+    table.write_csv(args.out)
+    if table.missing:
+        shown = ", ".join(table.missing[:5]) + (" …" if len(table.missing) > 5 else "")
+        print(f"left out {len(table.missing)} undefined torsion(s): {shown}", file=sys.stderr)
+    print(f"{table.describe()} in {time.perf_counter() - progress.start:.1f} s; "
+          f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _run_representatives(args: argparse.Namespace) -> int:
+    from .model.session_file import load_session
+    from .model.structures import export_representatives
+
+    session = load_session(args.session)
+    if session.result is None:
+        raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
+    clusters = session.result.mode_clusters.labels
+    record = session.dataset.structure
+    if record is not None:
+        from .io.structures import file_sha256
+
+        given = [file_sha256(p) for p in [args.topology, *args.trajectories] if p.is_file()]
+        if given != list(record["sha256"].values()):
+            print(f"warning: {args.session} was read from other files "
+                  f"({', '.join(record['sha256'])}); the frames written may not be the "
+                  "fitted ones", file=sys.stderr)
+    written = export_representatives(session.dataset, clusters, args.out, args.topology,
+                                     args.trajectories, atoms=args.atoms)
+    for cluster, frame in written.medoid_frames.items():
+        print(f"cluster {cluster}: medoid frame {frame}")
+    print(f"wrote {', '.join(str(p) for p in written.files)}")
+    return EXIT_OK
+
+
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
     """The estimator with the settings of the command line (validated)."""
-    return _parameters(args).to_estimator()
+    model = ScaledTorusPCA(**_settings(args))
+    model._validate_params()
+    return model
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
@@ -209,6 +352,7 @@ def _fit_and_report(
     title: str,
     labels: np.ndarray | None = None,
     dataset: Dataset | None = None,
+    provenance: dict[str, np.ndarray] | None = None,
     **summary_extra: object,
 ) -> int:
     """Fit with the command line's settings, print the summary, write ``--out``.
@@ -225,6 +369,9 @@ def _fit_and_report(
         check_file_set(args.out, RESULT_FILES)
     if args.save_model is not None:
         _check_output_file(args.save_model)
+    elif args.scoring_only:
+        raise ValueError("--scoring-only chooses what --save-model writes; give "
+                         "--save-model MODEL too")
     start = time.perf_counter()
     model.fit(angles)
     elapsed = time.perf_counter() - start
@@ -239,20 +386,29 @@ def _fit_and_report(
             print(f"{item.label:<17} {item.text}")
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        print(f"wrote            {model.save(args.save_model)}")
+        written = model.save(args.save_model, scoring_only=args.scoring_only)
+        print(f"wrote            {written} "
+              f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:
         args.save_session.parent.mkdir(parents=True, exist_ok=True)
         print(f"wrote            {_save_session(args, model, dataset, elapsed, clusters)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
-                                clusters=clusters, **summary_extra)
+                                provenance=provenance, clusters=clusters,
+                                **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK
 
 
-def _parameters(args: argparse.Namespace) -> FitParameters:
+def _settings(args: argparse.Namespace) -> dict[str, object]:
+    """The estimator's offered parameters as the command line set them."""
     specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
-    return FitParameters(**{spec.name: getattr(args, spec.name) for spec in specs})
+    return {spec.name: getattr(args, spec.name) for spec in specs}
+
+
+def _parameters(args: argparse.Namespace) -> FitParameters:
+    """The command line's settings as the app's, for a session file."""
+    return FitParameters(**_settings(args))
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
@@ -291,7 +447,8 @@ def _report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None
 def _run_fit(args: argparse.Namespace) -> int:
     columns = _columns(args)
     table = read_angle_table(args.input, columns, degrees=args.degrees,
-                             label_column=args.label, drop_invalid=args.drop_invalid)
+                             label_column=args.label, drop_invalid=args.drop_invalid,
+                             provenance_columns=PROVENANCE_COLUMNS)
     _report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
@@ -300,6 +457,7 @@ def _run_fit(args: argparse.Namespace) -> int:
         args, table.angles, table.column_names, table.line_numbers,
         f"input            {args.input} (columns {', '.join(table.column_names)})",
         labels=table.labels, dataset=Dataset.from_table(table, degrees=args.degrees),
+        provenance=table.provenance,
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
 
@@ -411,13 +569,20 @@ def _run_transform(args: argparse.Namespace) -> int:
         progress.close()
     _report_dropped(dropped)
     elapsed = time.perf_counter() - progress.start
-    print(f"scored {rows:,} rows of {args.input} with {args.model} in {elapsed:.1f} s "
-          f"({rows / max(elapsed, 1e-9):,.0f} rows/s); wrote {args.out}")
+    print(f"scored {rows:,} rows of {args.input} with {args.model} ({model_kind(model)} "
+          f"model) in {elapsed:.1f} s ({rows / max(elapsed, 1e-9):,.0f} rows/s); "
+          f"wrote {args.out}")
     return EXIT_OK
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
+    if args.name in DATA_DEMOS:  # real data: no seed, labels of their own
+        data = Dataset.from_demo(args.name, **options)
+        return _fit_and_report(
+            args, data.angles, data.column_names, None,
+            f"demo             {args.name}: {data.description}", labels=data.labels,
+            dataset=data, demo=args.name)
     dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,
@@ -442,6 +607,27 @@ def _run_export_script(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_info(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    scoring_only = model_kind(model) == SCORING_ONLY
+    ratios = ", ".join(f"{100 * r:.1f}" for r in model.explained_variance_ratio_)
+    partners = model.match_.angles.shape[0]
+    lines = [
+        ("model", f"{args.model} ({args.model.stat().st_size / 2**20:.2f} MB)"),
+        ("kind", "scoring-only: transform and inverse_transform; no per-sample results"
+         if scoring_only else "full: the fit's per-sample results, and scoring"),
+        ("angles", str(model.n_features_in_)),
+        *([] if scoring_only else [("samples", f"{model.angles_.shape[0]:,}")]),
+        ("placed against", f"{partners:,} matched points (the landmarks of a landmark fit, "
+                           "every sample of an exact fit)"),
+        ("sphere radius r", f"{model.radius_:.6g}"),
+        ("PNS variance %", ratios),
+    ]
+    for label, text in lines:
+        print(f"{label:<17} {text}")
+    return EXIT_OK
+
+
 def _run_list() -> int:
     for name, description in list_demos():
         print(f"{name:20s} {description}")
@@ -457,10 +643,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_fit(args)
         if args.command == "transform":
             return _run_transform(args)
+        if args.command == "info":
+            return _run_info(args)
         if args.command == "demo":
             return _run_demo(args)
         if args.command == "export-script":
             return _run_export_script(args)
+        if args.command == "dihedrals":
+            return _run_dihedrals(args)
+        if args.command == "representatives":
+            return _run_representatives(args)
         if args.command == "reproduce":
             from .reproduce import reproduce
 

@@ -10,59 +10,29 @@ Reference files live in ``tests/data`` (the ``test_data`` fixture).
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from xvfb_display import Display
 
 TEST_OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
 #: Reference files that ship with the tests (see tests/data/README.md).
 TEST_DATA = Path(__file__).resolve().parent / "data"
 #: The project's read-only data folder beside a source checkout; absent in a plain clone.
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-_xvfb: subprocess.Popen[bytes] | None = None
-_display_problem: str | None = None
-
-
-def _start_xvfb() -> None:
-    global _xvfb, _display_problem
-    if os.environ.get("DISPLAY"):
-        return
-    binary = shutil.which("Xvfb")
-    if binary is None:
-        _display_problem = "Xvfb is not installed (apt-get install xvfb) and DISPLAY is unset"
-        return
-    read_fd, write_fd = os.pipe()
-    _xvfb = subprocess.Popen(
-        [binary, "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten",
-         "tcp", "-dpi", "96"],
-        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        number = pipe.readline().strip()
-    if not number:
-        _display_problem = "Xvfb did not start"
-        return
-    os.environ["DISPLAY"] = f":{number}"
+#: The X display of the session (a private Xvfb unless DISPLAY is set).
+_display = Display()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("PYVISTA_OFF_SCREEN", "false")
-    _start_xvfb()
+    _display.start()
     config.addinivalue_line("markers", "gui: needs an X display (started automatically)")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if _xvfb is not None:
-        _xvfb.terminate()
-        try:
-            _xvfb.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            _xvfb.kill()
+    _display.stop()
 
 
 @pytest.fixture(scope="session")
@@ -76,10 +46,10 @@ def clusters_t3():
 @pytest.fixture(scope="session")
 def display() -> str:
     """The X display the GUI tests render on."""
-    if _display_problem is not None:
+    if _display.problem is not None:
         if os.environ.get("STPCA_REQUIRE_DISPLAY") == "1":
-            pytest.fail(f"no X display for GUI tests: {_display_problem}")
-        pytest.skip(f"no X display for GUI tests: {_display_problem}")
+            pytest.fail(f"no X display for GUI tests: {_display.problem}")
+        pytest.skip(f"no X display for GUI tests: {_display.problem}")
     return os.environ["DISPLAY"]
 
 
@@ -99,6 +69,15 @@ def full_sunspots_csv() -> Path:
     path = SHARED_DATA / "sunspots_births.csv"
     if not path.is_file():
         pytest.skip(f"the full sunspots table is not available at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_rna_csv() -> Path:
+    """The small_rna.csv the bundled small RNA data set was built from (skips without it)."""
+    path = SHARED_DATA / "small_rna.csv"
+    if not path.is_file():
+        pytest.skip(f"the small RNA table is not available at {path}")
     return path
 
 

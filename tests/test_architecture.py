@@ -64,10 +64,14 @@ _COVERAGE_SCRIPT = """
 import json, numpy as np, numba
 from stpca_gui import core
 from stpca_gui.core import warmup
-from stpca_gui.core import (_modes_kernel, _prediction_kernel, _smds_kernel,
-                            _subsphere_kernel, _torus_kernel, _uniformity_kernel)
-modules = (_modes_kernel, _prediction_kernel, _smds_kernel, _subsphere_kernel,
-           _torus_kernel, _uniformity_kernel)
+from stpca_gui.core.circstats import _modes_kernel, _uniformity_kernel
+from stpca_gui.core.diagnostics import fit_diagnostics
+from stpca_gui.core.geometry import _torus_kernel
+from stpca_gui.core.pns import _subsphere_kernel
+from stpca_gui.core.prediction import _prediction_kernel
+from stpca_gui.core.smds import _diagnostics_kernel, _smds_kernel
+modules = (_diagnostics_kernel, _modes_kernel, _prediction_kernel, _smds_kernel,
+           _subsphere_kernel, _torus_kernel, _uniformity_kernel)
 def signatures():
     # Kernels inlined into their callers (inline="always") are never compiled on their own.
     found = {}
@@ -91,6 +95,7 @@ core.uniformity_tests(model.scores_[:, 0], n_replicates=20, random_state=0,
 core.uniformity_tests(np.linspace(0, 6, 400), n_replicates=20, random_state=0)
 core.periodic_mode_clusters(model.scores_[:, 0])
 core.torus_pdist(demo.angles[:20])
+fit_diagnostics(model)
 after = signatures()
 print(json.dumps({name: sorted(after[name] - before.get(name, set())) for name in after
                   if after[name] - before.get(name, set())}))

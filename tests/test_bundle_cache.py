@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from stpca_gui.core import _bundle_cache
-from stpca_gui.core._bundle_cache import BUNDLE_CACHE_NAME, BundleCacheLocator, bundle_cache_dir
+from stpca_gui.core._base import bundle_cache as _bundle_cache
+from stpca_gui.core._base.bundle_cache import (
+    BUNDLE_CACHE_NAME,
+    BundleCacheLocator,
+    bundle_cache_dir,
+)
 
 
 def kernel(x):

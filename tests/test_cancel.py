@@ -11,12 +11,15 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from stpca_gui.core import FitCancelled, ScaledTorusPCA, make_demo, pns_tests, smds, torus
+from stpca_gui.core import FitCancelled, ScaledTorusPCA, make_demo
+from stpca_gui.core.circstats.modes import periodic_mode_clusters
 from stpca_gui.core.demos import make_clusters_t3
-from stpca_gui.core.modes import periodic_mode_clusters
-from stpca_gui.core.prediction import SMDSMatch
-from stpca_gui.core.stpca import PROGRESS_STAGES, ProgressEvent
-from stpca_gui.core.subsphere import fit_subspheres
+from stpca_gui.core.geometry import torus
+from stpca_gui.core.pns import isotropy as pns_tests
+from stpca_gui.core.pns.subsphere import fit_subspheres
+from stpca_gui.core.prediction.prediction import SMDSMatch
+from stpca_gui.core.smds import smds
+from stpca_gui.core.stpca import ProgressEvent
 from stpca_gui.model import Dataset, FitParameters, run_analysis
 
 FIT_STAGES = ["smds-start", "smds", "pns", "curve", "torus-variance"]
@@ -136,7 +139,7 @@ def test_mode_clusters_check_between_blocks(monkeypatch):
 
 
 def test_r_star_checks_between_replicates():
-    from stpca_gui.core.radius import wasserstein_radius
+    from stpca_gui.core.smds.radius import wasserstein_radius
 
     check = raise_after(4)
     with pytest.raises(FitCancelled):
@@ -169,7 +172,7 @@ def test_pns_bootstrap_stage_can_be_cancelled_inside_the_bootstrap(monkeypatch):
     fits = Counter(fit_subspheres)
     monkeypatch.setattr(pns_tests, "fit_subspheres", fits)
     monkeypatch.setattr(pns_tests, "_BOOTSTRAP_CHUNK_POINTS", 3000)
-    from stpca_gui.core.pns import PrincipalNestedSpheres
+    from stpca_gui.core.pns.pns import PrincipalNestedSpheres
 
     pns = PrincipalNestedSpheres(mode="seq.test", random_state=0)
     with pytest.raises(FitCancelled):
@@ -189,7 +192,19 @@ def test_mode_clusters_are_a_cancellable_stage_of_run_analysis():
         run_analysis(Dataset.from_demo("clusters-t2"), FitParameters(torus_variance=False),
                      callback=cancel_at_modes)
     assert seen[-1] == "modes" and "done" not in seen
-    assert "modes" in PROGRESS_STAGES and "smds-start" in PROGRESS_STAGES
+
+
+def test_every_declared_progress_stage_has_a_display_label():
+    from stpca_gui.core.baselines import BASELINES_STAGE
+    from stpca_gui.core.circstats.uniformity import MONTE_CARLO_STAGE
+    from stpca_gui.core.stpca import FIT_STAGES
+    from stpca_gui.gui.progress_labels import STAGE_LABELS, stage_label
+    from stpca_gui.io.structures.reader import DIHEDRALS_STAGE
+    from stpca_gui.model.analysis import MODES_STAGE
+
+    declared = {*FIT_STAGES, MONTE_CARLO_STAGE, BASELINES_STAGE, MODES_STAGE, DIHEDRALS_STAGE}
+    assert declared == set(STAGE_LABELS)
+    assert stage_label("smds") == "Spherical MDS"
 
 
 def test_run_analysis_reports_done_after_the_mode_clusters():

@@ -23,7 +23,7 @@ from stpca_gui.core.demos import (
     make_wrapped_normal,
     make_wrapped_normal_t2,
 )
-from stpca_gui.core.torus import wrap_angles
+from stpca_gui.core.geometry.torus import wrap_angles
 
 EXPECTED = {
     "clusters-t2": ((300, 2), [100, 100, 100]),

@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from stpca_gui.core import smds
 from stpca_gui.core.demos import make_clusters_t3
+from stpca_gui.core.smds import smds
 from stpca_gui.gui import tasks
 from stpca_gui.model import Dataset, FitParameters
 
@@ -39,7 +39,7 @@ class Recorder:
     """Wraps the fit's callback: the stage of every report and what it was told."""
 
     def __init__(self, monkeypatch):
-        from stpca_gui.gui import worker
+        from stpca_gui.model import analysis as worker
 
         self.answers: list[tuple[str, bool]] = []
         real = worker.run_analysis

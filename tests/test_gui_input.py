@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from stpca_gui.core.validation import MIN_TORUS_SPREAD
+from stpca_gui.core.geometry.validation import MIN_TORUS_SPREAD
 from stpca_gui.model import Dataset
 
 FIT_TIMEOUT_MS = 120_000

@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from gui_probes import highlight_counts
 
 pytest.importorskip("pytestqt")
 
@@ -46,7 +47,7 @@ def test_views_draw_subsets_and_densities_but_select_all_points(qtbot, window, m
     mask = window.state.selection.mask()
     count = int(mask.sum())
     assert CAP < count < n
-    assert window.highlight_counts() == {"scores": count, "histogram": count,
+    assert highlight_counts(window) == {"scores": count, "histogram": count,
                                          "torus": CAP, "sphere": CAP}
     assert f"{count:,} selected" in window.selection_label.text()
     # The lasso tests all points, not the drawn ones.

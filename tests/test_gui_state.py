@@ -105,7 +105,7 @@ def test_summary_and_selection_label_follow_the_state(qtbot, window):
 def test_monte_carlo_runs_in_the_background_and_can_be_cancelled(qtbot, window):
     from PySide6.QtCore import QTimer
 
-    from stpca_gui.core.uniformity import uniformity_tests
+    from stpca_gui.core.circstats.uniformity import uniformity_tests
 
     fit(qtbot, window, Dataset.from_demo("clusters-t2"))
     uniformity_tests(np.linspace(0, 6, 20), n_replicates=10, calibration="monte_carlo",

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from scipy.stats import vonmises
 
-from stpca_gui.core import kde
-from stpca_gui.core.bandwidth import (
+from stpca_gui.core.circstats import kde
+from stpca_gui.core.circstats.bandwidth import (
     bandwidth_to_concentration,
     circular_bandwidth,
     concentration_to_sigma,
     sigma_to_concentration,
 )
-from stpca_gui.core.kde import binned_is_accurate, circular_kde
+from stpca_gui.core.circstats.kde import binned_is_accurate, circular_kde
 
 TWO_PI = 2.0 * np.pi
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import ScaledTorusPCA
-from stpca_gui.core import landmarks as lm
+from stpca_gui.core._base.progress import FitCancelled
 from stpca_gui.core.demos import make_clusters
-from stpca_gui.core.pair_stress import sampled_pair_stress
-from stpca_gui.core.progress import FitCancelled
-from stpca_gui.core.torus import torus_distance, wrap_angles
+from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
+from stpca_gui.core.smds import landmarks as lm
+from stpca_gui.core.smds.pair_stress import sampled_pair_stress
 
 
 def _circular_agreement(a: np.ndarray, b: np.ndarray, scale_a: float, scale_b: float) -> float:

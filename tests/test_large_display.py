@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.path import Path
 
-from stpca_gui.core.kde import circular_kde
+from stpca_gui.core.circstats.kde import circular_kde
 from stpca_gui.plotting import scores as scores_module
 from stpca_gui.plotting.colors import (
     PointColoring,

@@ -103,7 +103,7 @@ def test_a_new_run_starts_afresh_and_snapshots_do_not_share_arrays() -> None:
 
 
 def test_fit_task_partials_of_a_landmark_fit_are_the_landmarks_configuration(clusters_t3):
-    from stpca_gui.gui.worker import fit_task
+    from stpca_gui.model.analysis import fit_task
 
     dataset = Dataset(angles=clusters_t3.angles, column_names=clusters_t3.column_names)
     params = FitParameters(n_landmarks=60, landmark_trials=2, torus_variance=False)
@@ -126,7 +126,7 @@ def test_fit_task_partials_of_a_landmark_fit_are_the_landmarks_configuration(clu
 
 
 def test_fit_task_without_live_interval_sends_no_partials(clusters_t3):
-    from stpca_gui.gui.worker import fit_task
+    from stpca_gui.model.analysis import fit_task
 
     dataset = Dataset(angles=clusters_t3.angles[::3], column_names=clusters_t3.column_names)
     partials: list[object] = []
@@ -271,7 +271,7 @@ def test_each_snapshot_costs_one_render_and_clearing_restores_the_result(qtbot, 
 
 @gui
 def test_cancel_during_smds_restores_the_previous_result(qtbot, window, monkeypatch):
-    from stpca_gui.gui import worker
+    from stpca_gui.model import analysis as worker
 
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         window.load_demo("clusters-t3")
@@ -308,7 +308,7 @@ def test_cancel_during_smds_restores_the_previous_result(qtbot, window, monkeypa
 
 @gui
 def test_partials_of_a_superseded_fit_are_not_drawn(qtbot, window, monkeypatch):
-    from stpca_gui.gui import worker
+    from stpca_gui.model import analysis as worker
 
     window.set_dataset(Dataset.from_demo("clusters-t3"), fit=False)
     window.controller.live_interval = 0.0  # every iteration is a partial result

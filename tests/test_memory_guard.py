@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from stpca_gui.cli import main
-from stpca_gui.core import ScaledTorusPCA, make_demo, memory
-from stpca_gui.core.memory import (
+from stpca_gui.core import ScaledTorusPCA, make_demo
+from stpca_gui.core._base import memory
+from stpca_gui.core._base.memory import (
     InsufficientMemoryError,
     available_memory_bytes,
     check_fit_memory,
@@ -33,7 +34,7 @@ def available(monkeypatch):
 
 
 def test_estimate_follows_the_measurements():
-    # Measured peaks above the process before the fit (see stpca_gui.core.memory).
+    # Measured peaks above the process before the fit (see stpca_gui.core._base.memory).
     for n, d, n_boot, measured_mb in [(6000, 3, 0, 342), (9000, 3, 0, 700)]:
         estimate_mb = estimate_fit_bytes(n, d, n_boot) / 1e6
         assert measured_mb * 0.95 < estimate_mb < measured_mb * 1.1, (n, d, estimate_mb)
@@ -44,7 +45,7 @@ def test_estimate_follows_the_measurements():
 
 
 def test_pns_estimate_follows_the_measurements():
-    # PNS alone, seq.test with the isotropy test run (stpca_gui.core.memory's table).
+    # PNS alone, seq.test with the isotropy test run (stpca_gui.core._base.memory's table).
     for n, d, measured_mb in [(1_000_000, 3, 455), (1_000_000, 4, 470), (1_000_000, 6, 494)]:
         estimate_mb = estimate_pns_bytes(n, d, 100) / 2**20
         assert measured_mb * 0.95 < estimate_mb < measured_mb * 1.1, (n, d, estimate_mb)

@@ -8,22 +8,22 @@ import itertools
 import numpy as np
 import pytest
 
-from stpca_gui.core.cluster_stability import cluster_stability
-from stpca_gui.core.demos import make_demo
-from stpca_gui.core.mode_test import (
+from stpca_gui.core import FitCancelled
+from stpca_gui.core.circstats.cluster_stability import cluster_stability
+from stpca_gui.core.circstats.mode_test import (
     ModeTest,
     critical_bandwidth,
     hall_york_factor,
     mode_count,
     silverman_mode_test,
 )
-from stpca_gui.core.modes import (
+from stpca_gui.core.circstats.modes import (
     model_mode_clusters,
     periodic_mode_clusters,
     pns1_mode_clusters,
 )
-from stpca_gui.core.progress import FitCancelled
-from stpca_gui.core.torus_uniformity import torus_frequencies, torus_uniformity_test
+from stpca_gui.core.circstats.torus_uniformity import torus_frequencies, torus_uniformity_test
+from stpca_gui.core.demos import make_demo
 
 TWO_PI = 2.0 * np.pi
 

@@ -306,8 +306,8 @@ def test_fit_parameters_validation(changes, message):
     with pytest.raises(ValueError) as info:
         params.validate()
     assert message in str(info.value)
-    with pytest.raises(ValueError):
-        params.to_estimator()
+    with pytest.raises(ValueError, match="must be"):  # the estimator refuses it at fit
+        params.to_estimator().fit(np.zeros((5, 2)))
 
 
 def test_fit_parameters_to_estimator():
@@ -447,7 +447,7 @@ def test_app_state_colour_mode_and_view_options():
     state.set_color_mode("label")
     state.set_color_mode("pns1")
     assert modes.calls == [("pns1",)]
-    with pytest.raises(ValueError, match="label, pns1, cluster, selection"):
+    with pytest.raises(ValueError, match="label, pns1, cluster, stress, selection"):
         state.set_color_mode("rainbow")
     assert state.effective_color_mode == "selection"  # no result yet
 

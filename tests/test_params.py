@@ -15,7 +15,7 @@ from stpca_gui.core import (
     TorusPCA,
     make_demo,
 )
-from stpca_gui.core.params import Boolean, Interval, Options
+from stpca_gui.core._base.params import Boolean, Interval, Options
 from stpca_gui.model import FitParameters
 
 ESTIMATORS = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, TorusPCA)
@@ -101,9 +101,13 @@ def test_case_insensitive_pns_mode_as_in_r():
 
 
 def test_app_parameters_are_the_offered_declarations():
+    # FitParameters is written out by hand; its fields, their order and their defaults are
+    # those of the estimator's offered declarations, so a new parameter fails here until
+    # the app's settings hold it too.
     offered = [s for s in ScaledTorusPCA.parameter_specs() if s.offered]
     params = FitParameters()
     assert list(vars(params)) == [s.name for s in offered]
+    assert [getattr(params, s.name) for s in offered] == [s.app_default for s in offered]
     assert params.random_state == 0  # the app's reproducible default, not the library's None
     assert "smds_init" not in vars(params)  # array-valued: library only
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import ModelFileError, ScaledTorusPCA, make_demo
-from stpca_gui.core.params import Estimator
+from stpca_gui.core._base.params import Estimator
 from stpca_gui.core.persistence import FORMAT_VERSION, METADATA_ENTRY, load_model, save_model
 
 

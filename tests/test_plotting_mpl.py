@@ -16,8 +16,8 @@ from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.figure import Figure
 
 from stpca_gui.core import ScaledTorusPCA, make_demo
-from stpca_gui.core.kde import circular_kde
-from stpca_gui.core.torus import wrap_angles
+from stpca_gui.core.circstats.kde import circular_kde
+from stpca_gui.core.geometry.torus import wrap_angles
 from stpca_gui.model.dataset import encode_labels
 from stpca_gui.plotting.colors import (
     CURVE_COLOR,
@@ -262,7 +262,7 @@ def test_histogram_of_pns1(fitted, output_dir):
     np.testing.assert_allclose(sel_heights, sel_counts / (n * width))
     assert np.all(sel_heights <= stacked_top + 1e-12)
 
-    # KDE curve integrates to 1, wraps (same value at both ends), matches core.kde.
+    # KDE curve integrates to 1, wraps (same value at both ends), matches core.circstats.kde.
     x, y = hist.kde_line.get_data()
     assert np.trapezoid(y, x) == pytest.approx(1.0, abs=1e-6)
     assert y[0] == pytest.approx(y[-1])

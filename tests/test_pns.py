@@ -1,4 +1,4 @@
-"""Tests of Principal Nested Spheres (stpca_gui.core.pns) and the circular Fréchet mean.
+"""Tests of Principal Nested Spheres (stpca_gui.core.pns.pns) and the circular Fréchet mean.
 
 The reference outputs of R ``shapes::pns`` are in ``tests/data/oracle/pns`` (see its README
 for the conventions and tolerances).
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from stpca_gui.core.circular import circular_frechet_mean, circular_objective
+from stpca_gui.core.circstats.circular import circular_frechet_mean, circular_objective
 from stpca_gui.core.demos import sphere_clusters
-from stpca_gui.core.pns import (
+from stpca_gui.core.pns.pns import (
     PrincipalNestedSpheres,
     fit_subsphere,
     rotation_to_north_pole,
@@ -578,7 +578,7 @@ def _ring_cap(n, seed, shift=0.3):
 
 def test_subsphere_sums_match_their_definition():
     """The compiled two-pass sums against the formulas of _lm_fit written out in numpy."""
-    from stpca_gui.core._subsphere_kernel import objective_terms
+    from stpca_gui.core.pns._subsphere_kernel import objective_terms
 
     rng = np.random.default_rng(2)
     x = rng.standard_normal((2, 400, 4)) * [0.2, 0.3, 0.1, 1.0]
@@ -607,18 +607,22 @@ def test_subsphere_sums_match_their_definition():
 
 @pytest.mark.parametrize("great", [False, True])
 def test_large_n_starts_on_a_subsample_find_the_all_points_fit(monkeypatch, great):
-    from stpca_gui.core import subsphere
+    from stpca_gui.core.pns import subsphere
 
     x = sphere_clusters(3000, 3, sd=0.3, random_state=4)
     v_all, r_all, f_all = subsphere.fit_subspheres(x[None], great, extended=True)
     monkeypatch.setattr(subsphere, "START_SAMPLE", 300)
     v, r, f = subsphere.fit_one_level(x, great)
-    np.testing.assert_allclose(v, v_all[0], atol=1e-8)
-    assert abs(r - r_all[0]) < 1e-9 and abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
+    # The same optimum: equal objectives to 1e-12. Near a minimum the objective is
+    # quadratic in the axis, so that pins the axis only to about the square root (1e-6);
+    # the last digits of v differ between machines and BLAS builds (2.6e-8 seen).
+    assert abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
+    np.testing.assert_allclose(v, v_all[0], atol=1e-6)
+    assert abs(r - r_all[0]) < 1e-6
 
 
 def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):
-    from stpca_gui.core import pns_tests
+    from stpca_gui.core.pns import isotropy as pns_tests
 
     x = _ring_cap(400, 0)
     center = pns_tests.fit_subspheres(x[None], great=False, extended=True)[0][0]
@@ -629,7 +633,7 @@ def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):
 
 
 def test_isotropy_test_beyond_n_test_is_the_test_of_a_seeded_subsample(monkeypatch):
-    from stpca_gui.core import pns_tests
+    from stpca_gui.core.pns import isotropy as pns_tests
 
     monkeypatch.setattr(pns_tests, "N_TEST", 300)
     x = _ring_cap(1200, 1, shift=0.02)
@@ -647,7 +651,7 @@ def test_isotropy_test_beyond_n_test_is_the_test_of_a_seeded_subsample(monkeypat
 
 
 def test_fit_reports_the_points_of_each_isotropy_test(monkeypatch):
-    from stpca_gui.core import pns_tests
+    from stpca_gui.core.pns import isotropy as pns_tests
 
     monkeypatch.setattr(pns_tests, "N_TEST", 250)
     x = sphere_clusters(600, 3, sd=0.3, random_state=2)

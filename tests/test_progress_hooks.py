@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stpca_gui.core import BASELINES, FitCancelled, run_baselines, uniformity
-from stpca_gui.core.uniformity import _monte_carlo_null, uniformity_tests
+from stpca_gui.core import BASELINES, FitCancelled, run_baselines
+from stpca_gui.core.circstats import uniformity
+from stpca_gui.core.circstats.uniformity import _monte_carlo_null, uniformity_tests
 
 
 def record_replicates(monkeypatch) -> list[np.ndarray]:
@@ -92,7 +93,7 @@ def test_baselines_report_each_method_and_cancel() -> None:
 def test_smds_snapshots_follow_the_optimiser_to_its_result(optimizer) -> None:
     from stpca_gui.core import SphericalMDS
     from stpca_gui.core.demos import make_demo
-    from stpca_gui.core.smds import PairStress
+    from stpca_gui.core.smds.smds import PairStress
 
     angles = make_demo("clusters-t2", random_state=1).angles[::3]
     snapshots = []

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from stpca_gui.core._random import check_random_state
-from stpca_gui.core.radius import (
+from stpca_gui.core._base.random import check_random_state
+from stpca_gui.core.smds.radius import (
     sample_sorted_distances,
     streamed_weighted_median,
     wasserstein_objective,
@@ -232,7 +232,7 @@ def test_paper_setting_values(d: int, expected: float, tol: float) -> None:
 
 
 def test_uniform_angle_points_are_on_the_sphere_with_uniform_angles() -> None:
-    from stpca_gui.core.radius import _uniform_angle_points
+    from stpca_gui.core.smds.radius import _uniform_angle_points
 
     x = _uniform_angle_points(np.random.default_rng(3), 20_000, 3)
     assert np.allclose(np.linalg.norm(x, axis=1), 1.0)
@@ -246,7 +246,7 @@ def test_uniform_angle_points_are_on_the_sphere_with_uniform_angles() -> None:
 
 @pytest.mark.parametrize(("d", "paper"), [(2, 1.47), (3, 1.79)])
 def test_uniform_angle_sampling_gives_the_papers_printed_radius(d: int, paper: float) -> None:
-    from stpca_gui.core.smds import RADIUS_SEED, default_initial_radius
+    from stpca_gui.core.smds.smds import RADIUS_SEED, default_initial_radius
 
     r = wasserstein_radius(d, random_state=RADIUS_SEED, sphere_sampling="uniform-angles")
     assert round(r, 2) == paper

@@ -5,7 +5,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from stpca_gui.core.rates import (
+from stpca_gui.core.circstats.rates import (
     classification_rate_interval,
     contingency_table,
     rate_difference_interval,

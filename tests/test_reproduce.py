@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import stpca_gui.reproduce as reproduce_package
+from stpca_gui.reproduce import summary_lines
 from stpca_gui.reproduce.paper import (
     METHODS,
     SIMULATIONS,
@@ -14,9 +18,11 @@ from stpca_gui.reproduce.paper import (
     mean_verdict,
     quantile_of,
     sampling_verdict,
+    single_draw_verdict,
     verdict,
 )
 from stpca_gui.reproduce.report import Check, Report
+from stpca_gui.reproduce.sunspots import _sphere_hypothesis
 
 
 @pytest.mark.parametrize(("text", "rounding"), [
@@ -73,3 +79,52 @@ def test_the_published_tables_are_complete() -> None:
     # Table 2's rows are percentages of three components: at most 100 (dPCA: of six).
     assert all(sum(v.value for v in values) <= 100.01 for values in METHODS.values())
     assert set(SIMULATIONS) == {"clusters-t2", "clusters-t3", "wrapped-normal-t2"}
+
+
+def test_a_single_draw_allows_the_spread_of_one_data_set() -> None:
+    """§4's r̂ is one data set's value: our mean over data sets agrees within 2 sd of a
+    single draw, where the mean of 50 runs would need 2 standard errors."""
+    paper = Published("1.63", "§4.2")
+    values = np.array([1.7, 2.4, 1.8, 2.3, 1.9, 2.5, 1.75, 2.2, 2.1, 2.02])  # 2.067 ± 0.28
+    assert single_draw_verdict(values, paper).startswith("agrees")
+    assert mean_verdict(values, paper, 50).startswith("**differs**")
+    assert single_draw_verdict(values + 1.0, paper).startswith("**differs**")
+
+
+def test_checks_of_one_published_value_are_counted_once(tmp_path) -> None:
+    report = Report(tmp_path)
+    report.check("S", "r̂ (converged)", "1.83", "1.81", "**differs**: optimiser")
+    report.check("S", "r̂ (paper's procedure)", "1.815", "1.81", "agrees")
+    report.check("S", "PAD p", "0.31", "0.75", "**differs**")
+    report.check("S", "PAD p, sphunif ties", "0.7554", "0.7554", "agrees")
+    report.check("S", "T PC1 %", "80", "88", "**differs**", value="T PC1", by="torus")
+    report.check("S", "T sphere PC1 %", "89", "88", "**differs**", value="T PC1", by="sphere")
+    report.check("S", "GeoPCA", "not run", "73.54", "not reproduced: no code")
+    assert [(c.value, c.by) for c in report.checks[:4]] == [
+        ("r̂", "converged"), ("r̂", "paper's procedure"), ("PAD p", ""),
+        ("PAD p", "sphunif ties")]
+    text = "\n".join(summary_lines(report))
+    assert ("4 distinct published values checked (7 checks: 3 values are set against more "
+            "than one procedure or reading): 2 reproduced by at least one, 1 by none, "
+            "1 not reproduced") in text
+    assert "| S | r̂ | 1.81 | paper's procedure |" in text
+    assert "| S | PAD p | 0.75 | sphunif ties |" in text
+    assert "| S | T PC1 | 88 | **none** |" in text and "| S | GeoPCA | 73.54 | not run |" in text
+
+
+def test_the_sphere_percentage_hypothesis_is_named() -> None:
+    paper = METHODS["T-PCA (SO)"]  # 89.32 / 6.43 / 4.25
+    rng = np.random.default_rng(0)
+    plausible = np.column_stack([rng.normal(0.89, 0.02, 40), rng.normal(0.065, 0.01, 40),
+                                 rng.normal(0.043, 0.005, 40)])
+    assert "not rejected" in _sphere_hypothesis(paper, plausible, "40 subsamples")
+    shifted = plausible + np.array([0.05, 0.0, 0.0])
+    assert "rejected for PC1" in _sphere_hypothesis(paper, shifted, "40 subsamples")
+
+
+def test_every_mode_clustering_of_the_report_goes_through_one_function() -> None:
+    """So that one line chooses the rule for the whole report (reproduce/clusters.py)."""
+    folder = Path(reproduce_package.__file__).parent
+    callers = sorted(path.name for path in folder.glob("*.py")
+                     if "periodic_mode_clusters(" in path.read_text())
+    assert callers == ["clusters.py"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import lagged_embedding
-from stpca_gui.core.series import diagonal_fit
+from stpca_gui.core.geometry.series import diagonal_fit
 from stpca_gui.datasets import load_sunspots
 
 

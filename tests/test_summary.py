@@ -80,7 +80,7 @@ def test_landmark_fit_says_m_of_n_and_the_all_pairs_stress(fitted):
 
 
 def test_the_app_fits_large_tables_with_landmarks():
-    from stpca_gui.core.landmarks import AUTO_EXACT_MAX_N, AUTO_LANDMARKS, resolve_n_landmarks
+    from stpca_gui.core.smds.landmarks import AUTO_EXACT_MAX_N, AUTO_LANDMARKS, resolve_n_landmarks
 
     assert FitParameters().n_landmarks == "auto"
     assert resolve_n_landmarks(FitParameters().to_estimator().n_landmarks, 10**6) == (

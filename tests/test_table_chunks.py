@@ -51,3 +51,33 @@ def test_unknown_columns_fail_before_any_chunk(tmp_path):
     path = _table(tmp_path / "angles.csv", header=True, delimiter=",")
     with pytest.raises(TableError, match="no column named 'omega'"):
         iter_angle_chunks(path, ["phi", "omega"])
+
+
+@pytest.mark.parametrize(("header", "delimiter"), [(True, ","), (False, "\t"), (True, " ")])
+def test_plain_number_chunks_read_what_the_line_reader_reads(tmp_path, header, delimiter):
+    # Without a label column, batches of plain numbers go through numpy's reader; the batch
+    # with the bad row goes line by line. Values, lines and chunk ends are the same.
+    path = _table(tmp_path / "angles.txt", header=header, delimiter=delimiter)
+    columns = ["phi", "psi"] if header else ["1", "2"]
+    whole = read_angle_table(path, columns, degrees=True, drop_invalid=True)
+    _, chunks = iter_angle_chunks(path, columns, degrees=True, drop_invalid=True,
+                                  chunk_rows=17)
+    chunks = list(chunks)
+    assert [len(c.line_numbers) for c in chunks] == [17] * 5 + [17]
+    assert np.vstack([c.angles for c in chunks]).tobytes() == whole.angles.tobytes()
+    np.testing.assert_array_equal(np.concatenate([c.line_numbers for c in chunks]),
+                                  whole.line_numbers)
+    assert [d for c in chunks for d in c.dropped] == whole.dropped
+    assert chunks[-1].bytes_read == path.stat().st_size
+    # Every batch but the bad row's was read by numpy: its chunk is the only short batch.
+    assert [len(c.dropped) for c in chunks] == [0, 1, 0, 0, 0, 0]
+
+
+def test_numbers_that_numpy_or_python_would_read_differently_go_line_by_line(tmp_path):
+    path = tmp_path / "odd.csv"
+    path.write_text('a,b\n1_000,2\n"3",nan\n0x1p3,4\n5,6\n')
+    _, chunks = iter_angle_chunks(path, drop_invalid=True, chunk_rows=10)
+    (chunk,) = list(chunks)
+    # Python's float reads 1_000 (numpy's reader does not): the same as before.
+    np.testing.assert_array_equal(chunk.line_numbers, [2, 5])
+    assert [line for line, _ in chunk.dropped] == [3, 4]

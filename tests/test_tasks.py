@@ -150,7 +150,7 @@ def test_shutdown_lets_go_of_a_running_task(qtbot, runner):
 
 def test_comparison_task_hands_over_each_method_as_it_finishes():
     from stpca_gui.core import BASELINES, make_demo
-    from stpca_gui.gui.compare_dialog import baselines_task
+    from stpca_gui.model.comparison import baselines_task
     from stpca_gui.model.tasks import TaskCancelled, TaskState
 
     angles = make_demo("clusters-t2", random_state=0).angles

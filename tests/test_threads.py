@@ -8,7 +8,7 @@ import threading
 import pytest
 import threadpoolctl
 
-from stpca_gui.core._threads import loaded_libraries, single_threaded_blas
+from stpca_gui.core._base.threads import loaded_libraries, single_threaded_blas
 
 
 def _blas_threads() -> list[int]:
@@ -53,7 +53,7 @@ def test_worker_threads_never_search_the_loaded_libraries(monkeypatch):
 
 
 def test_kernel_threads_spread_calls_and_keep_order():
-    from stpca_gui.core.parallel import map_parallel, row_blocks, worker_count
+    from stpca_gui.core._base.parallel import map_parallel, row_blocks, worker_count
 
     caller = threading.current_thread().name
     names = map_parallel(lambda item: (item, threading.current_thread().name), range(40))
@@ -67,7 +67,7 @@ def test_kernel_threads_spread_calls_and_keep_order():
 
 
 def test_a_call_from_a_kernel_thread_runs_inline_instead_of_waiting_on_the_pool():
-    from stpca_gui.core.parallel import map_parallel
+    from stpca_gui.core._base.parallel import map_parallel
 
     nested = map_parallel(lambda item: sum(map_parallel(lambda x: x * item, range(5))),
                           range(8))
@@ -75,7 +75,7 @@ def test_a_call_from_a_kernel_thread_runs_inline_instead_of_waiting_on_the_pool(
 
 
 def test_errors_in_kernel_threads_reach_the_caller():
-    from stpca_gui.core.parallel import map_parallel
+    from stpca_gui.core._base.parallel import map_parallel
 
     def fail(item: int) -> int:
         if item == 3:
@@ -89,7 +89,7 @@ def test_errors_in_kernel_threads_reach_the_caller():
 def test_a_caller_never_waits_behind_another_callers_work():
     # A Monte Carlo run and a fit share the kernel threads: the second caller must finish
     # its own items while the first one's items still occupy every pool thread.
-    from stpca_gui.core.parallel import map_parallel, worker_count
+    from stpca_gui.core._base.parallel import map_parallel, worker_count
 
     release = threading.Event()
     started = threading.Semaphore(0)

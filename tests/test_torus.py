@@ -8,15 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from stpca_gui.core import (
-    circular_difference,
-    degrees_to_radians,
-    torus_cdist,
-    torus_distance,
-    torus_pdist,
-    wrap_angles,
-)
-from stpca_gui.core._torus_kernel import wrap_angle
+from stpca_gui.core import circular_difference, degrees_to_radians, wrap_angles
+from stpca_gui.core.geometry.angle_math import wrap_angle
+from stpca_gui.core.geometry.torus import torus_cdist, torus_distance, torus_pdist
 
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False)
 

@@ -192,7 +192,7 @@ def _open_tour(qtbot, window):
 
     assert window.tour_action.isEnabled()
     window.tour_action.trigger()
-    tour = window.guided_tour
+    tour = window.tour
     assert isinstance(tour, GuidedTour)
     if tour.data is None:
         with qtbot.waitSignal(tour.ready, timeout=FIT_TIMEOUT_MS):
@@ -236,7 +236,7 @@ def test_back_next_through_every_step_and_closing_restores_the_window(qtbot, win
 
     with qtbot.waitSignal(tour.closed, timeout=5000):
         tour.panel.close_button.click()
-    assert window.guided_tour is None
+    assert window.tour is None
     assert state.color_mode == "pns1"
     assert np.array_equal(state.selection.groups, groups)
     assert not sphere.showing_configuration
@@ -288,7 +288,7 @@ def test_tour_fits_first_when_there_is_no_result(qtbot, window):
     window.when_prepared("sphere", lambda: None)
     qtbot.waitUntil(lambda: window.is_prepared("sphere"), timeout=30_000)
     window.tour_action.trigger()
-    tour = window.guided_tour
+    tour = window.tour
     with qtbot.waitSignal(tour.ready, timeout=FIT_TIMEOUT_MS):
         pass
     assert tour.data.result is window.state.result

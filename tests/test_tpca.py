@@ -10,7 +10,7 @@ import pytest
 
 from stpca_gui.core import TorusGapWarning, TorusPCA, make_demo, torus_distance, wrap_angles
 from stpca_gui.core.baselines import BASELINES, torus_pca
-from stpca_gui.core.circular import circular_frechet_mean
+from stpca_gui.core.circstats.circular import circular_frechet_mean
 from stpca_gui.core.tpca import (
     circular_spread,
     largest_gap_cuts,

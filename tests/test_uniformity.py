@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from stpca_gui.core import uniformity as uf
-from stpca_gui.core._uniformity_kernel import pair_sums_parallel, pair_sums_serial
-from stpca_gui.core.uniformity import (
+from stpca_gui.core.circstats import uniformity as uf
+from stpca_gui.core.circstats._uniformity_kernel import pair_sums_parallel, pair_sums_serial
+from stpca_gui.core.circstats.uniformity import (
     UniformityTest,
     asymptotic_sf,
     gine_fn_statistic,
@@ -160,7 +160,9 @@ def test_monte_carlo_agrees_with_asymptotics() -> None:
     for name in asym:
         assert mc[name].method == "Monte Carlo"
         assert mc[name].n_replicates == 1000
-        assert mc[name].statistic == asym[name].statistic
+        # The statistic's pair sums are split by the kernel thread count, so its last
+        # bits may differ between machines (never between runs on one machine).
+        assert mc[name].statistic == pytest.approx(asym[name].statistic, rel=1e-12)
         assert mc[name].p_value == pytest.approx(asym[name].p_value, abs=0.05)
     again = uniformity_tests(theta, n_replicates=1000, random_state=6,
                              calibration="monte_carlo")

@@ -6,11 +6,16 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import ScaledTorusPCA
-from stpca_gui.core.pns import PrincipalNestedSpheres
-from stpca_gui.core.smds import SphericalMDS
-from stpca_gui.core.subsphere import MIN_SPHERE_SPREAD, check_sphere_data
-from stpca_gui.core.torus import wrap_angles
-from stpca_gui.core.validation import MIN_TORUS_SPREAD, as_float_matrix, check_angles, torus_spread
+from stpca_gui.core.geometry.torus import wrap_angles
+from stpca_gui.core.geometry.validation import (
+    MIN_TORUS_SPREAD,
+    as_float_matrix,
+    check_angles,
+    torus_spread,
+)
+from stpca_gui.core.pns.pns import PrincipalNestedSpheres
+from stpca_gui.core.pns.subsphere import MIN_SPHERE_SPREAD, check_sphere_data
+from stpca_gui.core.smds.smds import SphericalMDS
 
 #: The same torus point written four ways (whole turns apart), with a second, constant angle.
 SAME_POINT_DEGREES = np.array([[1.0, 20.0], [361.0, 20.0], [-359.0, 20.0], [721.0, 20.0]])

@@ -1,5 +1,5 @@
-"""The nested projections (core/projections.py) and the explained-variance conventions of the
-report (reproduce/variance_conventions.py, reproduce/variance_gap.py)."""
+"""The nested projections (core/prediction/projections.py) and the explained-variance
+conventions of the report (reproduce/variance_conventions.py, reproduce/variance_gap.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import ScaledTorusPCA, make_demo
-from stpca_gui.core.projections import (
+from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
+from stpca_gui.core.prediction.projections import (
     level_scores,
     nested_variance,
     predict_projections,
     sphere_projections,
 )
-from stpca_gui.core.torus import torus_distance, wrap_angles
 from stpca_gui.reproduce.fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits, subsample_rows
 from stpca_gui.reproduce.sunspots import load_sunspots_data
 from stpca_gui.reproduce.variance_conventions import (
@@ -41,7 +41,7 @@ def small_t2() -> ScaledTorusPCA:
     return model
 
 
-# ------------------------------------------------------------------ core.projections
+# ------------------------------------------------------------------ core.prediction.projections
 def test_level_scores_keep_the_chosen_columns():
     scores = np.arange(1.0, 7.0).reshape(2, 3)
     np.testing.assert_array_equal(level_scores(scores, 3), scores)

@@ -9,8 +9,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from stpca_gui.core import vmmin as vmmin_module
-from stpca_gui.core.vmmin import (
+from stpca_gui.core.smds import vmmin as vmmin_module
+from stpca_gui.core.smds.vmmin import (
     DEFAULT_RELTOL,
     ImplicitInverseHessian,
     OptimizationCancelled,

@@ -1,20 +1,22 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
-from ._threads import loaded_libraries
+from ._base.params import Interval, Options, ParamSpec
+from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
+from ._base.threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
-from .circular import circular_frechet_mean
+from .circstats.circular import circular_frechet_mean
+from .circstats.mode_test import ModeTest, silverman_mode_test
+from .circstats.modes import (
+    ModeClustering,
+    model_mode_clusters,
+    periodic_mode_clusters,
+    pns1_mode_clusters,
+)
+from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
+from .circstats.uniformity import UniformityTest, uniformity_tests
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
-from .mode_test import ModeTest, silverman_mode_test
-from .modes import ModeClustering, model_mode_clusters, periodic_mode_clusters, pns1_mode_clusters
-from .persistence import ModelFileError, load_model, save_model
-from .pns import PrincipalNestedSpheres
-from .prediction import SMDSMatch
-from .progress import FitCancelled
-from .radius import wasserstein_radius
-from .series import lagged_embedding
-from .smds import SphericalMDS, classical_mds
-from .stpca import PrincipalCurve, ProgressEvent, ScaledTorusPCA
-from .torus import (
+from .geometry.series import lagged_embedding
+from .geometry.torus import (
     circular_difference,
     degrees_to_radians,
     torus_cdist,
@@ -22,24 +24,36 @@ from .torus import (
     torus_pdist,
     wrap_angles,
 )
-from .torus_uniformity import TorusUniformityTest, torus_uniformity_test
+from .persistence import ModelFileError, load_model, save_model
+from .pns.pns import PrincipalNestedSpheres
+from .prediction.prediction import SMDSMatch
+from .scoring_only import ScoringOnlyError
+from .smds.radius import wasserstein_radius
+from .smds.smds import SphericalMDS, classical_mds
+from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
 from .tpca import TorusGapWarning, TorusPCA
-from .uniformity import UniformityTest, uniformity_tests
 
 __all__ = [
     "BASELINES",
     "DEMO_NAMES",
+    "FIT_STAGES",
     "BaselineResult",
+    "CancelCheck",
     "DemoDataset",
     "FitCancelled",
+    "Interval",
     "ModeClustering",
     "ModeTest",
     "ModelFileError",
+    "Options",
+    "ParamSpec",
     "PrincipalCurve",
     "PrincipalNestedSpheres",
+    "ProgressCallback",
     "ProgressEvent",
     "SMDSMatch",
     "ScaledTorusPCA",
+    "ScoringOnlyError",
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",

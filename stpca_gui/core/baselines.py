@@ -26,7 +26,9 @@ as ST-PCA does:
     the torus variance of the paper's §3.5 (``convention="torus"``, as the paper's Table 2
     reports them); the sphere (PNS) shares are kept too.
 
-Every method has the signature ``method(angles) -> BaselineResult`` and is listed in
+Every method has the signature ``method(angles, *, check=None) -> BaselineResult`` (``check``
+a :data:`~stpca_gui.core.progress.CancelCheck`, called between its steps and, for T-PCA,
+inside its fit, so that a comparison can be cancelled midway) and is listed in
 :data:`BASELINES` under its display name, so a caller can run all of them on the same data
 (see :func:`run_baselines`); ``BaselineResult.convention`` says which variance its
 percentages are shares of (:data:`CONVENTIONS`).  Covariances use the unbiased 1/(n-1)
@@ -46,10 +48,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .circular import circular_frechet_mean
-from .torus import TWO_PI, wrap_angles
+from ._base.progress import CancelCheck, FitCancelled, ProgressEvent
+from .circstats.circular import circular_frechet_mean
+from .geometry.torus import TWO_PI, wrap_angles
+from .geometry.validation import check_angles
 from .tpca import TorusPCA
-from .validation import check_angles
 
 __all__ = [
     "BASELINES",
@@ -230,6 +233,10 @@ def _result_from_real(
     )
 
 
+def _no_check() -> None:
+    """The cancel check of a run nobody can cancel."""
+
+
 def _circular_means(angles: NDArray[np.float64]) -> NDArray[np.float64]:
     """Extrinsic circular mean of every column: atan2(mean sin, mean cos), in [-π, π)."""
     return wrap_angles(np.arctan2(np.sin(angles).mean(axis=0), np.cos(angles).mean(axis=0)))
@@ -238,7 +245,7 @@ def _circular_means(angles: NDArray[np.float64]) -> NDArray[np.float64]:
 # --------------------------------------------------------------------------- methods
 
 
-def euclidean_pca(angles: ArrayLike) -> BaselineResult:
+def euclidean_pca(angles: ArrayLike, *, check: CancelCheck | None = None) -> BaselineResult:
     """Ordinary PCA of the raw angles, ignoring periodicity.
 
     Parameters
@@ -255,18 +262,20 @@ def euclidean_pca(angles: ArrayLike) -> BaselineResult:
     Raises
     ------
     ValueError
-        From :func:`~stpca_gui.core.validation.check_angles` for invalid input.
+        From :func:`~stpca_gui.core.geometry.validation.check_angles` for invalid input.
 
     Notes
     -----
     The result depends on where the periodic cut lies: data crossing ±π are torn apart.
     """
     x = check_angles(angles)
+    (check or _no_check)()
     return _result_from_real("Euclidean PCA", x, _angle_labels(x.shape[1]))
 
 
 def angular_pca(
-    angles: ArrayLike, *, center: Literal["circular", "frechet"] = "circular"
+    angles: ArrayLike, *, center: Literal["circular", "frechet"] = "circular",
+    check: CancelCheck | None = None,
 ) -> BaselineResult:
     """Angular PCA (aPCA, Riccardi et al., 2009).
 
@@ -295,12 +304,17 @@ def angular_pca(
     percentages are invariant under such rotations.
     """
     x = check_angles(angles)
+    check = check or _no_check
     if center == "circular":
         mu = _circular_means(x)
     elif center == "frechet":
-        mu = np.array([circular_frechet_mean(x[:, k]) for k in range(x.shape[1])])
+        mu = np.empty(x.shape[1])
+        for k in range(x.shape[1]):
+            check()
+            mu[k] = circular_frechet_mean(x[:, k])
     else:
         raise ValueError(f"center must be 'circular' or 'frechet', got {center!r}")
+    check()
     delta = wrap_angles(x - mu)
     return _result_from_real(
         "aPCA", delta, [f"{s} − μ" for s in _angle_labels(x.shape[1])],
@@ -308,7 +322,7 @@ def angular_pca(
     )
 
 
-def dihedral_pca(angles: ArrayLike) -> BaselineResult:
+def dihedral_pca(angles: ArrayLike, *, check: CancelCheck | None = None) -> BaselineResult:
     """Dihedral PCA (dPCA, Mu et al., 2005).
 
     Covariance PCA of the embedding T^d → R^{2d},
@@ -337,11 +351,13 @@ def dihedral_pca(angles: ArrayLike) -> BaselineResult:
     emb = np.empty((n, 2 * d))
     emb[:, 0::2] = np.cos(x)
     emb[:, 1::2] = np.sin(x)
+    (check or _no_check)()
     labels = [f"{f} {s}" for s in _angle_labels(d) for f in ("cos", "sin")]
     return _result_from_real("dPCA", emb, labels, {"embedding": emb})
 
 
-def complex_dihedral_pca(angles: ArrayLike) -> BaselineResult:
+def complex_dihedral_pca(angles: ArrayLike, *, check: CancelCheck | None = None
+                         ) -> BaselineResult:
     """Complex dihedral PCA (Altis et al., 2007).
 
     Each angle is represented as z_k = exp(iθ_k) ∈ C.  With μ = mean(z), the Hermitian
@@ -377,14 +393,17 @@ def complex_dihedral_pca(angles: ArrayLike) -> BaselineResult:
     """
     x = check_angles(angles)
     n, d = x.shape
+    check = check or _no_check
     z = np.exp(1j * x)
     mu = z.mean(axis=0)
     zc = z - mu
+    check()
     cov = zc.T @ zc.conj() / (n - 1)  # C_jk = E[(z_j − μ_j) conj(z_k − μ_k)]
     values, vectors = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1]
     values = np.clip(values[order], 0.0, None)
     vectors = vectors[:, order]
+    check()
     scores = zc @ vectors.conj()  # V_k = v_k^H (z − μ)
     for k in range(d):
         v = vectors[:, k]
@@ -464,7 +483,8 @@ def maximal_gap_cuts(angles: ArrayLike, n_bins: int = 10) -> NDArray[np.float64]
     return wrap_angles(cuts)
 
 
-def dihedral_pca_plus(angles: ArrayLike, n_bins: int = 10) -> BaselineResult:
+def dihedral_pca_plus(angles: ArrayLike, n_bins: int = 10, *,
+                      check: CancelCheck | None = None) -> BaselineResult:
     """dPCA+ (Sittel et al., 2017): PCA of maximal-gap-shifted angles.
 
     For every angle the periodic boundary is moved to its region of lowest density (cut c_k
@@ -499,17 +519,21 @@ def dihedral_pca_plus(angles: ArrayLike, n_bins: int = 10) -> BaselineResult:
     change the PCA, so the choice of interval representative is immaterial.
     """
     x = check_angles(angles)
+    check = check or _no_check
     cuts = maximal_gap_cuts(x, n_bins)
+    check()
     up = np.mod(x - cuts, TWO_PI)
     down = np.mod(cuts - x, TWO_PI)
     shifted = np.where(cuts <= 0.0, cuts + up, cuts - down)
+    check()
     return _result_from_real(
         "dPCA+", shifted, [f"{s}′" for s in _angle_labels(x.shape[1])],
         {"cuts": cuts, "shifted_angles": shifted},
     )
 
 
-def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
+def torus_pca(angles: ArrayLike, ordering: str = "SI", *,
+              check: CancelCheck | None = None) -> BaselineResult:
     """T-PCA (Eltzner, Huckemann & Mardia, 2018) as a comparison method.
 
     :class:`~stpca_gui.core.tpca.TorusPCA` with its defaults and seed 0 (the PNS bootstrap
@@ -521,6 +545,8 @@ def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
         Angles in radians.
     ordering : {"SI", "SO"}
         Angles ordered with the largest circular spread inside (SI) or outside (SO).
+    check : callable, optional
+        Cancel check, passed to :meth:`TorusPCA.fit <stpca_gui.core.tpca.TorusPCA.fit>`.
 
     Returns
     -------
@@ -535,7 +561,7 @@ def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
         ``"sphere_types"`` the PNS subsphere types.
     """
     # The gap warning becomes a note of the result, which the callers show with it.
-    model = TorusPCA(ordering=ordering, random_state=0).fit(angles, warn=False)
+    model = TorusPCA(ordering=ordering, random_state=0).fit(angles, warn=False, check=check)
     return BaselineResult(
         name=f"T-PCA ({ordering})",
         scores=model.scores_,
@@ -554,8 +580,11 @@ def torus_pca(angles: ArrayLike, ordering: str = "SI") -> BaselineResult:
     )
 
 
-#: Display name → method; every method is called as ``method(angles)``.
-BASELINES: dict[str, Callable[[ArrayLike], BaselineResult]] = {
+#: The stage of :func:`run_baselines`' progress reports.
+BASELINES_STAGE = "baselines"
+
+#: Display name → method; every method is called as ``method(angles, check=check)``.
+BASELINES: dict[str, Callable[..., BaselineResult]] = {
     "Euclidean PCA": euclidean_pca,
     "aPCA": angular_pca,
     "dPCA": dihedral_pca,
@@ -580,8 +609,9 @@ def run_baselines(
     methods : sequence of str, optional
         Display names from :data:`BASELINES`; all of them (in registry order) by default.
     callback : callable, optional
-        Receives a :class:`~stpca_gui.core.stpca.ProgressEvent` (stage "baselines") after
-        each method; returning True cancels.
+        Receives a :class:`~stpca_gui.core._base.progress.ProgressEvent` (stage "baselines")
+        at every cancel check inside each method (between its steps, and inside T-PCA's
+        fit) and after each method; returning True cancels, midway through a method too.
 
     Returns
     -------
@@ -595,9 +625,6 @@ def run_baselines(
     FitCancelled
         When ``callback`` asked to stop.
     """
-    from .progress import FitCancelled
-    from .stpca import ProgressEvent
-
     names = list(BASELINES) if methods is None else list(methods)
     unknown = [m for m in names if m not in BASELINES]
     if unknown:
@@ -607,8 +634,25 @@ def run_baselines(
     data = check_angles(angles)
     results: dict[str, BaselineResult] = {}
     for done, name in enumerate(names, start=1):
-        results[name] = BASELINES[name](data)
+        results[name] = BASELINES[name](data, check=_cancel_check(
+            callback, name, ProgressEvent(BASELINES_STAGE, (done - 1) / len(names),
+                                          message=f"{name} ({done} of {len(names)})…")))
         if callback is not None and callback(ProgressEvent(
-                "baselines", done / len(names), message=f"{name} done ({done} of {len(names)})")):
+                BASELINES_STAGE, done / len(names),
+                message=f"{name} done ({done} of {len(names)})")):
             raise FitCancelled(f"cancelled after {name}")
     return results
+
+
+def _cancel_check(callback: Callable[..., bool | None] | None, name: str,
+                  event: Any) -> CancelCheck | None:
+    """The cancel check of method ``name``: hands ``event`` to ``callback`` and raises
+    FitCancelled when it asks to stop (None without a callback)."""
+    if callback is None:
+        return None
+
+    def check() -> None:
+        if callback(event):
+            raise FitCancelled(f"cancelled during {name}")
+
+    return check

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from stpca_gui.core._random import RandomStateLike, check_random_state
-from stpca_gui.core.torus import wrap_angles
+from stpca_gui.core._base.random import RandomStateLike, check_random_state
+from stpca_gui.core.geometry.torus import wrap_angles
 
 __all__ = [
     "CLUSTERS_T2_MEANS",

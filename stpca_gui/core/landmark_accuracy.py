@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .pair_stress import all_pairs_stress
+from .smds.pair_stress import all_pairs_stress
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA

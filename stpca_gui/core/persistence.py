@@ -10,9 +10,10 @@ The model file (``.stpca``; docs/model_file.md) is a ZIP archive of
   ``numpy.load`` reads as well.
 
 No code is pickled: arrays are read with ``allow_pickle=False`` and objects are rebuilt only
-from the classes of :func:`_registry`, never from a name read in the file. A value of a kind
-the format does not know fails at save time, naming the attribute, so that a new fitted
-attribute is never silently dropped.
+from the classes registered with :func:`~stpca_gui.core._base.registry.model_file_class`
+(the estimators register themselves; this module names none), never from a name read in the
+file. A value of a kind the format does not know fails at save time, naming the attribute,
+so that a new fitted attribute is never silently dropped.
 """
 
 from __future__ import annotations
@@ -23,18 +24,16 @@ import math
 import os
 import zipfile
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .. import __version__
+from ._base.params import Estimator
+from ._base.registry import model_file_classes, top_level_classes
 from .atomic import atomic_path
-from .params import Estimator
-
-if TYPE_CHECKING:
-    from .stpca import ScaledTorusPCA
+from .scoring_only import model_kind, scoring_copy
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
            "load_model", "model_entries", "read_model", "save_model", "write_entries"]
@@ -56,16 +55,10 @@ class ModelFileError(ValueError):
     """A model file cannot be read; the message names the file and the problem."""
 
 
-@cache
 def _registry() -> dict[str, type]:
-    """The classes a model file may contain, by the name written for them."""
-    from .pns import PrincipalNestedSpheres
-    from .prediction import SMDSMatch
-    from .smds import SphericalMDS
-    from .stpca import PrincipalCurve, ScaledTorusPCA
-
-    classes = (ScaledTorusPCA, SphericalMDS, PrincipalNestedSpheres, SMDSMatch, PrincipalCurve)
-    return {cls.__name__: cls for cls in classes}
+    """The classes a model file may contain, by the name written for them: those that
+    registered themselves (importing :mod:`stpca_gui.core` registers the estimators)."""
+    return model_file_classes()
 
 
 # ---------------------------------------------------------------------------- saving
@@ -158,8 +151,11 @@ class _Encoder:
         return entry
 
 
-def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
-    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name.
+def model_entries(model: Estimator, *, scoring_only: bool = False
+                  ) -> dict[str, bytes | np.ndarray]:
+    """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name;
+    with ``scoring_only``, those of :func:`~stpca_gui.core.scoring_only.scoring_copy` (a
+    :class:`~stpca_gui.core.stpca.ScaledTorusPCA`).
 
     Raises
     ------
@@ -169,6 +165,8 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
         When an attribute holds a value the format does not know (naming the attribute).
     """
     model._check_fitted()
+    if scoring_only:
+        model = scoring_copy(model)
     encoder = _Encoder()
     tree = encoder.object(model, "")
     metadata = {
@@ -178,6 +176,7 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
         "package_version": __version__,
         "numpy_version": np.__version__,
         "class": type(model).__name__,
+        "kind": model_kind(model),
         "notes": encoder.notes,
         "tree": tree,
     }
@@ -185,8 +184,11 @@ def model_entries(model: ScaledTorusPCA) -> dict[str, bytes | np.ndarray]:
     return {METADATA_ENTRY: text.encode("utf-8"), **encoder.arrays}
 
 
-def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
-    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically.
+def save_model(model: Estimator, path: str | os.PathLike[str], *,
+               scoring_only: bool = False) -> Path:
+    """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically; with
+    ``scoring_only``, only what ``transform`` and ``inverse_transform`` need (see
+    :mod:`~stpca_gui.core.scoring_only`; the metadata's ``kind`` says which).
 
     The file is written beside the target under a hidden temporary name and renamed onto it,
     so a reader sees the old file or the whole new one. Nothing is written when an
@@ -206,7 +208,7 @@ def save_model(model: ScaledTorusPCA, path: str | os.PathLike[str]) -> Path:
     OSError
         The file cannot be written; the message names it.
     """
-    entries = model_entries(model)
+    entries = model_entries(model, scoring_only=scoring_only)
     target = Path(path)
     with atomic_path(target) as tmp, zipfile.ZipFile(
             tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
@@ -278,7 +280,7 @@ class _Decoder:
         return obj
 
 
-def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
+def load_model(path: str | os.PathLike[str]) -> Estimator:
     """Read a model written by :func:`save_model`.
 
     Raises
@@ -303,7 +305,7 @@ def load_model(path: str | os.PathLike[str]) -> ScaledTorusPCA:
                              ) from None
 
 
-def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> ScaledTorusPCA:
+def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> Estimator:
     """Read the model whose entries are under ``prefix`` in an open archive (see
     :func:`write_entries`); messages name ``source``.
 
@@ -312,8 +314,6 @@ def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> Scal
     ModelFileError
         As :func:`load_model`.
     """
-    from .stpca import ScaledTorusPCA
-
     try:
         names = set(archive.namelist())
         if prefix + METADATA_ENTRY not in names:
@@ -343,8 +343,10 @@ def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> Scal
             ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
                              ) from None
-    if not isinstance(model, ScaledTorusPCA):
-        raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a ScaledTorusPCA")
+    expected = top_level_classes()
+    if type(model) not in expected:
+        names = " or ".join(cls.__name__ for cls in expected)
+        raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a {names}")
     try:
         model._validate_params()
         model._check_fitted()

@@ -2,8 +2,8 @@
 
 ``ScaledTorusPCA`` runs the three steps of the paper (section 3):
 
-1. :class:`~stpca_gui.core.smds.SphericalMDS` maps the torus sample to S^d_r;
-2. :class:`~stpca_gui.core.pns.PrincipalNestedSpheres` fits nested subspheres and scores;
+1. :class:`~stpca_gui.core.smds.smds.SphericalMDS` maps the torus sample to S^d_r;
+2. :class:`~stpca_gui.core.pns.pns.PrincipalNestedSpheres` fits nested subspheres and scores;
 3. prediction T̃ (eq. invmds2) maps the principal circle back to a principal curve on the
    torus, and the data's projections back to the torus for the torus explained variance
    (section 3.5).
@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,20 +24,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._random import RANDOM_STATE, RandomStateLike, check_random_state
-from ._threads import single_threaded_blas
-from .blockwise import is_chunked_array, map_row_blocks
-from .landmarks import (
-    AUTO_EXACT_MAX_N,
-    AUTO_LANDMARKS,
-    LANDMARK_METHODS,
-    MIN_LANDMARKS,
-    choose_landmarks,
-    resolve_n_landmarks,
-)
-from .memory import check_fit_memory
-from .pair_stress import all_pairs_stress, sampled_pair_stress
-from .params import (
+from ._base.blockwise import is_chunked_array, map_row_blocks
+from ._base.memory import check_fit_memory
+from ._base.params import (
     Boolean,
     Estimator,
     Interval,
@@ -47,32 +35,39 @@ from .params import (
     inherit_parameter,
     parameter,
 )
+from ._base.progress import (
+    CancelCheck,
+    FitCancelled,
+    ProgressCallback,
+    ProgressEvent,
+    SnapshotCallback,
+)
+from ._base.random import RANDOM_STATE, RandomStateLike, check_random_state
+from ._base.registry import model_file_class
+from ._base.threads import single_threaded_blas
+from .geometry.torus import torus_distance
+from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
-from .pns import PrincipalNestedSpheres
-from .prediction import SMDSMatch
-from .progress import CancelCheck, FitCancelled, SnapshotCallback
-from .projections import nested_variance, predict_projections
-from .smds import SphericalMDS
-from .torus import torus_distance
-from .validation import as_float_matrix, check_angles
+from .pns.pns import PrincipalNestedSpheres
+from .prediction.prediction import SMDSMatch
+from .prediction.projections import nested_variance, predict_projections
+from .scoring_only import missing_attribute
+from .smds.landmarks import (
+    AUTO_EXACT_MAX_N,
+    AUTO_LANDMARKS,
+    LANDMARK_METHODS,
+    MIN_LANDMARKS,
+    choose_landmarks,
+    resolve_n_landmarks,
+)
+from .smds.pair_stress import all_pairs_stress, sampled_pair_stress
+from .smds.smds import SphericalMDS
 
-#: Every stage a progress report can name, with the name shown to users: the stages of
-#: :meth:`ScaledTorusPCA.fit` in order ("modes" is the mode clustering that
-#: :func:`~stpca_gui.model.run_analysis` runs after the fit), then the uniformity tests'
-#: Monte Carlo and the baseline methods, which report with the same event type.
-PROGRESS_STAGES: dict[str, str] = {
-    "landmarks": "landmarks",
-    "smds-start": "start configuration",
-    "smds": "spherical MDS",
-    "interpolation": "placing points",
-    "pns": "principal nested spheres",
-    "curve": "principal curve",
-    "torus-variance": "torus variance",
-    "modes": "mode clusters",
-    "done": "done",
-    "monte-carlo": "Monte Carlo",
-    "baselines": "baseline methods",
-}
+#: The stages :meth:`ScaledTorusPCA.fit` reports, in order (the landmark stages only in a
+#: landmark fit, "torus-variance" only with ``torus_variance=True``). Display names are
+#: the app's (stpca_gui/gui/progress_labels.py).
+FIT_STAGES: tuple[str, ...] = ("landmarks", "smds-start", "smds", "interpolation", "pns",
+                               "curve", "torus-variance", "done")
 
 #: A curve segment is a break when its torus length exceeds this multiple of the typical
 #: (median) segment length and of the length expected from the sphere arc.
@@ -89,48 +84,9 @@ TORUS_VARIANCE_SAMPLE = 10_000
 LANDMARK_VALIDATION_SAMPLE = 2000
 
 
-@dataclass(frozen=True)
-class ProgressEvent:
-    """One progress report of :meth:`ScaledTorusPCA.fit`.
-
-    Attributes
-    ----------
-    stage : str
-        A key of :data:`PROGRESS_STAGES`.
-    fraction : float
-        Progress of the current stage in [0, 1] (SMDS has no known end: its fraction stays
-        at 0 until it finishes; ``iteration`` and ``stress`` tell how it goes).
-    iteration : int
-        Optimiser iteration (SMDS only; 0 otherwise).
-    stress : float
-        Current SMDS stress (NaN outside the SMDS stage).
-    message : str
-        Human-readable status line.
-    configuration : ndarray, shape (m, d + 1), or None
-        SMDS events only: the configuration the optimiser has reached, as unit vectors of
-        the points being mapped (all n samples, or the m landmarks of a landmark fit). A
-        new array per event, which the receiver may keep; None for the other stages.
-    radius : float
-        SMDS events only: the sphere radius of ``configuration`` (NaN otherwise).
-    landmarks : ndarray of intp, shape (m,), or None
-        SMDS events of a landmark fit only: the rows of the data whose configuration
-        ``configuration`` is (in its row order); None in an exact fit and for the other
-        stages. The same array for every event of one landmark set.
-    """
-
-    stage: str
-    fraction: float
-    iteration: int = 0
-    stress: float = float("nan")
-    message: str = ""
-    configuration: NDArray[np.float64] | None = field(default=None, repr=False)
-    radius: float = float("nan")
-    landmarks: NDArray[np.intp] | None = field(default=None, repr=False)
 
 
-ProgressCallback = Callable[[ProgressEvent], bool | None]
-
-
+@model_file_class()
 @dataclass(frozen=True)
 class PrincipalCurve:
     """A sampled closed curve on the torus.
@@ -163,6 +119,7 @@ class _Timer:
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
 
 
+@model_file_class(top_level=True)
 @estimator
 class ScaledTorusPCA(Estimator):
     """Scaled Torus PCA (ST-PCA) of angular data.
@@ -256,9 +213,9 @@ class ScaledTorusPCA(Estimator):
 
         Raises
         ------
-        stpca_gui.core.memory.InsufficientMemoryError
+        stpca_gui.core._base.memory.InsufficientMemoryError
             Before any work, when the exact fit of n samples would need more memory than
-            is available (see :mod:`stpca_gui.core.memory`).
+            is available (see :mod:`stpca_gui.core._base.memory`).
         """
         self._validate_params()
         angles = check_angles(X)
@@ -335,6 +292,7 @@ class ScaledTorusPCA(Estimator):
                 np.random.default_rng(int(landmark_seed) + 2))
             timer.record("stress", start)
 
+        vars(self).pop("scoring_only_", None)  # a refitted scoring-only model is whole again
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
@@ -442,7 +400,7 @@ class ScaledTorusPCA(Estimator):
         """Scores of new torus points: interpolation T̂ to the sphere, then PNS scores.
 
         ``X`` may be a ``dask.array.Array`` (n, d): the result is then a dask array built
-        blockwise (:mod:`~stpca_gui.core.blockwise`), to be computed on any dask scheduler.
+        blockwise (:mod:`~stpca_gui.core._base.blockwise`), to be computed on any dask scheduler.
         """
         self._check_fitted()
         if is_chunked_array(X):
@@ -469,10 +427,17 @@ class ScaledTorusPCA(Estimator):
         return geometry
 
     # ------------------------------------------------------------ model files
-    def save(self, path: str | os.PathLike[str]) -> Path:
+    def save(self, path: str | os.PathLike[str], *, scoring_only: bool = False) -> Path:
         """Write the fitted model to one versioned file (no pickled code); see
-        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md."""
-        return save_model(self, path)
+        :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md. With
+        ``scoring_only`` only what ``transform`` and ``inverse_transform`` need is written
+        (:mod:`~stpca_gui.core.scoring_only`)."""
+        return save_model(self, path, scoring_only=scoring_only)
+
+    def __getattr__(self, name: str):
+        # Only reached when ordinary lookup fails: a scoring-only model says why it lacks
+        # a per-sample result.
+        raise missing_attribute(self, name)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
-from .rates import classification_rate_interval
+from .circstats.rates import classification_rate_interval
+from .diagnostics import model_flat_patch
+from .smds.pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
 
 if TYPE_CHECKING:
-    from .modes import ModeClustering
+    from .circstats.modes import ModeClustering
     from .stpca import ScaledTorusPCA
 
 __all__ = ["SummaryItem", "fit_summary", "mode_cluster_items", "summary_json"]
@@ -73,8 +74,9 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
     status = "converged" if smds.converged_ else "not converged"
     curve = model.principal_curve_
     breaks = int(curve.breaks.sum())
-    exact = getattr(model, "landmark_indices_", None) is None
-    all_pairs = float(getattr(model, "all_pairs_stress_", model.stress_))
+    exact = model.landmark_indices_ is None
+    all_pairs = float(model.all_pairs_stress_)
+    patch = model_flat_patch(model)
     return [
         SummaryItem("n_samples", "samples n", int(n), str(n)),
         SummaryItem("n_angles", "angles d", int(d), str(d)),
@@ -90,6 +92,8 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
                     _number_or_none(all_pairs), _all_pairs_text(all_pairs, n), shown=not exact),
         SummaryItem("initial_stress", "start stress", _number_or_none(smds.initial_stress_),
                     f"{smds.initial_stress_:.5f}", shown=False),
+        SummaryItem("flat_patch", "flat patch", patch.as_json(), patch.statement(),
+                    shown=patch.flat),
         SummaryItem("smds_iterations", "SMDS iterations", int(smds.n_iter_),
                     f"{smds.n_iter_} ({model.optimizer}, {status})"),
         SummaryItem("smds_converged", "SMDS converged", bool(smds.converged_), status,
@@ -121,8 +125,8 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
 
 def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:
     """How many samples spherical MDS was solved on: all (exact) or m landmarks."""
-    m = int(getattr(model, "n_landmarks_", n))
-    if getattr(model, "landmark_indices_", None) is None:
+    m = int(model.n_landmarks_)
+    if model.landmark_indices_ is None:
         return [SummaryItem("n_landmarks", "landmarks", m, f"none (exact fit on all {n:,})",
                             shown=False),
                 SummaryItem("landmark_method", "landmark rule", None, "–", shown=False)]

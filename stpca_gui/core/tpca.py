@@ -26,12 +26,13 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._random import RANDOM_STATE, RandomStateLike
-from .params import Estimator, Options, estimator, inherit_parameter, parameter
-from .pns import PrincipalNestedSpheres
-from .projections import level_scores
-from .torus import TWO_PI, torus_distance, wrap_angles
-from .validation import as_float_matrix, check_angles
+from ._base.params import Estimator, Options, estimator, inherit_parameter, parameter
+from ._base.progress import CancelCheck
+from ._base.random import RANDOM_STATE, RandomStateLike
+from .geometry.torus import TWO_PI, torus_distance, wrap_angles
+from .geometry.validation import as_float_matrix, check_angles
+from .pns.pns import PrincipalNestedSpheres
+from .prediction.projections import level_scores
 
 __all__ = [
     "ORDERINGS",
@@ -292,7 +293,8 @@ class TorusPCA(Estimator):
 
     # ------------------------------------------------------------------ fitting
 
-    def fit(self, X: ArrayLike, y: object = None, *, warn: bool = True) -> TorusPCA:
+    def fit(self, X: ArrayLike, y: object = None, *, warn: bool = True,
+            check: CancelCheck | None = None) -> TorusPCA:
         """Fit T-PCA to angles ``X`` (n, d) in radians.
 
         Parameters
@@ -303,6 +305,10 @@ class TorusPCA(Estimator):
         warn : bool, default True
             Warn (:class:`TorusGapWarning`) when more than two angles have no data gap. The
             message is kept in ``gap_message_`` either way.
+        check : callable, optional
+            Called between the steps of the fit and inside PNS; raises
+            :class:`~stpca_gui.core.progress.FitCancelled` to stop (the estimator is then
+            left as it was).
 
         Returns
         -------
@@ -315,9 +321,12 @@ class TorusPCA(Estimator):
             fewer than 3 samples, all samples the same torus point).
         """
         self._validate_params()
+        check = _no_check if check is None else check
         angles = check_angles(X)
         n, d = angles.shape
+        check()
         cuts, gaps = largest_gap_cuts(angles)
+        check()
         spreads = circular_spread(angles)
         order = spread_order(spreads, self.ordering)
         threshold = structural_gap_threshold(n)
@@ -327,11 +336,15 @@ class TorusPCA(Estimator):
             warnings.warn(message, TorusGapWarning, stacklevel=2)
 
         embedding = torus_to_sphere(_cut_and_order(angles, cuts, order))
+        check()
         pns = PrincipalNestedSpheres(
             mode=self.pns_mode, alpha=self.alpha, n_bootstrap=self.n_bootstrap,
-            random_state=self.random_state).fit(embedding)
+            random_state=self.random_state).fit(embedding, check=check)
+        mean = _angles_on_torus(pns.mean_[None, :], order, cuts)[0]
+        torus_var = _torus_variances(pns, pns.scores_, mean, order, cuts, check)
 
-        # Only now, with nothing left that can fail on the data, does the estimator change.
+        # Only now, with nothing left that can fail on the data or be cancelled, does the
+        # estimator change.
         self.n_features_in_ = d
         self.cuts_ = cuts
         self.gaps_ = gaps
@@ -345,8 +358,7 @@ class TorusPCA(Estimator):
         self.scores_ = pns.scores_
         self.explained_variance_ = pns.explained_variance_
         self.explained_variance_ratio_ = pns.explained_variance_ratio_
-        self.mean_ = self._angles_on_torus(pns.mean_[None, :])[0]
-        torus_var = self._torus_variances(self.scores_)
+        self.mean_ = mean
         total = float(torus_var.sum())
         self.torus_explained_variance_ = torus_var
         self.torus_explained_variance_ratio_ = (torus_var / total if total > 0
@@ -365,22 +377,7 @@ class TorusPCA(Estimator):
 
     def _angles_on_torus(self, units: NDArray[np.float64]) -> NDArray[np.float64]:
         """Torus angles in [-π, π), original column order, of points on S^d (P⁻¹, uncut)."""
-        psi = sphere_to_torus(units)
-        angles = np.empty_like(psi)
-        angles[:, self.order_] = psi
-        return wrap_angles(angles + self.cuts_)
-
-    def _torus_variances(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
-        """var^(k), k = 1 … d (attribute ``torus_explained_variance_``), one level of
-        projections in memory at a time."""
-        d = scores.shape[1]
-        previous = self.mean_[None, :]
-        variances = np.empty(d)
-        for k in range(1, d + 1):
-            current = self._angles_on_torus(self.pns_.inverse_transform(level_scores(scores, k)))
-            variances[k - 1] = np.sum(torus_distance(previous, current) ** 2)
-            previous = current
-        return variances
+        return _angles_on_torus(units, self.order_, self.cuts_)
 
     def transform(self, X: ArrayLike) -> NDArray[np.float64]:
         """PNS scores of torus points: the fitted cuts and order, P, then the PNS fit.
@@ -417,6 +414,35 @@ class TorusPCA(Estimator):
         self._check_fitted()
         values = as_float_matrix(np.atleast_2d(scores), what="scores")
         return self._angles_on_torus(self.pns_.inverse_transform(values))
+
+
+def _no_check() -> None:
+    """The cancel check of a fit nobody can cancel."""
+
+
+def _angles_on_torus(units: NDArray[np.float64], order: NDArray[np.intp],
+                     cuts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Torus angles in [-π, π), original column order, of points on S^d (P⁻¹, uncut)."""
+    psi = sphere_to_torus(units)
+    angles = np.empty_like(psi)
+    angles[:, order] = psi
+    return wrap_angles(angles + cuts)
+
+
+def _torus_variances(pns: PrincipalNestedSpheres, scores: NDArray[np.float64],
+                     mean: NDArray[np.float64], order: NDArray[np.intp],
+                     cuts: NDArray[np.float64], check: CancelCheck) -> NDArray[np.float64]:
+    """var^(k), k = 1 … d (attribute ``torus_explained_variance_``), one level of
+    projections in memory at a time, with a cancel check per level."""
+    d = scores.shape[1]
+    previous = mean[None, :]
+    variances = np.empty(d)
+    for k in range(1, d + 1):
+        check()
+        current = _angles_on_torus(pns.inverse_transform(level_scores(scores, k)), order, cuts)
+        variances[k - 1] = np.sum(torus_distance(previous, current) ** 2)
+        previous = current
+    return variances
 
 
 def _cut_and_order(angles: NDArray[np.float64], cuts: NDArray[np.float64],

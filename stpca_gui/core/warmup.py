@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import (
-    _modes_kernel,
-    _prediction_kernel,
-    _smds_kernel,
-    _subsphere_kernel,
-    _uniformity_kernel,
-)
-from ._torus_kernel import fill_torus_cdist
+from .circstats import _modes_kernel, _uniformity_kernel
+from .geometry._torus_kernel import fill_torus_cdist
+from .pns import _subsphere_kernel
+from .prediction import _prediction_kernel
+from .smds import _diagnostics_kernel, _smds_kernel
 
 
 def warm_up() -> None:
@@ -36,11 +33,11 @@ def warm_up() -> None:
         _smds_kernel.pair_sums(xt, yt, chunks, gradient)
         _smds_kernel.pair_sums_serial(xt, yt, gradient)
     fill_torus_cdist(angles, angles, np.empty((8, 8)))
+    _diagnostics_kernel.point_pair_sums(angles, units, angles[:3], units[:3])
     starts = np.ascontiguousarray(angles[:2])
     _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12)
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
-    _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5,
-                                          np.ascontiguousarray(units[:2]), 5, 1e-12)
+    _prediction_kernel.interpolate_sphere(angles[:2], angles, units, 1.5, 5, 1e-12)
     for great in (True, False):
         _subsphere_kernel.objective_terms(units[None], np.zeros(2, dtype=np.int64),
                                           np.ascontiguousarray(units[:2]), great, True)

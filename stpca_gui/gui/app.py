@@ -173,10 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def capture_unfitted_session(_path: Path) -> None:
             """A session saved without a fit has no result to wait for."""
-            from .main_window import STAGES
-
             if window.state.result is None:
-                window.when_prepared(STAGES[-1], lambda: QTimer.singleShot(300, capture))
+                window.when_ready(lambda: QTimer.singleShot(300, capture))
 
         def give_up(reason: str) -> None:
             print(f"stpca-gui: no screenshot: the fit {reason}", file=sys.stderr)
@@ -203,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def open_data() -> None:
         """Once the numerical core is in: load the data, which starts the fit."""
-        from ..core import DEMO_NAMES
+        from ..model.demos import DEMO_NAMES
 
         if batch:
             # The message box of a failed fit is not read by anyone: say why on stderr.

@@ -1,7 +1,7 @@
 """Live fits in the main window: the sphere view follows the SMDS configuration.
 
 Every fit's :class:`~stpca_gui.model.live_fit.SMDSSnapshot` s (relayed by the
-:class:`~stpca_gui.gui.worker.FitController` a few times a second) go to the sphere view
+:class:`~stpca_gui.gui.fit_controller.FitController` a few times a second) go to the sphere view
 while the fit runs; the result replaces them, and a cancelled or failed fit gives the
 view back its previous result. (Orange's MDS widget redraws the same way while it
 optimises.)
@@ -15,12 +15,12 @@ from ..model import Dataset
 from ..model.live_fit import SMDSSnapshot
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from .window_services import WindowServices
 
 __all__ = ["connect_live_fit"]
 
 
-def connect_live_fit(window: MainWindow) -> None:
+def connect_live_fit(window: WindowServices) -> None:
     """Send the window's fit snapshots to its sphere view (once the view exists)."""
 
     def sphere_view():

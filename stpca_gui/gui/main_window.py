@@ -28,33 +28,28 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from .. import __version__
 from .app_icon import application_icon
-from .startup import ModuleLoader, call_after_first_paint
+from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
 from .views.slot import ViewSlot
+from .window_services import WindowMessages
 
 if TYPE_CHECKING:
     from ..core import ProgressEvent
     from ..model import AnalysisResult, Dataset
     from .compare_dialog import CompareMethodsDialog
+    from .session_actions import SessionActions
+    from .tour import GuidedTour
     from .uniformity_dialog import UniformityDialog
     from .views.base import ViewFrame
 
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
 WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
-#: The stages of preparing the window, in order, with the modules each one imports (see the
-#: module docstring).
-STAGE_MODULES: dict[str, tuple[str, ...]] = {
-    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.worker"),
-    "plots": ("stpca_gui.gui.views.mpl_views",),
-    "torus": ("stpca_gui.gui.views.vtk_views",),
-    "sphere": (),
-}
-STAGES = tuple(STAGE_MODULES)
 #: What a view's place says until the view is built.
 PREPARING_PLOT = "Preparing the plot…"
 PREPARING_SCENE = "Preparing the 3-D view…"
@@ -98,13 +93,17 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("stpca-gui — Scaled Torus PCA[*]")
         self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
-        self.last_message_box: QMessageBox | None = None
         self._recent_path = recent_path
+        #: File → Open/Save Session and the title's modified marker (built with the numerics).
+        self.sessions: SessionActions | None = None
+        #: The running guided tour, if any, and Help → Guided Tour.
+        self.tour: GuidedTour | None = None
+        self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT),
+            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -112,6 +111,7 @@ class MainWindow(QMainWindow):
         self._waiting: dict[str, list[Callable[[], None]]] = {stage: [] for stage in STAGES}
         self._build_layout()
         self._build_status_bar()
+        self.messages = WindowMessages(self, self.stage_label)
         if deferred:
             self.stage_label.setText(PREPARING)
             self._loader = ModuleLoader(self)
@@ -133,6 +133,19 @@ class MainWindow(QMainWindow):
         else:
             self._waiting[stage].append(callback)
 
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the window is fully built: now if it is, else right after."""
+        self.when_prepared(STAGES[-1], callback)
+
+    def widget(self) -> MainWindow:
+        """The window itself (its parts' parent for dialogs and dock panels)."""
+        return self
+
+    @property
+    def last_message_box(self) -> QMessageBox | None:
+        """The newest message box the window showed."""
+        return self.messages.last_box
+
     def _load_next_stage(self) -> None:
         """Import the next stage's modules off the GUI thread; build it when they are in."""
         self._loader.load(STAGE_MODULES[STAGES[len(self._done_stages)]])
@@ -153,12 +166,12 @@ class MainWindow(QMainWindow):
     def _prepare_numerics(self) -> None:
         from ..core import loaded_libraries
         from ..model import AppState, RecentFiles
+        from .fit_controller import FitController
         from .live_fit import connect_live_fit
         from .panels import ParametersPanel, SummaryPanel
-        from .worker import FitController
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
-        # libraries happens here, in the GUI thread, before any fit (see core._threads).
+        # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
         loaded_libraries()
         self.state = AppState()
         self.controller = FitController(self)
@@ -186,13 +199,16 @@ class MainWindow(QMainWindow):
             self.stage_label.setText("Ready")
 
     def _prepare_plots(self) -> None:
+        from .views.diagnostics_view import DiagnosticsView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
+        self.diagnostics_view = DiagnosticsView(self.state)
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
-                           "variance": self.variance_view})
+                           "variance": self.variance_view,
+                           "diagnostics": self.diagnostics_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -225,7 +241,11 @@ class MainWindow(QMainWindow):
         self.summary_slot = ViewSlot("")
         side_layout.addWidget(self.parameters_slot)
         side_layout.addWidget(self.summary_slot, 1)
-        side_layout.addWidget(self.slots["variance"], 1)
+        # Variance explained and the fit diagnostics share the result column, one at a time.
+        self.result_tabs = QTabWidget()
+        self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
+        side_layout.addWidget(self.result_tabs, 1)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 
@@ -257,14 +277,18 @@ class MainWindow(QMainWindow):
                                            triggered=self.export_window_dialog))
 
     def _build_menus(self) -> None:
-        from ..core import list_demos
         from ..model import COLOR_MODES
+        from ..model.demos import list_demos
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
                                    triggered=self.open_file_dialog)
         file_menu.addAction(self.open_action)
+        from .structure_dialog import StructureActions
+
+        self.structures = StructureActions(self)
+        self.structures.add_to(file_menu)
         self.sessions.add_menu_actions(file_menu)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._refresh_recent_menu()
@@ -274,6 +298,7 @@ class MainWindow(QMainWindow):
         self.export_menu.aboutToShow.connect(self._fill_export_menu)
         file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
                                     triggered=self.export_results_dialog))
+        file_menu.addAction(self.structures.export_action)
         from .script_export_action import ScriptExportAction
 
         self.script_export = ScriptExportAction(self)
@@ -322,7 +347,7 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         from .tour import add_tour_action
 
-        add_tour_action(self, help_menu)
+        self.tour_action = add_tour_action(self, help_menu)
         help_menu.addAction(QAction("&About", self, triggered=self._about))
 
         toolbar = self.addToolBar("Main")
@@ -337,6 +362,8 @@ class MainWindow(QMainWindow):
         self.color_combo.currentIndexChanged.connect(
             lambda: self.state.set_color_mode(self.color_combo.currentData()))
         toolbar.addWidget(self.color_combo)
+        # Whoever sets the colour mode (a session, the tour), the toolbar shows it.
+        self.state.color_mode_changed.connect(self._show_color_mode)
         self.selection_label = QLabel("")
         toolbar.addSeparator()
         toolbar.addWidget(self.selection_label)
@@ -366,11 +393,11 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
-        from ..core import DEMO_NAMES
         from ..model import Dataset
+        from ..model.demos import DEMO_NAMES
 
         if name not in DEMO_NAMES:
-            self._error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
+            self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
             return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
 
@@ -395,7 +422,7 @@ class MainWindow(QMainWindow):
             try:
                 dialog = ImportDialog(path, self)
             except (TableError, OSError, ValueError) as exc:
-                self._error("Cannot open the file", str(exc))
+                self.messages.error("Cannot open the file", str(exc))
                 return False
             if dialog.exec() != ImportDialog.DialogCode.Accepted:
                 return False
@@ -405,16 +432,15 @@ class MainWindow(QMainWindow):
             try:
                 dataset = import_with_suggestions(path)
             except (OSError, ValueError) as exc:
-                self._error("Cannot read the file", str(exc))
+                self.messages.error("Cannot read the file", str(exc))
                 return False
         if not self.sessions.may_replace_work():
             return False
-        self.recent.add(path)
-        self._refresh_recent_menu()
+        self.remember_file(path)
         if dataset.dropped:
             lines = ", ".join(str(line) for line, _ in dataset.dropped[:20])
             more = "" if len(dataset.dropped) <= 20 else f" and {len(dataset.dropped) - 20} more"
-            self._info(f"{len(dataset.dropped)} row(s) were skipped",
+            self.messages.info(f"{len(dataset.dropped)} row(s) were skipped",
                        f"Rows with missing or non-numeric angles were skipped: lines "
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
@@ -423,7 +449,7 @@ class MainWindow(QMainWindow):
     def lagged_embedding_dialog(self) -> None:
         dataset = self.state.dataset
         if dataset is None:
-            self._info("No data", "Open a table of angles first.")
+            self.messages.info("No data", "Open a table of angles first.")
             return
         column = 0
         if dataset.n_angles > 1:
@@ -441,9 +467,38 @@ class MainWindow(QMainWindow):
         try:
             lagged = self.state.dataset.lagged(column, lags)
         except ValueError as exc:
-            self._error("Cannot build the lagged embedding", str(exc))
+            self.messages.error("Cannot build the lagged embedding", str(exc))
             return
         self.set_dataset(lagged)
+
+    def _show_color_mode(self, mode: str) -> None:
+        index = self.color_combo.findData(mode)
+        if index >= 0 and index != self.color_combo.currentIndex():
+            self.color_combo.setCurrentIndex(index)
+
+    def open_tour(self) -> GuidedTour | None:
+        """Start the guided tour of the data shown (or bring the running one to the front);
+        None, with a message, when there are no data."""
+        from .tour import GuidedTour
+
+        if self.tour is not None:
+            self.tour.panel.raise_()
+            return self.tour
+        if self.state.dataset is None:
+            self.messages.info("No data", "Open a table of angles or choose a demo first.")
+            return None
+        self.tour = GuidedTour(self)
+        self.tour.closed.connect(self._on_tour_closed)
+        self.tour.start()
+        return self.tour
+
+    def _on_tour_closed(self) -> None:
+        self.tour = None
+
+    def remember_file(self, path: Path) -> None:
+        """Add ``path`` to *File → Open Recent* (OSError when the list cannot be written)."""
+        self.recent.add(path)
+        self._refresh_recent_menu()
 
     def _refresh_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -484,12 +539,12 @@ class MainWindow(QMainWindow):
     def fit(self) -> None:
         dataset = self.state.dataset
         if dataset is None:
-            self._info("Nothing to fit", "Open a table of angles or choose a demo first.")
+            self.messages.info("Nothing to fit", "Open a table of angles or choose a demo first.")
             return
         try:
             params = self.parameters.parameters()
         except ValueError as exc:
-            self._error("Invalid parameters", str(exc))
+            self.messages.error("Invalid parameters", str(exc))
             return
         self.stage_label.setText("Starting…")
         self.controller.start(dataset, params)
@@ -506,9 +561,9 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
-        from ..core.stpca import PROGRESS_STAGES
+        from .progress_labels import stage_label
 
-        name = PROGRESS_STAGES.get(event.stage, event.stage).capitalize()
+        name = stage_label(event.stage)
         if event.stage == "smds":
             # No known end; the text moves with every iteration. (An animated busy bar
             # would repaint the window continuously.)
@@ -532,11 +587,11 @@ class MainWindow(QMainWindow):
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
             f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         # Shown once every view is there to draw it.
-        self.when_prepared(STAGES[-1], self.result_shown.emit)
+        self.when_ready(self.result_shown.emit)
 
     def _on_failure(self, message: str, details: str) -> None:
         self.stage_label.setText("Fit failed")
-        self._error("The fit failed", message, details)
+        self.messages.error("The fit failed", message, details)
         self.fit_ended.emit("failed")
 
     def _on_cancelled(self) -> None:
@@ -546,7 +601,7 @@ class MainWindow(QMainWindow):
     def compare_methods(self) -> CompareMethodsDialog | None:
         """Open the method comparison for the current result (non-modal)."""
         if self.state.result is None:
-            self._info("Nothing to compare", "Fit the data first.")
+            self.messages.info("Nothing to compare", "Fit the data first.")
             return None
         from .compare_dialog import CompareMethodsDialog
 
@@ -558,7 +613,7 @@ class MainWindow(QMainWindow):
     def uniformity_tests(self) -> UniformityDialog | None:
         """Open the uniformity tests for a score or an angle column (non-modal)."""
         if self.state.dataset is None:
-            self._info("No data", "Open a table of angles or choose a demo first.")
+            self.messages.info("No data", "Open a table of angles or choose a demo first.")
             return None
         from .uniformity_dialog import UniformityDialog
 
@@ -575,30 +630,6 @@ class MainWindow(QMainWindow):
         selected = self.state.selection.n_selected
         group = self.state.selection.active_group
         self.selection_label.setText(f" {selected:,} selected · active group {group} ")
-
-    def highlight_counts(self) -> dict[str, int]:
-        """How many samples each linked view draws highlighted, read from what it drew
-        (tests and benchmarks check that a selection reaches every view).
-
-        The 3-D views draw at most their display cap of points
-        (:mod:`~stpca_gui.plotting.display_subset`), so they highlight at most that many.
-        """
-        hist = self.histogram_view.histogram
-        bars = hist.selection_bars
-        width = hist.edges[1] - hist.edges[0]
-        hist_count = 0 if bars is None else round(
-            sum(p.get_height() for p in bars.patches) * hist.values.size * width)
-
-        def scene_count(scene) -> int:
-            layer = scene.point_layer
-            return layer.overlay.n_points if layer.overlay_actor.GetVisibility() else 0
-
-        return {
-            "scores": self.scores_view.scatter.n_highlighted,
-            "histogram": hist_count,
-            "torus": scene_count(self.torus_view.scene),
-            "sphere": scene_count(self.sphere_view.scene),
-        }
 
     # ------------------------------------------------------------------ export
     def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
@@ -655,14 +686,15 @@ class MainWindow(QMainWindow):
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.
         return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                             labels=dataset.labels, clusters=result.mode_clusters,
+                             labels=dataset.labels, provenance=dataset.provenance,
+                             clusters=result.mode_clusters,
                              extra_files={"selection.csv": "\n".join(lines) + "\n"},
                              source=str(dataset.source))
 
     def export_view_dialog(self, key: str) -> None:
         view = self.views[key]
         if not view.has_content():
-            self._info("Nothing to export", "This view has nothing drawn yet.")
+            self.messages.info("Nothing to export", "This view has nothing drawn yet.")
             return
         path, chosen = QFileDialog.getSaveFileName(self, f"Export {view.title_text}",
                                                    f"{view.export_stem}.png", FIGURE_FILTERS)
@@ -701,29 +733,13 @@ class MainWindow(QMainWindow):
         try:
             action()
         except (OSError, ValueError) as exc:
-            self._error("Export failed", str(exc))
+            self.messages.error("Export failed", str(exc))
         else:
             self.statusBar().showMessage(success, 5000)
 
     # ------------------------------------------------------------------ messages
-    def _message(self, icon: QMessageBox.Icon, title: str, text: str, details: str = "") -> None:
-        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self)
-        if details:
-            box.setInformativeText(details if len(details) < 400 else "")
-            if len(details) >= 400:
-                box.setDetailedText(details)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-        self.last_message_box = box
-        box.open()
-
-    def _error(self, title: str, text: str, details: str = "") -> None:
-        self._message(QMessageBox.Icon.Critical, title, text, details)
-
-    def _info(self, title: str, text: str) -> None:
-        self._message(QMessageBox.Icon.Information, title, text)
-
     def _about(self) -> None:
-        self._info("About stpca-gui",
+        self.messages.info("About stpca-gui",
                    f"stpca-gui {__version__}\nScaled Torus PCA (Zoubouloglou, García-Portugués "
                    "& Marron) for angular data.")
 

@@ -93,7 +93,9 @@ class SummaryPanel(QGroupBox):
         self.table.setRowCount(len(rows))
         for r, (label, value) in enumerate(rows):
             self.table.setItem(r, 0, QTableWidgetItem(label))
-            self.table.setItem(r, 1, QTableWidgetItem(value))
+            cell = QTableWidgetItem(value)
+            cell.setToolTip(value)  # long values (the flat-patch note) are cut in the cell
+            self.table.setItem(r, 1, cell)
 
     def rows(self) -> list[tuple[str, str]]:
         """The displayed (label, value) pairs."""

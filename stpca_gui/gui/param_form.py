@@ -1,6 +1,6 @@
-"""Editors for estimator parameters, made from their declarations (core.params).
+"""Editors for estimator parameters, made from their declarations (core/_base/params.py).
 
-Each :class:`~stpca_gui.core.params.ParamSpec` gets the widget its constraints call for: a
+Each :class:`~stpca_gui.core._base.params.ParamSpec` gets the widget its constraints call for: a
 combo box for named values, a check box for booleans, a spin box for numbers, and a combo box
 with a spin box beside it for parameters that take a named value or a number (the sphere
 radius: "estimate" or a fixed value). A new parameter therefore needs no code here.
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.params import Interval, ParamSpec
+from ..core import Interval, ParamSpec
 
 __all__ = ["ParameterEditor", "editor_for"]
 

@@ -14,7 +14,7 @@ from .tasks import TaskRunner, show_task_error
 
 if TYPE_CHECKING:
     from ..model import FitParameters
-    from .main_window import MainWindow
+    from .window_services import WindowServices
 
 SCRIPT_FILTER = "Python script (*.py)"
 
@@ -30,11 +30,11 @@ class ScriptExportAction(QObject):
     #: Emitted with the files written (the script first).
     written = Signal(list)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowServices) -> None:
+        super().__init__(window.widget())
         self.window = window
         self.last_message_box: QMessageBox | None = None
-        self.action = QAction("Export as Python &Script…", window, enabled=False,
+        self.action = QAction("Export as Python &Script…", window.widget(), enabled=False,
                               triggered=self.export_dialog)
         self.action.setStatusTip("Write a Python script that reloads the data, refits with "
                                  "the same settings and seed, and writes the results")
@@ -54,7 +54,8 @@ class ScriptExportAction(QObject):
         if dataset is None:
             return
         default = f"{Path(dataset.name).stem}_stpca.py"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export as Python Script", default,
+        path, _ = QFileDialog.getSaveFileName(self.window.widget(), "Export as Python Script",
+                                              default,
                                               SCRIPT_FILTER)
         if path:
             self.export(Path(path) if Path(path).suffix else Path(path).with_suffix(".py"))
@@ -83,15 +84,16 @@ class ScriptExportAction(QObject):
         text = "Wrote " + ", ".join(str(path) for path in files) + "."
         self._show(QMessageBox.Icon.Information, "Script written",
                    f"{text}\n\n{how[export.data_origin]}\nRun: python {files[0]} --out DIR")
-        self.window.statusBar().showMessage(f"Wrote {files[0]}", 5000)
+        self.window.messages.status(f"Wrote {files[0]}")
         self.written.emit(files)
 
     def _on_failure(self, message: str, details: str) -> None:
-        self.last_message_box = show_task_error(self.window, "Export as Python Script failed",
-                                                message, details)
+        self.last_message_box = show_task_error(
+            self.window.widget(), "Export as Python Script failed", message, details)
 
     def _show(self, icon: QMessageBox.Icon, title: str, text: str) -> None:
-        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, self.window)
+        box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok,
+                          self.window.widget())
         box.setWindowModality(Qt.WindowModality.WindowModal)
         self.last_message_box = box
         box.open()

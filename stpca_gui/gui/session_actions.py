@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 if TYPE_CHECKING:
     from ..model.session_file import Session
-    from .main_window import MainWindow
+    from .window_services import WindowServices
 
 SESSION_SUFFIX = ".stpca"
 SESSION_FILTER = "stpca sessions (*.stpca)"
@@ -64,8 +64,8 @@ class SessionActions(QObject):
     #: Emitted with the path after a save.
     saved = Signal(Path)
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowServices) -> None:
+        super().__init__(window.widget())
         self.window = window
         self.path: Path | None = None
         self._source_hash: tuple[object, str | None] = (None, None)
@@ -96,21 +96,21 @@ class SessionActions(QObject):
     # ----------------------------------------------------------------- modified
     @property
     def modified(self) -> bool:
-        return self.window.isWindowModified()
+        return self.window.widget().isWindowModified()
 
     def mark_modified(self, *_: object) -> None:
         if not self._applying and self.window.state.dataset is not None:
-            self.window.setWindowModified(True)
+            self.window.widget().setWindowModified(True)
 
     def mark_clean(self) -> None:
-        self.window.setWindowModified(False)
+        self.window.widget().setWindowModified(False)
 
     def update_title(self) -> None:
         dataset = self.window.state.dataset
         name = self.path.stem if self.path is not None else (
             dataset.name if dataset is not None else "")
         # Qt wants the "[*]" placeholder in every title that setWindowModified may mark.
-        self.window.setWindowTitle(f"{name}[*] — stpca-gui" if name
+        self.window.widget().setWindowTitle(f"{name}[*] — stpca-gui" if name
                                    else "stpca-gui — Scaled Torus PCA[*]")
 
     def _on_dataset(self, *_: object) -> None:
@@ -148,12 +148,12 @@ class SessionActions(QObject):
     def ask_save_changes(self) -> str:
         """Ask whether to save the unsaved changes: :data:`SAVE`, :data:`DISCARD` or
         :data:`CANCEL` (tests replace this method; it is the only modal question)."""
-        name = self.path.name if self.path is not None else self.window.windowTitle().split(
-            "[*]")[0]
+        title = self.window.widget().windowTitle()
+        name = self.path.name if self.path is not None else title.split("[*]")[0]
         buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                    | QMessageBox.StandardButton.Cancel)
         answer = QMessageBox.question(
-            self.window, "Unsaved changes",
+            self.window.widget(), "Unsaved changes",
             f"Save the changes to {name} as a session before they are lost?", buttons,
             QMessageBox.StandardButton.Save)
         return {QMessageBox.StandardButton.Save: SAVE,
@@ -200,11 +200,11 @@ class SessionActions(QObject):
 
     def save_as_dialog(self) -> bool:
         if self.window.state.dataset is None:
-            self.window._info("Nothing to save", "Open data or a demo first.")
+            self.window.messages.info("Nothing to save", "Open data or a demo first.")
             return False
         start = str(self.path) if self.path is not None else str(
             Path.home() / f"{self.window.state.dataset.name}{SESSION_SUFFIX}")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save session", start,
+        path, _ = QFileDialog.getSaveFileName(self.window.widget(), "Save session", start,
                                               SESSION_FILTER)
         if not path:
             return False
@@ -222,21 +222,22 @@ class SessionActions(QObject):
             session = self.current_session(path.stem)
             save_session(session, path)
         except (OSError, ValueError, TypeError) as exc:
-            self.window._error("Cannot save the session", f"{path}: {exc}"
-                               if str(path) not in str(exc) else str(exc))
+            self.window.messages.error("Cannot save the session", f"{path}: {exc}"
+                                      if str(path) not in str(exc) else str(exc))
             return False
         self.path = path
         self._source_hash = (session.dataset, session.source_sha256)
         self.mark_clean()
         self.update_title()
         self._remember(path)
-        self.window.statusBar().showMessage(f"Saved session {path}", 5000)
+        self.window.messages.status(f"Saved session {path}")
         self.saved.emit(path)
         return True
 
     # ------------------------------------------------------------------ opening
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", str(Path.home()),
+        path, _ = QFileDialog.getOpenFileName(self.window.widget(), "Open session",
+                                              str(Path.home()),
                                               f"{SESSION_FILTER};;All files (*)")
         if path:
             self.open_session(Path(path))
@@ -250,7 +251,7 @@ class SessionActions(QObject):
         try:
             session = load_session(path)
         except SessionFileError as exc:
-            self.window._error("Cannot open the session", str(exc))
+            self.window.messages.error("Cannot open the session", str(exc))
             self.open_failed.emit(str(exc))
             return False
         if not self.may_replace_work():
@@ -268,8 +269,6 @@ class SessionActions(QObject):
         try:
             apply_session(session, window.state)
             window.parameters.set_parameters(session.parameters)
-            combo = window.color_combo
-            combo.setCurrentIndex(combo.findData(session.color_mode))
         finally:
             self._applying = False
         self.path = path
@@ -283,10 +282,10 @@ class SessionActions(QObject):
         self.update_title()
         self._remember(path)
         result = session.result
-        window.stage_label.setText(f"Opened session {path.name}" + (
+        window.messages.stage(f"Opened session {path.name}" + (
             "" if result is None else f": r = {result.radius:.3f}, stress {result.stress:.4f}"))
         if result is not None:
-            window.when_prepared(window_stages()[-1], window.result_shown.emit)
+            window.when_ready(window.result_shown.emit)
         self.opened.emit(path)
 
     def _restore_view(self, key: str) -> None:
@@ -301,13 +300,6 @@ class SessionActions(QObject):
 
     def _remember(self, path: Path) -> None:
         try:
-            self.window.recent.add(path)
+            self.window.remember_file(path)
         except OSError:
-            return  # the list is a convenience: the session itself is fine
-        self.window._refresh_recent_menu()
-
-
-def window_stages() -> tuple[str, ...]:
-    from .main_window import STAGES
-
-    return STAGES
+            pass  # the list is a convenience: the session itself is fine

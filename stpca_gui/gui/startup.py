@@ -26,6 +26,15 @@ TRACE_ENV = "STPCA_STARTUP_TRACE"
 #: shown without.
 HEAVY_MODULES = ("stpca_gui.core", "numba", "scipy.optimize", "scipy.stats", "matplotlib",
                  "pyvista", "vtkmodules")
+#: The stages of preparing the window, in order, with the modules each one imports (see the
+#: docstring of stpca_gui/gui/main_window.py).
+STAGE_MODULES: dict[str, tuple[str, ...]] = {
+    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.fit_controller"),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
+    "torus": ("stpca_gui.gui.views.vtk_views",),
+    "sphere": (),
+}
+STAGES = tuple(STAGE_MODULES)
 #: Period of the trace's event-loop heartbeat, in ms: a longer gap between two beats is a
 #: stall of the user interface.
 HEARTBEAT_MS = 10

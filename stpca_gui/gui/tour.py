@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPixmap, QShortcut
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 if TYPE_CHECKING:
     from ..model.tour import RadiusPoint, TourData, TourStep
-    from .main_window import MainWindow
+    from .window_services import WindowServices
 
 __all__ = ["GuidedTour", "TourExport", "add_tour_action"]
 
@@ -58,14 +58,14 @@ EXPORT_SETTLE_MS = 400
 PANEL_WIDTH = 470
 
 
-def add_tour_action(window: MainWindow, menu: QMenu) -> QAction:
+def add_tour_action(window: WindowServices, menu: QMenu) -> QAction:
     """Put Help → Guided Tour into ``menu``, enabled while the window has data."""
-    action = QAction("Guided &Tour", window, enabled=window.state.dataset is not None)
+    action = QAction("Guided &Tour", window.widget(),
+                     enabled=window.state.dataset is not None)
     action.setToolTip("Walk through ST-PCA step by step on the data shown")
-    action.triggered.connect(lambda: GuidedTour.open(window))
+    action.triggered.connect(window.open_tour)
     window.state.dataset_changed.connect(lambda dataset: action.setEnabled(dataset is not None))
     menu.addAction(action)
-    window.tour_action = action
     return action
 
 
@@ -156,12 +156,12 @@ class GuidedTour(QObject):
     failed = Signal(str)
     closed = Signal()
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: WindowServices) -> None:
+        super().__init__(window.widget())
         from .tasks import TaskRunner
 
         self.window = window
-        self.panel = TourPanel(window)
+        self.panel = TourPanel(window.widget())
         self.runner = TaskRunner(self.panel)
         self.data: TourData | None = None
         self.steps: list[TourStep] = []
@@ -196,25 +196,10 @@ class GuidedTour(QObject):
         window.state.result_changed.connect(self._on_result)
 
     # ------------------------------------------------------------------ opening
-    @classmethod
-    def open(cls, window: MainWindow) -> GuidedTour | None:
-        """Start the tour of ``window`` (or bring its running tour to the front)."""
-        current = getattr(window, "guided_tour", None)
-        if current is not None:
-            current.panel.raise_()
-            return current
-        if window.state.dataset is None:
-            window._info("No data", "Open a table of angles or choose a demo first.")
-            return None
-        tour = cls(window)
-        window.guided_tour = tour
-        tour.start()
-        return tour
-
     def start(self) -> None:
         """Show the panel and prepare: fit first when there is no result, then record."""
         window = self.window
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.panel)
+        window.widget().addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.panel)
         self.panel.show()
         self._show_waiting("Preparing the tour…")
         window.when_prepared("sphere", self._prepare)
@@ -316,12 +301,7 @@ class GuidedTour(QObject):
         self._set_color_mode(saved["color_mode"])
 
     def _set_color_mode(self, mode: str) -> None:
-        combo = self.window.color_combo
-        index = combo.findData(mode)
-        if index >= 0:
-            combo.setCurrentIndex(index)  # keeps the toolbar and the state in step
-        else:
-            self.window.state.set_color_mode(mode)
+        self.window.state.set_color_mode(mode)  # the window's toolbar follows the state
 
     def _emphasise(self, keys: tuple[str, ...]) -> None:
         for key, view in self.window.views.items():
@@ -519,10 +499,8 @@ class GuidedTour(QObject):
         state.dataset_changed.disconnect(self._on_dataset)
         state.result_changed.disconnect(self._on_result)
         self._restore_window()
-        self.window.removeDockWidget(self.panel)
+        self.window.widget().removeDockWidget(self.panel)
         self.panel.deleteLater()
-        if getattr(self.window, "guided_tour", None) is self:
-            self.window.guided_tour = None
         self.closed.emit()
 
 
@@ -534,9 +512,9 @@ class TourExport(QObject):
     after another, grabbing the whole window once its 3-D views have rendered.
     """
 
-    def __init__(self, window: MainWindow, folder: Path, finish: Callable[[int], None], *,
+    def __init__(self, window: WindowServices, folder: Path, finish: Callable[[int], None], *,
                  timeout_ms: int = 300_000) -> None:
-        super().__init__(window)
+        super().__init__(window.widget())
         self.window = window
         self.folder = Path(folder)
         self.finish = finish
@@ -564,7 +542,7 @@ class TourExport(QObject):
         except OSError as exc:
             self._fail(f"cannot create {self.folder}: {exc}")
             return
-        self.tour = GuidedTour.open(self.window)
+        self.tour = cast("GuidedTour | None", self.window.open_tour())
         if self.tour is None:
             self._fail("no data")
             return

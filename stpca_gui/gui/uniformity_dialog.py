@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,9 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.uniformity import UniformityTest, uniformity_tests
+from ..core import UniformityTest
 from ..model import AppState
-from ..model.tasks import TaskProgress, TaskState
+from ..model.tasks import TaskProgress
+from ..model.uniformity import testable_columns, uniformity_task
 from .tasks import TaskRunner, show_task_error
 
 CALIBRATIONS = (("asymptotic", "asymptotic (exact limit laws)"),
@@ -33,30 +33,6 @@ CALIBRATIONS = (("asymptotic", "asymptotic (exact limit laws)"),
 PAD_TIE_CHOICES = (("limit", "continuous limit (the definition)"),
                    ("sphunif", "as R sphunif (drops tied pairs whose ψ rounds to 0)"))
 DISPLAY_NAMES = {"Watson": "Watson U²", "Gine_Fn": "Giné F_n", "PAD": "Projected Anderson–Darling"}
-
-
-def test_columns(state: AppState) -> list[tuple[str, np.ndarray]]:
-    """(name, angles) of everything that can be tested: PNS1 (as an angle on the principal
-    circle), the other scores, and the data's angle columns."""
-    columns: list[tuple[str, np.ndarray]] = []
-    result = state.result
-    if result is not None:
-        columns.append(("PNS1 (angle on the principal circle)",
-                        result.pns1 / result.circle_radius))
-        for k in range(1, result.scores.shape[1]):
-            columns.append((f"PNS{k + 1}", result.scores[:, k]))
-    if state.dataset is not None:
-        for k, name in enumerate(state.dataset.column_names):
-            columns.append((f"angle {name}", state.dataset.angles[:, k]))
-    return columns
-
-
-def uniformity_task(values: np.ndarray, calibration: str, n_replicates: int, pad_ties: str,
-                    state: TaskState) -> dict[str, UniformityTest]:
-    """The background task of one run (Qt-free; seed 0, so a run can be repeated)."""
-    return uniformity_tests(values, n_replicates=n_replicates, random_state=0,
-                            calibration=calibration, callback=state.callback,
-                            pad_ties=pad_ties)
 
 
 class UniformityDialog(QDialog):
@@ -73,7 +49,7 @@ class UniformityDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Uniformity tests")
         self.resize(640, 320)
-        self.columns = test_columns(state)
+        self.columns = testable_columns(state)
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.column = QComboBox()

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_file_set, atomic_path
-from ..core.modes import ModeClustering
+from ..core.circstats.modes import ModeClustering
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items, summary_json
 
@@ -33,9 +33,11 @@ def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
     return buffer.getvalue()
 
 
-def _scores_header(n_components: int, labelled: bool) -> list[str]:
-    """Columns of a scores table: the row id, the label when there is one, PNS1..PNSd."""
-    return ["row", *(["label"] if labelled else []),
+def _scores_header(n_components: int, labelled: bool, provenance: Sequence[str] = ()
+                   ) -> list[str]:
+    """Columns of a scores table: the row id, the label when there is one, the provenance
+    columns (frame, residue … of angles read from a structure), PNS1..PNSd."""
+    return ["row", *(["label"] if labelled else []), *provenance,
             *[f"PNS{k + 1}" for k in range(n_components)]]
 
 
@@ -47,14 +49,18 @@ def _with_clusters(header: list[str], columns: list[Any],
     return [*header, "cluster"], [*columns, clusters.labels + 1]
 
 
-def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64]
-                    ) -> list[Any]:
+def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64],
+                    provenance: Sequence[Any] = ()) -> list[Any]:
+    for column in provenance:
+        if len(column) != len(ids):
+            raise ValueError(f"provenance columns must have {len(ids)} rows, not "
+                             f"{len(column)}")
     if labels is None:
-        return [ids, *scores.T]
+        return [ids, *provenance, *scores.T]
     labels = np.asarray(labels).astype(str)
     if labels.shape != (len(ids),):
         raise ValueError(f"labels must have shape ({len(ids)},), got {labels.shape}")
-    return [ids, labels, *scores.T]
+    return [ids, labels, *provenance, *scores.T]
 
 
 def result_tables(
@@ -62,6 +68,7 @@ def result_tables(
     column_names: Sequence[str],
     row_ids: NDArray[np.int64] | None = None,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    provenance: Mapping[str, Any] | None = None,
     clusters: ModeClustering | None = None,
 ) -> dict[str, str]:
     """CSV texts of the scores, embedding and principal curve of a fitted model.
@@ -77,14 +84,20 @@ def result_tables(
     labels : sequence of str, optional
         A label per sample (the input's label column); written as the ``label`` column of
         the scores table, after ``row``.
+    provenance : mapping of str to array, optional
+        Columns copied into the scores table after the label (e.g. ``frame``, ``resid`` of
+        torsions read from a structure).
     clusters : ModeClustering, optional
         PNS1's mode clusters of the rows; written as the last column of the scores table,
         ``cluster`` (1 … K).
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
-    scores = _csv_text(*_with_clusters(_scores_header(d, labels is not None),
-                                       _scores_columns(ids, labels, model.scores_), clusters))
+    carried = dict(provenance or {})
+    scores = _csv_text(*_with_clusters(
+        _scores_header(d, labels is not None, list(carried)),
+        _scores_columns(ids, labels, model.scores_, [np.asarray(c) for c in carried.values()]),
+        clusters))
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -138,6 +151,7 @@ def write_results(
     row_ids: NDArray[np.int64] | None = None,
     *,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
+    provenance: Mapping[str, Any] | None = None,
     clusters: ModeClustering | None = None,
     extra_files: Mapping[str, str] | None = None,
     **summary_extra: Any,
@@ -146,7 +160,7 @@ def write_results(
 
     Parameters
     ----------
-    model, column_names, row_ids, labels, clusters
+    model, column_names, row_ids, labels, provenance, clusters
         As for :func:`result_tables`; the clusters also go to summary.json.
     out_dir : str or path-like
         The folder; created if needed.
@@ -167,7 +181,7 @@ def write_results(
         :func:`~stpca_gui.core.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
-    texts = result_tables(model, column_names, row_ids, labels, clusters)
+    texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)
     texts["summary.json"] = summary_text(model, clusters, **summary_extra)
     texts.update(extra_files or {})
     with atomic_file_set(folder, texts) as temporaries:

@@ -47,10 +47,11 @@ DELIMITER_NAMES: dict[str | None, str] = {
 #: Column names taken as the label column before any other (compared case-insensitively).
 LABEL_COLUMN_NAMES: tuple[str, ...] = (
     "label", "labels", "cluster", "clusters", "group", "groups", "class", "classes",
-    "category", "species",
+    "category", "species", "resname",
 )
 #: Integer columns with these names are row identifiers, not angles.
-_ID_COLUMN_NAMES = ("id", "index", "idx", "row", "rownum", "frame", "step", "time", "n")
+_ID_COLUMN_NAMES = ("id", "index", "idx", "row", "rownum", "frame", "step", "time", "n",
+                    "resid")
 #: Range conventions that :func:`preview_table` may suggest.
 RANGE_CONVENTIONS: tuple[str, ...] = ("[0, 2π)", "[−π, π)", "[0, 360)", "[−180, 180)")
 #: Largest number of distinct integer values of a column suggested as labels.

@@ -18,7 +18,7 @@ from typing import BinaryIO
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.torus import wrap_angles
+from ..core.geometry.torus import wrap_angles
 
 SNIFF_BYTES = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t| "
@@ -49,6 +49,9 @@ class AngleTable:
         Lines skipped with ``drop_invalid=True`` and why.
     degrees_suspected : bool
         True when the values were read as radians but some exceed 2π in magnitude.
+    provenance : dict of str to ndarray
+        The ``provenance_columns`` the file has, as text per kept row (e.g. ``frame``,
+        ``resid`` of a ``stpca dihedrals`` table); empty when none was asked for or found.
     """
 
     path: Path
@@ -58,6 +61,7 @@ class AngleTable:
     line_numbers: NDArray[np.int64]
     dropped: list[tuple[int, str]] = field(default_factory=list)
     degrees_suspected: bool = False
+    provenance: dict[str, NDArray[np.str_]] = field(default_factory=dict)
 
 
 def sniff(sample: str) -> tuple[str | None, bool]:
@@ -181,7 +185,8 @@ class _TableLayout:
 
     def __init__(self, file: Path, first_line: tuple[int, str], delimiter: str | None,
                  has_header: bool, columns: list[str] | None, label_column: str | None,
-                 row_filter: tuple[str, str] | None) -> None:
+                 row_filter: tuple[str, str] | None,
+                 provenance_columns: tuple[str, ...] = ()) -> None:
         self.file = file
         self.delimiter = delimiter
         self.has_header = has_header
@@ -209,8 +214,18 @@ class _TableLayout:
         self.label_index = column_index(label_column) if label_column else None
         self.filter_index = column_index(row_filter[0]) if row_filter else None
         self.wanted_value = row_filter[1].strip() if row_filter else ""
-        self.wanted = columns if columns else [h for h in header if h != label_column]
+        # Provenance columns the file has are carried, never read as angles.
+        self.carried = [name for name in provenance_columns
+                        if name in index and name not in (columns or ())]
+        self.carried_index = [column_index(name) for name in self.carried]
+        self.wanted = columns if columns else [h for h in header if h != label_column
+                                               and h not in self.carried]
         self.angle_index = [column_index(name) for name in self.wanted]
+
+    def carried_cells(self, line_no: int, line: str) -> list[str]:
+        """The provenance cells of a body line (checked by :meth:`parse` before)."""
+        cells = split_line(self.file, line_no, line, self.delimiter)
+        return [cells[k] if k < len(cells) else "" for k in self.carried_index]
 
     def parse(self, line_no: int, line: str) -> tuple[list[float] | None, str, str | None]:
         """(values, label, problem) of one body line; values is None for a row the filter
@@ -236,6 +251,23 @@ class _TableLayout:
             label = cells[self.label_index] if self.label_index < len(cells) else ""
         return values, label, None
 
+    def parse_plain_numbers(self, lines: list[str]) -> NDArray[np.float64] | None:
+        """The angle columns of body ``lines`` (n, angles) read by numpy's C reader, or None
+        unless every wanted cell of every line is a finite number in a plain layout (no
+        quotes, label or filter), for :meth:`parse` to read them line by line."""
+        if self.label_index is not None or self.filter_index is not None:
+            return None
+        if any('"' in line for line in lines):
+            return None
+        try:
+            values = np.loadtxt(lines, dtype=np.float64, delimiter=self.delimiter,
+                                comments=None, usecols=self.angle_index, ndmin=2)
+        except ValueError:
+            return None
+        if values.shape != (len(lines), len(self.angle_index)) or not np.isfinite(values).all():
+            return None
+        return values
+
 
 def _radians(raw: NDArray[np.float64], degrees: bool) -> tuple[NDArray[np.float64], bool]:
     """Angles wrapped to [-π, π) and whether radians beyond 2π suggest degrees."""
@@ -251,6 +283,7 @@ def read_angle_table(
     label_column: str | None = None,
     drop_invalid: bool = False,
     row_filter: tuple[str, str] | None = None,
+    provenance_columns: tuple[str, ...] = (),
 ) -> AngleTable:
     """Read angle columns from a delimited text file.
 
@@ -270,6 +303,9 @@ def read_angle_table(
     row_filter : (column, value), optional
         Keep only the rows whose ``column`` equals ``value`` (compared as numbers when both
         are numeric, so "23" matches "23.0", else as text), e.g. ("cycle", "23").
+    provenance_columns : tuple of str
+        Columns kept as text in ``provenance`` when the file has them, and never read as
+        angles by default (e.g. ``frame``, ``segid``, ``resid``, ``resname``).
 
     Raises
     ------
@@ -289,8 +325,9 @@ def read_angle_table(
     if not numbered:
         raise TableError(f"{file}: the file is empty")
     layout = _TableLayout(file, numbered[0], delimiter, has_header, columns, label_column,
-                          row_filter)
+                          row_filter, tuple(provenance_columns))
     body = numbered[1:] if has_header else numbered
+    carried: list[list[str]] = []
 
     rows: list[list[float]] = []
     labels: list[str] = []
@@ -308,6 +345,8 @@ def read_angle_table(
         rows.append(values)
         lines.append(line_no)
         labels.append(label)
+        if layout.carried:
+            carried.append(layout.carried_cells(line_no, line))
     if len(rows) < 3:
         where = (f" with {row_filter[0]} = {row_filter[1]}" if row_filter else "")
         raise TableError(f"{file}: {len(rows)} usable row(s){where}; at least 3 are needed")
@@ -320,6 +359,8 @@ def read_angle_table(
         line_numbers=np.asarray(lines, dtype=np.int64),
         dropped=dropped,
         degrees_suspected=suspected,
+        provenance={name: np.asarray([row[k] for row in carried])
+                    for k, name in enumerate(layout.carried)},
     )
 
 
@@ -395,33 +436,54 @@ def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, in
 
 def _chunks(layout: _TableLayout, handle: BinaryIO, body: Iterator[tuple[int, str, int]],
             degrees: bool, drop_invalid: bool, chunk_rows: int) -> Iterator[AngleChunk]:
+    # Lines are taken in batches of the rows the chunk still lacks; a batch of plain numbers
+    # is parsed by numpy's C reader (most of `stpca transform`'s time was this loop in
+    # Python), any other batch line by line, so that a bad row is reported (or dropped)
+    # exactly as before and chunks end at the same lines.
     with handle:
-        rows: list[list[float]] = []
+        blocks: list[NDArray[np.float64]] = []
+        count = 0
         labels: list[str] = []
         lines: list[int] = []
         dropped: list[tuple[int, str]] = []
         done = 0
-        for line_no, line, done in body:
-            values, label, problem = layout.parse(line_no, line)
-            if problem is not None:
-                if not drop_invalid:
-                    raise TableError(problem)
-                dropped.append((line_no, problem))
-            elif values is not None:
-                rows.append(values)
-                labels.append(label)
-                lines.append(line_no)
-            if len(rows) == chunk_rows:
-                yield _chunk(layout, rows, labels, lines, dropped, degrees, done)
-                rows, labels, lines, dropped = [], [], [], []
-        if rows or dropped:
-            yield _chunk(layout, rows, labels, lines, dropped, degrees, done)
+        while True:
+            batch = list(itertools.islice(body, chunk_rows - count))
+            if not batch:
+                break
+            done = batch[-1][2]
+            block = layout.parse_plain_numbers([line for _, line, _ in batch])
+            if block is not None:
+                labels.extend([""] * len(batch))
+                lines.extend(line_no for line_no, _, _ in batch)
+            else:
+                rows: list[list[float]] = []
+                for line_no, line, _ in batch:
+                    values, label, problem = layout.parse(line_no, line)
+                    if problem is not None:
+                        if not drop_invalid:
+                            raise TableError(problem)
+                        dropped.append((line_no, problem))
+                    elif values is not None:
+                        rows.append(values)
+                        labels.append(label)
+                        lines.append(line_no)
+                block = np.asarray(rows, dtype=np.float64).reshape(len(rows),
+                                                                    len(layout.wanted))
+            blocks.append(block)
+            count += len(block)
+            if count == chunk_rows:
+                yield _chunk(layout, blocks, labels, lines, dropped, degrees, done)
+                blocks, count, labels, lines, dropped = [], 0, [], [], []
+        if count or dropped:
+            yield _chunk(layout, blocks, labels, lines, dropped, degrees, done)
 
 
-def _chunk(layout: _TableLayout, rows: list[list[float]], labels: list[str],
+def _chunk(layout: _TableLayout, blocks: list[NDArray[np.float64]], labels: list[str],
            lines: list[int], dropped: list[tuple[int, str]], degrees: bool,
            bytes_read: int) -> AngleChunk:
-    raw = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(layout.wanted))
+    raw = (np.concatenate(blocks) if blocks
+           else np.empty((0, len(layout.wanted)))).reshape(-1, len(layout.wanted))
     angles, suspected = _radians(raw, degrees)
     return AngleChunk(
         angles=angles,

@@ -12,10 +12,10 @@ from .analysis import (
     ProgressEvent,
     run_analysis,
 )
+from .app_state import COLOR_MODES, AppState, ColorMode
 from .dataset import Dataset
 from .recent import MAX_RECENT, RecentFiles
 from .selection import HISTORY_LIMIT, MAX_GROUPS, SELECTION_MODES, SelectionMode, SelectionModel
-from .session import COLOR_MODES, AppState, ColorMode
 
 __all__ = [
     "COLOR_MODES",

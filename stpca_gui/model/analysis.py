@@ -3,7 +3,7 @@
 :func:`run_analysis` is a plain blocking function; the GUI calls it in a worker thread and
 turns the :class:`~stpca_gui.core.stpca.ProgressEvent` s it receives into progress bar
 updates. Returning True from the callback cancels the run, which then raises
-:class:`~stpca_gui.core.progress.FitCancelled`.
+:class:`~stpca_gui.core._base.progress.FitCancelled`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -18,55 +19,76 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.modes import ModeClustering, model_mode_clusters
-from ..core.progress import CancelCheck, FitCancelled
-from ..core.stpca import PrincipalCurve, ProgressCallback, ProgressEvent, ScaledTorusPCA
+from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
+from ..core.circstats.modes import ModeClustering, model_mode_clusters
+from ..core.diagnostics import FitDiagnostics, fit_diagnostics
+from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items
 from .dataset import Dataset
+from .live_fit import LIVE_INTERVAL, LiveSMDS
+from .tasks import TaskState
 
 __all__ = [
     "AnalysisResult",
     "FitCancelled",
     "FitParameters",
     "ProgressEvent",
+    "fit_task",
     "run_analysis",
 ]
 
+#: The stage of the progress report :func:`run_analysis` sends while it clusters PNS1 by
+#: its density modes, after the fit's stages and before the fit's "done".
+MODES_STAGE = "modes"
 
-def _fit_parameters_class() -> type:
-    """A frozen dataclass of the parameters the application offers, made from the
-    estimator's declarations (so a new parameter needs no change here)."""
-    specs = [spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered]
+
+RadiusChoice = str | float
+LandmarkChoice = str | int | None
+
+
+@dataclass(frozen=True)
+class FitParameters:
+    """The ST-PCA settings offered by the application and the command line.
+
+    The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that have a
+    label, in their declaration order, with the application's defaults (a fixed seed where
+    the library's is None). What each allows and means is declared once, on the estimator
+    (``ScaledTorusPCA.parameter_specs()``); ``tests/test_params.py`` checks that these fields
+    are those declarations. Values are checked by :meth:`to_estimator`, by the estimator's
+    own validation.
+    """
+
+    radius: RadiusChoice = "auto"
+    initial_radius: RadiusChoice = "auto"
+    pns_mode: str = "seq.test"
+    n_curve_points: int = 100
+    random_state: int | None = 0
+    n_init: int = 1
+    optimizer: str = "lbfgs"
+    tol: float = 1e-5
+    max_iter: int = 2000
+    alpha: float = 0.1
+    n_bootstrap: int = 100
+    n_landmarks: LandmarkChoice = "auto"
+    landmark_method: str = "mixed"
+    landmark_trials: int = 3
+    torus_variance: bool = True
+
+    def to_estimator(self) -> ScaledTorusPCA:
+        """A new, unfitted :class:`ScaledTorusPCA` with these settings; as every estimator,
+        it checks them when it is fitted."""
+        return ScaledTorusPCA(**dataclasses.asdict(self))
 
     def validate(self) -> None:
-        """Check every setting.
+        """Check every setting now, by the estimator's own validation (for front ends that
+        refuse bad settings before starting a fit).
 
         Raises
         ------
         ValueError
             Naming the first bad setting, its value and what is allowed.
         """
-        for spec in specs:
-            spec.check(getattr(self, spec.name))
-
-    def to_estimator(self) -> ScaledTorusPCA:
-        """A new, unfitted :class:`ScaledTorusPCA` with these settings (validated first)."""
-        self.validate()
-        return ScaledTorusPCA(**dataclasses.asdict(self))
-
-    doc = ("The ST-PCA settings offered by the application and the command line.\n\n"
-           "The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that "
-           "have a label, with the application's defaults (a fixed seed).\n")
-    return dataclasses.make_dataclass(
-        "FitParameters",
-        [(spec.name, Any, dataclasses.field(default=spec.app_default)) for spec in specs],
-        frozen=True,
-        namespace={"validate": validate, "to_estimator": to_estimator, "__doc__": doc,
-                   "__module__": __name__},
-    )
-
-
-FitParameters = _fit_parameters_class()
+        self.to_estimator()._validate_params()
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,7 +157,7 @@ class AnalysisResult:
         """What a landmark fit says about itself, e.g. "landmarks: 1,500 of 1,000,000,
         all-pairs stress 0.0168"; "" for an exact fit."""
         model = self.model
-        if getattr(model, "landmark_indices_", None) is None:
+        if model.landmark_indices_ is None:
             return ""
         n = model.scores_.shape[0]
         return (f"landmarks: {model.n_landmarks_:,} of {n:,}, all-pairs stress "
@@ -159,6 +181,27 @@ class AnalysisResult:
 
     def _labels(self) -> NDArray | None:
         return self.dataset.labels if self.dataset.has_labels else None
+
+    @cached_property
+    def diagnostics(self) -> FitDiagnostics:
+        """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
+        patch; :mod:`stpca_gui.core.diagnostics`). One pass over the fit's pairs: the app
+        computes them in a task with :meth:`compute_diagnostics` before reading this."""
+        return fit_diagnostics(self.model)
+
+    @property
+    def has_diagnostics(self) -> bool:
+        """Whether :attr:`diagnostics` is computed already."""
+        return "diagnostics" in self.__dict__
+
+    def compute_diagnostics(self, check: CancelCheck | None = None,
+                            progress: Any = None) -> FitDiagnostics:
+        """Compute (once) and keep :attr:`diagnostics`, reporting and cancellable like
+        :func:`~stpca_gui.core.diagnostics.fit_diagnostics`; for a worker thread."""
+        if not self.has_diagnostics:
+            self.__dict__["diagnostics"] = fit_diagnostics(self.model, check=check,
+                                                           progress=progress)
+        return self.diagnostics
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
@@ -222,7 +265,7 @@ def run_analysis(
     # cancelled like the fit's stages (seconds for 10⁵ points); "done" comes after them.
     check = None
     if callback is not None:
-        event = ProgressEvent("modes", 0.0, message="mode clusters")
+        event = ProgressEvent(MODES_STAGE, 0.0, message="mode clusters")
 
         def check() -> None:
             if callback(event):
@@ -254,3 +297,23 @@ def _holding_back_done(
 def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None) -> ModeClustering:
     return model_mode_clusters(result.model, labels=result._labels(), stability=True,
                                check=check)
+
+
+def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,
+             live_interval: float | None = LIVE_INTERVAL,
+             clock: Callable[[], float] = time.monotonic) -> AnalysisResult:
+    """The task of one fit (Qt-free): progress and cancel through the core's callback.
+
+    With ``live_interval`` (seconds), the SMDS configurations reach ``state.partial`` as
+    :class:`~stpca_gui.model.live_fit.SMDSSnapshot` s, at most one per interval plus the
+    first and last of each run (throttled here, in the fit's thread); None sends none.
+    """
+    if live_interval is None:
+        return run_analysis(dataset, params, callback=state.callback)
+    live = LiveSMDS(state.partial, live_interval, clock)
+
+    def callback(event: ProgressEvent) -> bool:
+        live.observe(event)
+        return state.callback(event)
+
+    return run_analysis(dataset, params, callback=callback)

@@ -12,9 +12,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.demos import make_demo
-from ..core.series import lagged_embedding
-from ..core.torus import wrap_angles
+from ..core.geometry.series import lagged_embedding
+from ..core.geometry.torus import wrap_angles
 from ..io.tables import AngleTable
+from .demos import DATA_DEMOS, data_demo
 
 __all__ = ["DEMO_SOURCE_PREFIX", "Dataset"]
 
@@ -110,8 +111,16 @@ class Dataset:
     lagged_embeddings : tuple of (int, int)
         The lagged embeddings (column, lags) applied after reading, in order (see
         :meth:`lagged`).
+    structure : dict or None
+        Angles read from a structure or trajectory: ``topology``, ``trajectories`` (paths),
+        ``sha256`` (path → digest) and ``settings``
+        (:meth:`~stpca_gui.io.structures.DihedralSettings.to_dict`); see
+        :mod:`stpca_gui.model.structures`.
+    provenance : dict of str to ndarray, or None
+        Where each row comes from, e.g. ``frame`` (and ``segid``, ``resid``, ``resname`` of
+        pooled torsions), carried into the scores table.
 
-    The last four say how to rebuild the data from their source (a reproducible script).
+    The last six say how to rebuild the data from their source (a reproducible script).
     """
 
     angles: NDArray[np.float64]
@@ -126,6 +135,8 @@ class Dataset:
     demo_options: Mapping[str, Any] = field(default_factory=dict)
     table_options: Mapping[str, Any] | None = None
     lagged_embeddings: tuple[tuple[int, int], ...] = ()
+    structure: Mapping[str, Any] | None = None
+    provenance: Mapping[str, NDArray] | None = None
 
     def __post_init__(self) -> None:
         angles = np.asarray(self.angles, dtype=np.float64)
@@ -162,14 +173,23 @@ class Dataset:
             object.__setattr__(self, "table_options", _table_options(self.table_options))
         object.__setattr__(self, "lagged_embeddings", tuple(
             (int(column), int(lags)) for column, lags in self.lagged_embeddings))
+        if self.provenance is not None:
+            provenance = {str(k): _readonly(np.asarray(v)) for k, v in self.provenance.items()}
+            if any(v.shape != (n,) for v in provenance.values()):
+                raise ValueError(f"provenance columns must have shape ({n},)")
+            object.__setattr__(self, "provenance", provenance)
+        if self.structure is not None:
+            object.__setattr__(self, "structure", dict(self.structure))
 
     # ------------------------------------------------------------ constructors
     @classmethod
     def from_demo(cls, name: str, random_state: int = 0, *,
                   cluster_sd: float | None = None) -> Dataset:
-        """A built-in demo (see :func:`stpca_gui.core.demos.make_demo`).
+        """A built-in demo: a simulation (see :func:`stpca_gui.core.demos.make_demo`) or a
+        bundled data set (:data:`stpca_gui.model.demos.DATA_DEMOS`, e.g. ``"small-rna"``).
 
-        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …). A
+        Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …), or a data set's
+        own labels (the small RNA clusters ``"I"``, ``"II"``, ``"V"``). A
         ``cluster_sd`` other than None is recorded in ``demo_options``, so that sessions
         and exported scripts rebuild the same data.
 
@@ -180,6 +200,14 @@ class Dataset:
             ``cluster_sd`` that ``make_demo`` refuses.
         """
         options = {} if cluster_sd is None else {"cluster_sd": cluster_sd}
+        if name in DATA_DEMOS:
+            if options:
+                raise ValueError(f"the demo {name!r} is real data: cluster_sd does not apply")
+            demo = data_demo(name)
+            return cls(angles=demo.angles, column_names=demo.column_names,
+                       labels=demo.labels, source=f"{DEMO_SOURCE_PREFIX}{name}",
+                       description=demo.description, unit_note="radians",
+                       demo_seed=random_state)
         demo = make_demo(name, random_state=random_state, **options)
         return cls(
             angles=demo.angles,
@@ -226,6 +254,7 @@ class Dataset:
             dropped=tuple(table.dropped),
             unit_note=note,
             table_options=options,
+            provenance=table.provenance or None,
         )
 
     def lagged(self, column: int, n_lags: int) -> Dataset:

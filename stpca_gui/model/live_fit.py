@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.stpca import ProgressEvent
+from ..core import ProgressEvent
 
 __all__ = ["LIVE_INTERVAL", "LiveSMDS", "SMDSSnapshot"]
 

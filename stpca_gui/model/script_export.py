@@ -13,6 +13,10 @@ How the script gets the data (:attr:`ScriptExport.data_origin`):
   then any lagged embedding. An exact copy of the angles is written beside the script
   (``<script stem>-data.csv``); when the source file is missing or its sha256 differs, the
   script says so and uses the copy.
+* ``"structure"``: the torsions read again from the structure files
+  (:func:`~stpca_gui.io.structures.read_torsions` with the recorded settings), when every
+  file is there with its recorded sha256; the script checks them again and otherwise uses
+  the copy written beside it.
 * ``"copy"``: only the copy, when the data cannot be rebuilt from where they came from.
 
 Before choosing "demo" or "file", :func:`python_script` runs the script's own loading code
@@ -35,11 +39,12 @@ import numpy as np
 from .. import __version__
 from ..core import ScaledTorusPCA
 from ..core.atomic import atomic_file_set
-from ..core.mode_test import DEFAULT_ALPHA
-from ..core.modes import ModeClustering
+from ..core.circstats.mode_test import DEFAULT_ALPHA
+from ..core.circstats.modes import ModeClustering
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
+from .demos import DATA_DEMOS
 
 __all__ = ["ScriptExport", "export_script", "python_script", "write_script"]
 
@@ -111,8 +116,17 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     writer = _ScriptWriter(dataset, parameters, path, when, _cluster_settings(clusters))
     note = ""
-    if dataset.is_demo and dataset.demo_seed is not None:
+    if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
+        origin = "copy"
+        note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
+    elif dataset.is_demo and dataset.demo_seed is not None:
         origin = "demo"
+    elif dataset.structure is not None:
+        from .structures import structure_files_unchanged
+
+        origin = "structure" if structure_files_unchanged(dataset.structure) else "copy"
+        note = "" if origin == "structure" else (
+            "its structure files are missing or have changed since they were read")
     elif dataset.table_options is not None and Path(dataset.source).is_file():
         origin = "file"
     else:
@@ -252,12 +266,17 @@ class _ScriptWriter:
             core.append("lagged_embedding")
         if origin == "demo":
             core.append("make_demo")
+        if origin == "structure":
+            core.append("wrap_angles")
         io = (["read_angle_table"] if origin == "file" else []) + (
             [] if origin == "demo" else ["read_data_copy"]) + ["write_results"]
         lines = ["import argparse", "import hashlib", "import sys", "from pathlib import Path",
                  "", "import numpy as np", "",
                  f"from stpca_gui.core import {', '.join(sorted(core))}",
                  f"from stpca_gui.io import {', '.join(io)}"]
+        if origin == "structure":
+            lines.append("from stpca_gui.io.structures import DihedralSettings, file_sha256, "
+                         "read_torsions")
         if figures:
             lines += ["from stpca_gui.plotting.figures import (", "    can_render_off_screen,",
                       "    write_plot_figures,", "    write_scene_figures,", ")"]
@@ -269,6 +288,13 @@ class _ScriptWriter:
         if origin == "file":
             lines += [f"SOURCE = Path({_literal(str(self.source_path))})",
                       f"SOURCE_SHA256 = {_literal(self.source_sha256)}"]
+        if origin == "structure":
+            record = self.dataset.structure
+            lines += [f"TOPOLOGY = {_literal(record['topology'])}",
+                      f"TRAJECTORIES = {_literal(list(record['trajectories']))}",
+                      f"STRUCTURE_SHA256 = {record['sha256']!r}",
+                      f"DIHEDRALS = {record['settings']!r}",
+                      f"LABEL_BY = {_literal(record['label_by'])}"]
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
@@ -287,6 +313,10 @@ class _ScriptWriter:
                  f"T^{data.n_angles}.")
         if origin == "demo":
             about += f" They are regenerated with {self._demo_call()}."
+        elif origin == "structure":
+            about += (" The torsions are read again from the structure files (checked by "
+                      "sha256); if one is missing or has changed, the script says so and "
+                      f"reads the exact copy of the data written beside it, {self.copy_name}.")
         elif origin == "file":
             about += (f" They are read from {self.source_path} (sha256 {self.source_sha256}). "
                       "If that file is missing or has changed, the script says so and reads "
@@ -327,6 +357,18 @@ class _ScriptWriter:
                      "    )",
                      "    angles, rows, labels = table.angles, table.line_numbers, "
                      f"{'table.labels' if self.labelled else 'None'}"]
+        elif origin == "structure":
+            body += ["    for path, digest in STRUCTURE_SHA256.items():",
+                     "        if not Path(path).is_file() or file_sha256(path) != digest:",
+                     '            print(f"note: {path} is missing or has changed since this '
+                     'script was written;"',
+                     '                  f" using the exact copy of the data, {DATA_COPY.name}",'
+                     " file=sys.stderr)"]
+            body += [f"            {line}" for line in copy]
+            body += ["    table = read_torsions(TOPOLOGY, TRAJECTORIES, "
+                     "DihedralSettings.from_dict(DIHEDRALS))",
+                     "    angles, rows, labels = wrap_angles(np.deg2rad(table.angles)), None, "
+                     "table.labels(LABEL_BY)"]
         else:
             body += [f"    demo = {self._demo_call()}",
                      "    angles, rows, labels = demo.angles, None, "

@@ -9,7 +9,7 @@ this module's code, never from a name read in the file.
 
 :func:`load_session` checks everything before it returns, so that a failed open leaves
 the application as it was; :func:`apply_session` then installs the session in an
-:class:`~stpca_gui.model.session.AppState`.
+:class:`~stpca_gui.model.app_state.AppState`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.atomic import atomic_path
-from ..core.mode_test import ModeTest
-from ..core.modes import ConfusionTable, ModeClustering
+from ..core.circstats.mode_test import ModeTest
+from ..core.circstats.modes import ConfusionTable, ModeClustering
+from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,
 )
@@ -43,11 +44,10 @@ from ..core.persistence import (
     read_model,
     write_entries,
 )
-from ..core.torus import circular_difference
 from .analysis import AnalysisResult, FitParameters
+from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
 from .selection import MAX_GROUPS
-from .session import COLOR_MODES, AppState
 
 __all__ = [
     "HISTORY_SAVED",
@@ -105,7 +105,7 @@ class Session:
         The newest selection changes for undo (:meth:`SelectionModel.history`), oldest
         first; at most :data:`HISTORY_SAVED`.
     color_mode : str
-        A key of :data:`~stpca_gui.model.session.COLOR_MODES`.
+        A key of :data:`~stpca_gui.model.app_state.COLOR_MODES`.
     scatter_components, torus_axes : tuple of int
         The view options of the state.
     views : dict
@@ -184,6 +184,9 @@ def session_from_state(state: AppState, parameters: FitParameters, views: dict[s
     dataset = state.dataset
     if dataset is None:
         raise ValueError("there is no data to save in a session")
+    if source_sha256 is None and dataset.structure is not None:
+        # Read from a structure: its files were hashed then (a trajectory may be gigabytes).
+        source_sha256 = dataset.structure["sha256"].get(dataset.source)
     if source_sha256 is None and not dataset.is_demo and dataset.source:
         source = Path(dataset.source)
         source_sha256 = file_sha256(source) if source.is_file() else None
@@ -406,10 +409,11 @@ def _read(archive: zipfile.ZipFile, source: Path) -> Session:
 def _check_metadata(source: Path, metadata: Any) -> None:
     kind = metadata.get("format") if isinstance(metadata, dict) else None
     if kind == MODEL_FORMAT_NAME:
+        model_kind = metadata.get("kind", "full")  # "scoring-only" or "full"
         raise SessionFileError(
-            f"{source}: this is an stpca model file (a fitted model without its data, "
-            "written by `stpca fit --save-model`), not a session; use it with `stpca "
-            "transform`, or open a session saved with File → Save Session")
+            f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
+            "without its data, written by `stpca fit --save-model`), not a session; use it "
+            "with `stpca transform`, or open a session saved with File → Save Session")
     if kind != SESSION_FORMAT:
         raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
                                f"not name the format {SESSION_FORMAT!r})")

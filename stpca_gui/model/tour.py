@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.smds import SphericalMDS, default_initial_radius
-from ..core.torus import torus_pdist
+from ..core.geometry.torus import torus_pdist
+from ..core.smds.smds import SphericalMDS, default_initial_radius
 from .analysis import AnalysisResult
 from .live_fit import SMDSSnapshot
 from .tasks import TaskState
@@ -221,7 +221,7 @@ class SnapshotRecorder:
     """Keeps every k-th SMDS snapshot, plus the first and the last, at most ``max_frames``.
 
     A ``snapshot(iteration, stress, units, radius)`` receiver for
-    :meth:`~stpca_gui.core.smds.SphericalMDS.fit`. When more than ``max_frames`` would be
+    :meth:`~stpca_gui.core.smds.smds.SphericalMDS.fit`. When more than ``max_frames`` would be
     kept, k doubles and every other kept frame is dropped, so the kept frames stay evenly
     spaced whatever the number of iterations.
     """
@@ -450,7 +450,7 @@ def prepare_tour(result: AnalysisResult, state: TaskState) -> TourData:
     replay.fit(model.smds_.angles_, callback=lambda *_: state.cancelled, snapshot=recorder)
     state.check()
     trace = np.array(recorder.trace, dtype=np.float64).reshape(-1, 2)
-    landmarks = getattr(model, "landmark_indices_", None)
+    landmarks = model.landmark_indices_
     frames = [SMDSSnapshot(iteration=it, stress=stress, units=units, radius=radius,
                            landmarks=landmarks, stress_history=trace[trace[:, 0] <= it],
                            first=k == 0)
@@ -541,7 +541,7 @@ def tour_steps(data: TourData) -> list[TourStep]:
                  if result.landmark_note else "")
     sub = (f" The refits use {len(data.radius_rows)} of the {n:,} samples, to stay quick."
            if data.radius_subsampled else "")
-    types = getattr(model.pns_, "sphere_types_", [])
+    types = model.pns_.sphere_types_
     small = sum(t == "small" for t in types)
     if len(types) == 1:
         pns_types = f"Here the fitted circle S¹ is a {types[0]} circle. "

@@ -34,6 +34,11 @@ CYCLIC_COLORMAP = "twilight_shifted"
 #: Levels of the cyclic colormap. 64 steps around the circle read as continuous, and few
 #: distinct colours let the score plot stamp each colour's markers at once.
 CYCLIC_LEVELS = 64
+#: Sequential colormap of the stress per point (perceptually uniform, colour-blind safe).
+STRESS_COLORMAP = "viridis"
+#: The stress colour scale tops out at this quantile of the values, so a few badly placed
+#: points do not squeeze all others into the darkest colour.
+STRESS_COLOR_QUANTILE = 0.99
 #: Alpha of points outside the selection while a selection exists.
 DIMMED_ALPHA = 0.18
 
@@ -59,9 +64,15 @@ def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.
     return colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(phase)
 
 
-def selection_colors(groups: ArrayLike) -> NDArray[np.float64]:
-    """RGBA per sample: grey outside every group, the group colour inside."""
-    return group_palette()[np.asarray(groups, dtype=np.intp)]
+def stress_colormap():
+    """The colormap of "stress per point", resampled to :data:`CYCLIC_LEVELS` levels."""
+    return colormaps[STRESS_COLORMAP].resampled(CYCLIC_LEVELS)
+
+
+def stress_scale_max(values: ArrayLike) -> float:
+    """Top of the stress colour scale: the :data:`STRESS_COLOR_QUANTILE` quantile."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.quantile(values, STRESS_COLOR_QUANTILE)) if values.size else 0.0
 
 
 class PointColoring:
@@ -74,20 +85,23 @@ class PointColoring:
 
     Parameters
     ----------
-    mode : {"label", "pns1", "selection", …}
+    mode : {"label", "pns1", "stress", "selection", …}
         "label" colours by ``labels`` (or their ``label_codes``), "pns1" by the cyclic
-        colormap of ``pns1``, "selection" by the selection groups given to :meth:`colors`;
-        any other mode, or a mode without its data, gives one neutral colour.
+        colormap of ``pns1``, "stress" by the sequential colormap of ``point_stress`` (up
+        to its 99 % quantile), "selection" by the selection groups given to
+        :meth:`colors`; any other mode, or a mode without its data, gives one neutral
+        colour.
     n : int
         Number of samples.
-    labels, label_codes, pns1, pns1_period
+    labels, label_codes, pns1, pns1_period, point_stress
         The data of the modes; ``label_codes`` (codes in order of first appearance, as
         :func:`~stpca_gui.model.dataset.encode_labels` gives them) saves encoding ``labels``.
     """
 
     def __init__(self, mode: str, *, n: int, labels: ArrayLike | None = None,
                  label_codes: ArrayLike | None = None, pns1: ArrayLike | None = None,
-                 pns1_period: float = 2.0 * np.pi) -> None:
+                 pns1_period: float = 2.0 * np.pi,
+                 point_stress: ArrayLike | None = None) -> None:
         self.n = int(n)
         self.by_groups = False
         self.codes: NDArray[np.intp] | None = None
@@ -102,6 +116,12 @@ class PointColoring:
             self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp), CYCLIC_LEVELS - 1)
             self.palette = colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(
                 np.arange(CYCLIC_LEVELS))
+        elif mode == "stress" and point_stress is not None:
+            values = np.asarray(point_stress, dtype=np.float64)
+            top = max(stress_scale_max(values), 1e-300)
+            self.codes = np.minimum((values / top * CYCLIC_LEVELS).astype(np.intp),
+                                    CYCLIC_LEVELS - 1)
+            self.palette = stress_colormap()(np.arange(CYCLIC_LEVELS))
         elif mode == "selection":
             self.by_groups = True
             self.palette = group_palette()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.torus import wrap_angles
+from ..core.geometry.torus import wrap_angles
 
 _PI = np.pi
 

@@ -22,8 +22,8 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..core.atomic import atomic_path
-from ..core.mode_test import DEFAULT_ALPHA
-from ..core.modes import ModeRule, model_mode_clusters
+from ..core.circstats.mode_test import DEFAULT_ALPHA
+from ..core.circstats.modes import ModeRule, model_mode_clusters
 from ..model.dataset import encode_labels
 from .colors import PointColoring
 

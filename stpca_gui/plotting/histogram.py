@@ -2,7 +2,7 @@
 
 PNS1 is an angle times ``circle_radius_``, so it lives on a circle of circumference
 ``P = 2π·circle_radius_``; the histogram covers one period [−P/2, P/2) and the density
-curve is the von Mises KDE of :mod:`stpca_gui.core.kde` (which wraps around the ends).
+curve is the von Mises KDE of :mod:`stpca_gui.core.circstats.kde` (which wraps around the ends).
 Heights are densities (1/rad): the histogram and the curve both integrate to 1.
 
 The selected samples are drawn on top in the selection colour with the same scaling (their
@@ -25,14 +25,14 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
-from ..core.torus import wrap_angles
+from ..core.circstats.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
+from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR, SELECTION_PALETTE, label_palette
 from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
 if TYPE_CHECKING:
-    from ..core.modes import ModeClustering
+    from ..core.circstats.modes import ModeClustering
 
 #: Points of the density curves over one period.
 KDE_POINTS = 512
@@ -195,7 +195,7 @@ class ScoreHistogram:
             Number of bins over one period.
         bandwidth : float or {"lcv", "silverman", "taylor"}, default "lcv"
             KDE bandwidth in the units of ``values``, or the rule of
-            :func:`~stpca_gui.core.kde.circular_bandwidth` that chooses it. The default,
+            :func:`~stpca_gui.core.circstats.kde.circular_bandwidth` that chooses it. The default,
             likelihood cross-validation, follows separated clusters (modes of PNS1), which
             the rules of thumb smooth away.
         title : str, optional

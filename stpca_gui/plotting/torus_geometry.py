@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.torus import wrap_angles
+from ..core.geometry.torus import wrap_angles
 
 __all__ = ["DOUGHNUT_MAJOR_RADIUS", "DOUGHNUT_MINOR_RADIUS", "break_runs",
            "circle_coordinates", "densify", "doughnut_coordinates"]

@@ -31,7 +31,7 @@ import numpy as np
 import pyvista as pv
 from numpy.typing import ArrayLike
 
-from ..core.torus import wrap_angles
+from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR
 from .curves import periodic_pieces
 from .scene3d import FONT, SceneBase, polylines

@@ -211,7 +211,7 @@ def draw_pns_levels(figure: Figure | SubFigure, step: TourStep, data: TourData) 
     n = scores.shape[0]
     shown = _drawn_rows(n)
     pns = result.model.pns_
-    types = list(getattr(pns, "sphere_types_", []))
+    types = list(pns.sphere_types_)
     labels = []
     for row, k in enumerate(range(d - 1, -1, -1)):
         jitter = rng.uniform(-0.28, 0.28, shown.size)

@@ -13,16 +13,57 @@ from numpy.typing import NDArray
 
 from ..io import atomic_path
 
+#: The ways one published number is computed here, as they appear in a check's quantity: a
+#: number checked by several of them is one published value (:attr:`Check.value`).
+PROCEDURE_LABELS = ("converged", "paper's procedure")
+READING_SUFFIXES = (", sphunif ties",)
+
+
+def published_value_and_reading(quantity: str) -> tuple[str, str]:
+    """Split a check's quantity into the published value it checks and how ours was
+    computed: "r̂ (converged)" → ("r̂", "converged")."""
+    for label in PROCEDURE_LABELS:
+        marker = f" ({label})"
+        if marker in quantity:
+            return quantity.replace(marker, ""), label
+    for suffix in READING_SUFFIXES:
+        if quantity.endswith(suffix):
+            return quantity[:-len(suffix)], suffix.lstrip(", ")
+    return quantity, ""
+
 
 @dataclass(frozen=True)
 class Check:
-    """One published number set against ours: where, what, both values and the verdict."""
+    """One published number set against ours: where, what, both values and the verdict.
+
+    Attributes
+    ----------
+    value : str
+        Which published number this is (checks of one number by several procedures or
+        readings share it, so the report counts distinct published values).
+    by : str
+        The procedure or reading of ours ("converged", "paper's procedure", …; "" when the
+        number is checked one way only).
+    """
 
     section: str
     quantity: str
     ours: str
     paper: str
     verdict: str
+    value: str = ""
+    by: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.value:
+            value, by = published_value_and_reading(self.quantity)
+            object.__setattr__(self, "value", value)
+            object.__setattr__(self, "by", self.by or by)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The published value's identity across the report: (section, value)."""
+        return self.section, self.value
 
     @property
     def kind(self) -> str:
@@ -44,10 +85,13 @@ class Report:
     lines: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
 
-    def check(self, section: str, quantity: str, ours: str, paper: str, verdict: str
-              ) -> list[str]:
-        """Record a check and return its table row ``[quantity, ours, paper, verdict]``."""
-        self.checks.append(Check(section, quantity, ours, paper, verdict))
+    def check(self, section: str, quantity: str, ours: str, paper: str, verdict: str, *,
+              value: str = "", by: str = "") -> list[str]:
+        """Record a check and return its table row ``[quantity, ours, paper, verdict]``.
+
+        ``value`` names the published number when ``quantity`` does not (by default the
+        quantity without its procedure, see :func:`published_value_and_reading`)."""
+        self.checks.append(Check(section, quantity, ours, paper, verdict, value, by))
         return [quantity, ours, paper, verdict]
 
     def add(self, *lines: str) -> None:

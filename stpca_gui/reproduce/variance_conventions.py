@@ -4,8 +4,9 @@ Section 3.5 of the paper defines the sphere variance (eq. totalvar) and its toru
 the published percentages (§4, Table 2) are not reproduced by the definition as printed
 (``docs/variance_gap.md``). Each :class:`Convention` here is one reading of it, computed
 from one fitted :class:`~stpca_gui.core.ScaledTorusPCA`; all share the projections of
-:mod:`stpca_gui.core.projections` and :func:`~stpca_gui.core.projections.nested_variance`,
-and differ only in what they feed them. For the report of ``stpca reproduce`` only.
+:mod:`stpca_gui.core.prediction.projections` and
+:func:`~stpca_gui.core.prediction.projections.nested_variance`, and differ only in what they
+feed them. For the report of ``stpca reproduce`` only.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import ScaledTorusPCA
-from ..core.projections import nested_variance, predict_projections, sphere_projections
-from ..core.torus import torus_distance, wrap_angles
+from ..core.geometry.torus import torus_distance, wrap_angles
+from ..core.prediction.projections import nested_variance, predict_projections, sphere_projections
 
 __all__ = ["CONVENTIONS", "Convention", "FitLevels", "curve_projection", "evaluate"]
 

@@ -33,6 +33,9 @@ def state_coloring(state: AppState) -> PointColoring:
     n = 0 if dataset is None else dataset.n_samples
     if mode == "cluster":
         coloring = PointColoring("label", n=n, labels=result.mode_clusters.labels)
+    elif mode == "stress":
+        coloring = PointColoring("stress", n=n,
+                                 point_stress=result.diagnostics.point_stress.rms_residual())
     else:
         coloring = PointColoring(
             mode, n=n,

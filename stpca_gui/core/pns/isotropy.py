@@ -1,0 +1,172 @@
+"""The tests of PNS's sequential procedure: great or small sphere at each level.
+
+shapes' ``seq.test`` compares a level's great and small spheres by a likelihood-ratio test
+(χ²₁) and, when that rejects the great sphere, by a parametric-bootstrap isotropy test under a
+von Mises–Fisher fit (shapes' ``LRTpval`` and ``vMFtest``). See ``docs/pns.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import chdtrc
+
+from .._base.progress import CancelCheck
+from .subsphere import fit_subspheres, geodesic_angles
+
+#: LM iteration limit of the bootstrap fits.
+_MAX_ITER_BOOT = 100
+#: Bootstrap samples × points drawn and fitted between two cancel checks (about 0.2 s of
+#: work, a few MB of memory).
+_BOOTSTRAP_CHUNK_POINTS = 20_000
+#: Largest number of points the isotropy test runs on; beyond, it runs on a random
+#: subsample of this many (see :func:`vmf_test_pvalue` and docs/pns.md).
+N_TEST = 5_000
+
+
+# --------------------------------------------------------------------------------------------
+# Tests used by the sequential procedure
+# --------------------------------------------------------------------------------------------
+
+
+def lrt_pvalue(res_great: NDArray[np.float64], res_small: NDArray[np.float64]) -> float:
+    """Likelihood-ratio test of great vs small sphere (shapes' LRTpval, upper tail).
+
+    ``stat = max(n log(Σ ξ_great² / Σ ξ_small²), 0)`` compared with χ²₁.
+    """
+    n = res_great.size
+    ss_g = float(np.sum(res_great**2))
+    ss_s = float(np.sum(res_small**2))
+    if ss_g <= ss_s:
+        stat = 0.0
+    elif ss_s <= 0.0:
+        stat = np.inf
+    else:
+        stat = n * np.log(ss_g / ss_s)
+    return float(chdtrc(1, stat))  # chi-squared(1) survival function
+
+
+def _sample_vmf_north(
+    rng: np.random.Generator, m: int, size: tuple[int, int], kappa: float
+) -> NDArray[np.float64]:
+    """von Mises–Fisher samples on S^{m−1} ⊂ R^m with mean e_m, shape ``size + (m,)``.
+
+    ``scipy.stats.vonmises_fisher`` (Wood's rejection sampler, exact inversion on S²): as
+    fast as a vectorised sampler of our own here (measured at n = 5000, m = 4, 100 samples).
+    """
+    count = size[0] * size[1]
+    if not kappa > 0.0:  # scipy rejects κ = 0, the uniform distribution
+        from scipy.stats import uniform_direction  # a 2 s import: only when a test needs it
+
+        draws = uniform_direction(m).rvs(count, random_state=rng)
+    else:
+        north = np.zeros(m)
+        north[-1] = 1.0
+        from scipy.stats import vonmises_fisher
+
+        draws = vonmises_fisher(north, float(kappa)).rvs(count, random_state=rng)
+    return draws.reshape(size[0], size[1], m)
+
+
+def _radial_ratio(theta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """mean / sd (ddof 1) of the radial distances, along the last axis."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return theta.mean(axis=-1) / theta.std(axis=-1, ddof=1)
+
+
+def _replicate_draws(
+    seed: int, first: int, count: int, n: int, m: int, kappa: float
+) -> NDArray[np.float64]:
+    """Bootstrap samples ``first … first + count − 1``, shape (count, n, m).
+
+    Replicate b is drawn by its own generator, seeded by (``seed``, b): the samples do not
+    depend on how the replicates are split into chunks.
+    """
+    out = np.empty((count, n, m))
+    for k in range(count):
+        out[k] = _sample_vmf_north(np.random.default_rng([seed, first + k]), m, (1, n), kappa)[0]
+    return out
+
+
+@dataclass(frozen=True)
+class IsotropyTest:
+    """Outcome of :func:`vmf_test_pvalue`.
+
+    Attributes
+    ----------
+    p_value : float
+        Share of the bootstrap statistics above the observed one (NaN without replicates).
+    n_points : int
+        Points the test used: all of them, or the random subsample of ``N_TEST``.
+    """
+
+    p_value: float
+    n_points: int
+
+
+def isotropy_subsample(n: int, rng: np.random.Generator) -> NDArray[np.int64] | None:
+    """Sorted indices of the points the isotropy test uses, or None for all ``n``.
+
+    Up to :data:`N_TEST` points the test uses them all and draws nothing from ``rng``;
+    beyond, it uses a uniform random subsample of ``N_TEST`` points without replacement,
+    drawn from ``rng`` (so seeded by the estimator's ``random_state``).
+    """
+    if n <= N_TEST:
+        return None
+    return np.sort(rng.choice(n, size=N_TEST, replace=False))
+
+
+def vmf_test_pvalue(
+    x: NDArray[np.float64],
+    center_small: NDArray[np.float64] | None,
+    n_bootstrap: int,
+    rng: np.random.Generator,
+    check: CancelCheck | None = None,
+) -> IsotropyTest:
+    """Parametric-bootstrap isotropy test (shapes' vMFtest), on at most ``N_TEST`` points.
+
+    The statistic is mean/sd of the radial distances to the fitted small sphere's axis; the
+    null distribution comes from ``n_bootstrap`` vMF samples of as many points, with the
+    approximate MLE of κ. With more than :data:`N_TEST` points the whole test — κ, the small
+    sphere and the statistic — runs on a random subsample of ``N_TEST`` of them
+    (:func:`isotropy_subsample`): shapes' test applied to that subsample, whose cost and memory
+    no longer grow with n (docs/pns.md, "The isotropy test at large n").
+    ``center_small`` is the small sphere's axis fitted on ``x`` (None to fit it here); a
+    subsample gets its own fit, as each bootstrap sample does.
+
+    The replicates are drawn and fitted a chunk at a time (about
+    ``_BOOTSTRAP_CHUNK_POINTS`` points each; replicate b drawn from its own generator seeded
+    by one draw from ``rng`` and b), so memory stays bounded and the p-value does not depend
+    on the chunks; ``check`` (optional) is called before each chunk and raises
+    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
+    """
+    chosen = isotropy_subsample(x.shape[0], rng)
+    if chosen is not None:
+        x = np.ascontiguousarray(x[chosen])
+        center_small = None
+    n, m = x.shape
+    if center_small is None:
+        center_small = fit_subspheres(x[None], great=False, extended=True)[0][0]
+    sumx = x.sum(axis=0)
+    rbar = min(float(np.linalg.norm(sumx)) / n, 1.0 - 1e-12)
+    kappa = (rbar * m - rbar**3) / (1.0 - rbar * rbar)
+    xi_sample = float(_radial_ratio(geodesic_angles(x, center_small)))
+    if n_bootstrap <= 0:
+        return IsotropyTest(float("nan"), n)
+    if check is not None:
+        check()
+    seed = int(rng.integers(0, 2**63 - 1))
+    xi_boot = np.empty(n_bootstrap)
+    chunk = max(1, _BOOTSTRAP_CHUNK_POINTS // n)
+    for begin in range(0, n_bootstrap, chunk):
+        if check is not None:
+            check()
+        count = min(chunk, n_bootstrap - begin)
+        part = _replicate_draws(seed, begin, count, n, m, kappa)
+        v_b, _, _ = fit_subspheres(part, great=False, max_iter=_MAX_ITER_BOOT)
+        c = np.einsum("bnm,bm->bn", part, v_b)
+        s = np.linalg.norm(part - c[:, :, None] * v_b[:, None, :], axis=2)
+        xi_boot[begin:begin + count] = _radial_ratio(np.arctan2(s, c))
+    return IsotropyTest(float(np.mean(xi_boot > xi_sample)), n)

@@ -1,0 +1,10 @@
+"""Step 1 of ST-PCA: spherical multidimensional scaling of the torus sample onto S^d_r.
+
+The stress and its compiled pair kernel, the radius (started at the Wasserstein radius r*),
+the optimisers (L-BFGS-B and R's ``vmmin``), landmark selection for large samples and the
+stress of sampled pairs."""
+
+from .radius import wasserstein_radius
+from .smds import SphericalMDS, classical_mds
+
+__all__ = ["SphericalMDS", "classical_mds", "wasserstein_radius"]

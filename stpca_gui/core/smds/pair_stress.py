@@ -1,0 +1,78 @@
+"""The SMDS stress over all pairs of samples, exactly or from sampled pairs.
+
+The stress of eq. (smds3) is the mean over pairs i < j of (δ_T(x_i, x_j) − r θ(y_i, y_j))².
+A landmark fit optimises it on the landmarks only; these functions measure it on all
+samples, in O(n) memory, to say how good the configuration of all points is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..geometry.torus import torus_cdist, torus_distance
+
+__all__ = ["STRESS_PAIR_SAMPLE", "all_pairs_stress", "pair_stress_is_exact",
+           "sampled_pair_stress"]
+
+#: Pairs drawn to estimate the all-pairs stress; with 10⁶ pairs the estimate's relative
+#: standard error is about 0.1 % for typical data.
+STRESS_PAIR_SAMPLE = 1_000_000
+#: Pair distances computed per block (8 MB of float64 per array).
+_PAIR_BLOCK = 1 << 20
+
+
+def pair_stress_is_exact(n_samples: int, n_pairs: int = STRESS_PAIR_SAMPLE) -> bool:
+    """Whether :func:`sampled_pair_stress` uses every pair of ``n_samples`` samples."""
+    return n_samples * (n_samples - 1) // 2 <= n_pairs
+
+
+def sampled_pair_stress(
+    angles: NDArray[np.float64], units: NDArray[np.float64], radius: float,
+    random_state: np.random.Generator, n_pairs: int = STRESS_PAIR_SAMPLE,
+) -> float:
+    """The stress over all pairs, exact when there are at most ``n_pairs`` pairs (see
+    :func:`pair_stress_is_exact`) and estimated from ``n_pairs`` random pairs of distinct
+    samples otherwise.
+
+    Parameters
+    ----------
+    angles : ndarray, shape (n, d)
+        Torus sample (radians).
+    units : ndarray, shape (n, d + 1)
+        Its unit vectors on the sphere.
+    radius : float
+        Sphere radius r.
+    random_state : numpy.random.Generator
+        Draws the pairs (unused when the stress is exact).
+    n_pairs : int
+    """
+    n = angles.shape[0]
+    if pair_stress_is_exact(n, n_pairs):
+        return all_pairs_stress(angles, units, radius)
+    first = random_state.integers(0, n, size=n_pairs)
+    second = random_state.integers(0, n - 1, size=n_pairs)
+    second += second >= first  # distinct pairs, uniform over ordered pairs
+    total = 0.0
+    for begin in range(0, n_pairs, _PAIR_BLOCK):
+        i, j = first[begin:begin + _PAIR_BLOCK], second[begin:begin + _PAIR_BLOCK]
+        torus = torus_distance(angles[i], angles[j])
+        cosine = np.clip(np.einsum("ij,ij->i", units[i], units[j]), -1.0, 1.0)
+        total += float(np.sum((torus - radius * np.arccos(cosine)) ** 2))
+    return total / n_pairs
+
+
+def all_pairs_stress(
+    angles: NDArray[np.float64], units: NDArray[np.float64], radius: float
+) -> float:
+    """The stress over every pair i < j, by blocks of rows (O(n²) time, O(n) memory)."""
+    n = angles.shape[0]
+    rows_per_block = max(1, _PAIR_BLOCK // max(n, 1))
+    total = 0.0
+    for begin in range(0, n, rows_per_block):
+        rows = slice(begin, min(n, begin + rows_per_block))
+        torus = torus_cdist(angles[rows], angles)
+        cosine = np.clip(units[rows] @ units.T, -1.0, 1.0)
+        squared = (torus - radius * np.arccos(cosine)) ** 2
+        total += float(np.sum(np.triu(squared, k=begin + 1)))  # pairs i < j only
+    return total / (n * (n - 1) / 2)

@@ -1,0 +1,182 @@
+"""The clusters of a fit taken back to the structures: medoid frames as PDB files.
+
+A per-frame fit has one row per frame: each cluster's representative is its medoid on the
+torus (the member with the least sum of geodesic distances to the other members), written
+as a PDB file of that frame, with ``clusters.csv`` (frame → cluster, distance to the
+medoid). A pooled fit has one row per frame and residue: ``residue_clusters.csv`` counts how
+often each residue visits each cluster.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ...core import wrap_angles
+from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
+from .settings import StructureError
+
+__all__ = ["EXACT_MEDOID_SIZE", "Representatives", "torus_distances", "torus_medoid",
+           "write_representatives"]
+
+#: Clusters up to this size get their exact medoid (m² distances, in blocks); larger ones
+#: the best of ``MEDOID_CANDIDATES`` members (each scored against every member).
+EXACT_MEDOID_SIZE = 4000
+MEDOID_CANDIDATES = 1000
+_BLOCK_PAIRS = 2_000_000
+
+
+def torus_distances(angles: ArrayLike, point: ArrayLike) -> NDArray[np.float64]:
+    """Geodesic distances on the flat torus T^d from each row of ``angles`` to ``point``
+    (radians): the Euclidean norm of the wrapped differences."""
+    difference = wrap_angles(np.asarray(angles, dtype=np.float64) - np.asarray(point))
+    return np.sqrt(np.einsum("ij,ij->i", difference, difference))
+
+
+def _distance_sums(angles: NDArray[np.float64], candidates: NDArray[np.intp]
+                   ) -> NDArray[np.float64]:
+    """Sum of torus distances from each candidate row to every row, in blocks."""
+    m = len(angles)
+    step = max(1, _BLOCK_PAIRS // max(m, 1))
+    sums = np.empty(len(candidates))
+    for first in range(0, len(candidates), step):
+        chosen = angles[candidates[first:first + step]]
+        difference = wrap_angles(chosen[:, None, :] - angles[None, :, :])
+        sums[first:first + step] = np.sqrt((difference ** 2).sum(axis=2)).sum(axis=1)
+    return sums
+
+
+def torus_medoid(angles: ArrayLike, seed: int = 0) -> int:
+    """Row of ``angles`` (radians, shape (m, d)) with the least sum of torus geodesic
+    distances to all rows: exact up to :data:`EXACT_MEDOID_SIZE` rows, else the best of
+    :data:`MEDOID_CANDIDATES` random rows (``seed``)."""
+    values = np.asarray(angles, dtype=np.float64)
+    if values.ndim != 2 or len(values) == 0:
+        raise ValueError("a medoid needs a non-empty (m, d) array of angles")
+    m = len(values)
+    if m <= EXACT_MEDOID_SIZE:
+        candidates = np.arange(m)
+    else:
+        candidates = np.sort(np.random.default_rng(seed).choice(m, MEDOID_CANDIDATES,
+                                                                  replace=False))
+    return int(candidates[np.argmin(_distance_sums(values, candidates))])
+
+
+@dataclass(frozen=True)
+class Representatives:
+    """What :func:`write_representatives` wrote.
+
+    Attributes
+    ----------
+    files : list of Path
+    medoid_frames : dict of int to int
+        Per-frame fits: cluster → the frame of its medoid (empty for pooled fits).
+    """
+
+    files: list[Path]
+    medoid_frames: dict[int, int]
+
+
+def _csv(header: list[str], rows: list[list[Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
+                          clusters: ArrayLike, provenance: Mapping[str, ArrayLike], *,
+                          atoms: str = "all", where: str = "trajectory") -> Representatives:
+    """Write the representatives of a fit's clusters into ``out_dir`` (all files or none).
+
+    Parameters
+    ----------
+    out_dir : path
+    universe : MDAnalysis.Universe
+        The structure the angles were read from (topology and trajectory).
+    angles : array, shape (n, d)
+        The fitted angles, radians.
+    clusters : array of int, shape (n,)
+        Cluster of every row (e.g. the PNS1 mode clusters).
+    provenance : mapping
+        ``frame`` per row; pooled rows also ``segid``, ``resid`` and ``resname``.
+    atoms : str
+        Selection of the atoms written to the PDB files.
+    where : str
+        The file named in messages.
+
+    Raises
+    ------
+    StructureError
+        Frames beyond the trajectory, or an atom selection matching nothing.
+    OSError
+        The folder cannot be written (nothing is left half written).
+    """
+    values = np.asarray(angles, dtype=np.float64)
+    labels = np.asarray(clusters).astype(np.int64)
+    frames = np.asarray(provenance["frame"]).astype(np.int64)
+    if not len(values) == len(labels) == len(frames):
+        raise ValueError("angles, clusters and frames must have one entry per row")
+    n_frames = int(universe.trajectory.n_frames)
+    if len(frames) and (frames.min() < 0 or frames.max() >= n_frames):
+        raise StructureError(f"{where}: the fit has frame {int(frames.max())}, but the "
+                             f"trajectory has {n_frames} frame(s): not the fitted trajectory")
+    cluster_ids = np.unique(labels)
+    if "resid" in provenance:
+        text = _residue_table(provenance, labels, cluster_ids)
+        with atomic_file_set(out_dir, ["residue_clusters.csv"]) as tmp:
+            tmp["residue_clusters.csv"].write_text(text, encoding="utf-8", newline="")
+        return Representatives([Path(out_dir) / "residue_clusters.csv"], {})
+    try:
+        group = universe.select_atoms(atoms)
+    except Exception as exc:
+        raise StructureError(f"{where}: the atom selection {atoms!r} is not valid: "
+                             f"{' '.join(str(exc).split())}") from None
+    if group.n_atoms == 0:
+        raise StructureError(f"{where}: the atom selection {atoms!r} matches no atoms")
+    medoids: dict[int, int] = {}
+    distance = np.empty(len(values))
+    for k in cluster_ids:
+        members = np.flatnonzero(labels == k)
+        medoid = members[torus_medoid(values[members])]
+        medoids[int(k)] = int(medoid)
+        distance[members] = torus_distances(values[members], values[medoid])
+    rows = [[int(f), int(c), f"{np.degrees(d):.6f}", int(i == medoids[int(c)])]
+            for i, (f, c, d) in enumerate(zip(frames, labels, distance, strict=True))]
+    names = ["clusters.csv", *[f"cluster_{k}.pdb" for k in medoids]]
+    with atomic_file_set(out_dir, names) as tmp:
+        tmp["clusters.csv"].write_text(
+            _csv(["frame", "cluster", "distance_to_medoid_deg", "medoid"], rows),
+            encoding="utf-8", newline="")
+        for k, row in medoids.items():
+            universe.trajectory[int(frames[row])]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. missing PDB attributes filled in
+                group.write(str(tmp[f"cluster_{k}.pdb"]))
+    return Representatives([Path(out_dir) / name for name in names],
+                           {k: int(frames[row]) for k, row in medoids.items()})
+
+
+def _residue_table(provenance: Mapping[str, ArrayLike], labels: NDArray[np.int64],
+                   cluster_ids: NDArray[np.int64]) -> str:
+    """Residues × clusters: rows in that residue, per cluster."""
+    keys = list(zip(*(np.asarray(provenance[c]).tolist()
+                      for c in ("segid", "resid", "resname")), strict=True))
+    residues = list(dict.fromkeys(keys))
+    index = {key: r for r, key in enumerate(residues)}
+    rows_of = np.array([index[key] for key in keys], dtype=np.intp)
+    column = np.searchsorted(cluster_ids, labels)
+    counts = np.zeros((len(residues), len(cluster_ids)), dtype=np.int64)
+    np.add.at(counts, (rows_of, column), 1)
+    header = ["segid", "resid", "resname", "rows", *[f"cluster_{k}" for k in cluster_ids]]
+    rows = [[*key, int(c.sum()), *c.tolist()] for key, c in zip(residues, counts, strict=True)]
+    return _csv(header, rows)

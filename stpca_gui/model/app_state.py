@@ -1,0 +1,217 @@
+"""Application state shared by every view: data set, result, selection and view options."""
+
+from __future__ import annotations
+
+from psygnal import Signal
+
+from .analysis import AnalysisResult
+from .dataset import Dataset
+from .selection import SelectionModel
+
+__all__ = ["COLOR_MODES", "AppState", "ColorMode"]
+
+#: Values of :attr:`AppState.color_mode`, with the name shown to users.
+COLOR_MODES: dict[str, str] = {
+    "label": "label",
+    "pns1": "PNS1 score",
+    "cluster": "PNS1 mode cluster",
+    "stress": "stress per point",
+    "selection": "selection",
+}
+#: A key of :data:`COLOR_MODES`.
+ColorMode = str
+
+
+class AppState:
+    """The one object the views read and write.
+
+    Read the state through properties; change it through the ``set_*`` methods, which
+    validate, update and emit the matching signal only when something changed.
+
+    Invariants: ``result`` is None or was computed from ``dataset``; the selection has one
+    entry per sample of ``dataset``; ``scatter_components`` and ``torus_axes`` are valid
+    column indices for it.
+
+    Attributes
+    ----------
+    selection : SelectionModel
+        Shared selection (its own ``changed`` signal reports selection edits).
+    dataset_changed : psygnal.Signal
+        Emitted with the new :class:`Dataset` (or None).
+    result_changed : psygnal.Signal
+        Emitted with the new :class:`AnalysisResult` (or None).
+    color_mode_changed : psygnal.Signal
+        Emitted with the new colour mode.
+    view_options_changed : psygnal.Signal
+        Emitted with the option's name, ``"scatter_components"``, ``"torus_axes"`` or
+        ``"paper_antimodes"``, when it changes.
+    """
+
+    dataset_changed = Signal(object)
+    result_changed = Signal(object)
+    color_mode_changed = Signal(str)
+    view_options_changed = Signal(str)
+
+    def __init__(self) -> None:
+        self.selection = SelectionModel(0)
+        self._dataset: Dataset | None = None
+        self._result: AnalysisResult | None = None
+        self._color_mode: ColorMode = "label"
+        self._scatter: tuple[int, int] = (0, 1)
+        self._torus_axes: tuple[int, ...] = (0, 1, 2)
+        self._show_paper_antimodes = False
+
+    # ------------------------------------------------------------------ data set
+    @property
+    def dataset(self) -> Dataset | None:
+        """The current data set."""
+        return self._dataset
+
+    def set_dataset(self, dataset: Dataset | None) -> None:
+        """Switch to another data set.
+
+        The result is dropped, the selection is cleared and resized, and the view options
+        are reset to the first components / angles. All of that happens before any signal
+        is emitted, so every handler sees a consistent state; then ``dataset_changed``,
+        ``result_changed`` (if there was a result), ``selection.changed`` (source
+        ``"dataset"``) and ``view_options_changed`` (once per option that changed) are
+        emitted, in that order.
+        """
+        if dataset is self._dataset:
+            return
+        had_result = self._result is not None
+        d = dataset.n_angles if dataset is not None else 2
+        n = dataset.n_samples if dataset is not None else 0
+        scatter = (0, min(1, d - 1))
+        axes = tuple(range(min(d, 3)))
+        changed_options = [name for name, old, new in (
+            ("scatter_components", self._scatter, scatter),
+            ("torus_axes", self._torus_axes, axes)) if old != new]
+        self._dataset = dataset
+        self._result = None
+        self._scatter, self._torus_axes = scatter, axes
+        with self.selection.changed.blocked():
+            self.selection.resize(n)
+        self.dataset_changed.emit(dataset)
+        if had_result:
+            self.result_changed.emit(None)
+        self.selection.changed.emit("dataset")
+        for name in changed_options:
+            self.view_options_changed.emit(name)
+
+    # -------------------------------------------------------------------- result
+    @property
+    def result(self) -> AnalysisResult | None:
+        """The analysis of the current data set, if one was run."""
+        return self._result
+
+    def set_result(self, result: AnalysisResult | None) -> None:
+        """Install the result of an analysis of the current data set (or None to drop it).
+
+        Raises
+        ------
+        ValueError
+            When ``result`` was computed from another data set (e.g. a run that finished
+            after the user loaded new data); the GUI should discard it.
+        """
+        if result is not None and result.dataset is not self._dataset:
+            raise ValueError("the analysis result belongs to another data set than the "
+                             "current one")
+        if result is not self._result:
+            self._result = result
+            self.result_changed.emit(result)
+
+    # --------------------------------------------------------------- colour mode
+    @property
+    def color_mode(self) -> ColorMode:
+        """How points are coloured: "label", "pns1" or "selection"."""
+        return self._color_mode
+
+    def set_color_mode(self, mode: ColorMode) -> None:
+        """Choose how points are coloured; emits ``color_mode_changed`` on a change."""
+        if mode not in COLOR_MODES:
+            raise ValueError(f"color mode must be one of {', '.join(COLOR_MODES)}; got {mode!r}")
+        if mode != self._color_mode:
+            self._color_mode = mode
+            self.color_mode_changed.emit(mode)
+
+    @property
+    def effective_color_mode(self) -> ColorMode:
+        """The colour mode the views can honour now.
+
+        "label" needs labels, "pns1" and "cluster" need a result, "stress" a result whose
+        diagnostics are computed; otherwise "selection".
+        """
+        mode = self._color_mode
+        if mode == "label" and (self._dataset is None or not self._dataset.has_labels):
+            return "selection"
+        if mode in ("pns1", "cluster") and self._result is None:
+            return "selection"
+        if mode == "stress" and (self._result is None or not self._result.has_diagnostics):
+            return "selection"
+        return mode
+
+    def diagnostics_ready(self) -> None:
+        """Say that the result's diagnostics were computed: views in the "stress" colour
+        mode recolour (``color_mode_changed`` is emitted)."""
+        if self._color_mode == "stress":
+            self.color_mode_changed.emit(self._color_mode)
+
+    # -------------------------------------------------------------- view options
+    @property
+    def show_paper_antimodes(self) -> bool:
+        """Whether the histogram adds the antimodes of the paper's (untested) rule, drawn
+        distinctly, beside the tested ones."""
+        return self._show_paper_antimodes
+
+    def set_show_paper_antimodes(self, show: bool) -> None:
+        """Show or hide the paper rule's antimodes; emits ``view_options_changed``
+        (``"paper_antimodes"``) on a change."""
+        if bool(show) != self._show_paper_antimodes:
+            self._show_paper_antimodes = bool(show)
+            self.view_options_changed.emit("paper_antimodes")
+
+    @property
+    def scatter_components(self) -> tuple[int, int]:
+        """PNS components (0-based) on the x and y axes of the scores scatter."""
+        return self._scatter
+
+    def set_scatter_components(self, i: int, j: int) -> None:
+        """Choose the PNS components of the scores scatter (0-based, different).
+
+        Emits ``view_options_changed`` on a change.
+        """
+        i, j = int(i), int(j)
+        d = self._n_angles()
+        if not (0 <= i < d and 0 <= j < d) or (i == j and d > 1):
+            raise ValueError(f"scatter components must be two different indices in 0..{d - 1}, "
+                             f"got ({i}, {j})")
+        if (i, j) != self._scatter:
+            self._scatter = (i, j)
+            self.view_options_changed.emit("scatter_components")
+
+    @property
+    def torus_axes(self) -> tuple[int, ...]:
+        """Angle columns (0-based) drawn on the 3-D torus: min(d, 3) different indices."""
+        return self._torus_axes
+
+    def set_torus_axes(self, axes: tuple[int, ...]) -> None:
+        """Choose the angle columns of the 3-D torus (matters when d > 3).
+
+        Emits ``view_options_changed`` on a change.
+        """
+        values = tuple(int(a) for a in axes)
+        d = self._n_angles()
+        want = min(d, 3)
+        if len(values) != want or len(set(values)) != want or not all(
+                0 <= a < d for a in values):
+            raise ValueError(f"torus axes must be {want} different indices in 0..{d - 1}, "
+                             f"got {tuple(axes)}")
+        if values != self._torus_axes:
+            self._torus_axes = values
+            self.view_options_changed.emit("torus_axes")
+
+    def _n_angles(self) -> int:
+        if self._dataset is None:
+            raise ValueError("no data set is loaded")
+        return self._dataset.n_angles

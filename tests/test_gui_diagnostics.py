@@ -1,0 +1,67 @@
+"""The Diagnostics tab and the "stress per point" colour mode of the app, under Xvfb."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from test_gui import assert_has_content, fit_demo, process_pending_events
+
+from stpca_gui.gui.views.base import current_colors
+from stpca_gui.model import Dataset
+
+pytestmark = pytest.mark.usefixtures("display")
+
+
+def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
+    fit_demo(qtbot, window, "clusters-t2")
+    view = window.diagnostics_view
+    qtbot.waitUntil(view.has_content, timeout=60_000)
+    result = window.state.result
+    assert result.has_diagnostics
+    window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
+    for index, key in enumerate(("shepard", "profile", "points")):
+        view.choice.setCurrentIndex(index)
+        process_pending_events()
+        path = gui_dir / f"diagnostics-{key}.png"
+        window.export_view("diagnostics", path, dpi=100)
+        assert_has_content(path)
+    # The Shepard points of this fit lie near the diagonal: its stress is small.
+    shepard = result.diagnostics.shepard
+    assert np.sqrt(shepard.mean_squared_residual) < 0.1 * shepard.torus_distance.mean()
+
+    window.color_combo.setCurrentIndex(window.color_combo.findData("stress"))
+    assert window.state.effective_color_mode == "stress"
+    process_pending_events()
+    rgba = np.asarray(current_colors(window.state)[0])
+    # Points with more stress get other colours than points with less.
+    rms = result.diagnostics.point_stress.rms_residual()
+    low, high = np.argmin(rms), np.argmax(rms)
+    assert not np.allclose(rgba[low], rgba[high])
+    assert len(np.unique(rgba.round(3), axis=0)) > 10
+    whole = gui_dir / "window-diagnostics-stress.png"
+    window.export_window(whole)
+    assert_has_content(whole, min_fraction=0.3, min_colors=200)
+
+
+def test_flat_patch_is_said_in_the_result_panel(qtbot, window, gui_dir):
+    # A tight patch of T⁸, like the backbone angles of a short, rigid loop.
+    rng = np.random.default_rng(1)
+    angles = rng.normal(size=(300, 8)) * 0.3 * 0.6 ** np.arange(8) + 1.0
+    dataset = Dataset(angles=angles, column_names=tuple(f"a{k}" for k in range(8)),
+                      source="synthetic", description="a tight patch of T⁸")
+    with qtbot.waitSignal(window.result_shown, timeout=60_000):
+        window.set_dataset(dataset)
+    rows = dict(window.summary.rows())
+    assert "Euclidean PCA" in rows["flat patch"]
+    view = window.diagnostics_view
+    qtbot.waitUntil(view.has_content, timeout=60_000)
+    window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
+    view.choice.setCurrentIndex(view.choice.findData("profile"))
+    process_pending_events()
+    assert "Flat patch" in view.figure.get_suptitle()
+    path = gui_dir / "window-flat-patch.png"
+    window.export_window(path)
+    assert_has_content(path, min_fraction=0.3, min_colors=200)
