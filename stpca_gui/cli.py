@@ -25,6 +25,7 @@ from .core.circstats.modes import MODE_RULES, ModeClustering, model_mode_cluster
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary, mode_cluster_items
+from .files.clash import check_outputs
 from .io import (
     RESULT_FILES,
     AngleChunk,
@@ -361,6 +362,7 @@ def _fit_and_report(
     of the same input), so that the session holds exactly the fit printed and written.
     """
     model = _model(args)
+    _check_fit_outputs(args)
     if args.save_session is not None:
         _check_output_file(args.save_session)
         angles = dataset.angles
@@ -428,6 +430,17 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     return save_session(session, args.save_session)
 
 
+def _check_fit_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before fitting, outputs that would replace the input table or each other."""
+    outputs = [(f"the result file {name}", args.out / name) for name in RESULT_FILES
+               ] if args.out is not None else []
+    if args.save_model is not None:
+        outputs.append(("the model file", args.save_model))
+    if args.save_session is not None:
+        outputs.append(("the session file", args.save_session))
+    check_outputs(outputs, [("the input table", getattr(args, "input", None))])
+
+
 def _check_output_file(path: Path) -> None:
     """Fail now, before long work, when ``path`` could not be written."""
     check_file_set(path.parent, [path.name])
@@ -445,10 +458,10 @@ def _report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None
 
 
 def _run_fit(args: argparse.Namespace) -> int:
-    columns = _columns(args)
-    table = read_angle_table(args.input, columns, degrees=args.degrees,
-                             label_column=args.label, drop_invalid=args.drop_invalid,
-                             provenance_columns=PROVENANCE_COLUMNS)
+    # Recorded in a --save-session, so that an exported script reads the table again.
+    options = {"columns": _columns(args), "degrees": args.degrees, "label_column": args.label,
+               "drop_invalid": args.drop_invalid}
+    table = read_angle_table(args.input, **options, provenance_columns=PROVENANCE_COLUMNS)
     _report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
@@ -456,7 +469,8 @@ def _run_fit(args: argparse.Namespace) -> int:
     return _fit_and_report(
         args, table.angles, table.column_names, table.line_numbers,
         f"input            {args.input} (columns {', '.join(table.column_names)})",
-        labels=table.labels, dataset=Dataset.from_table(table, degrees=args.degrees),
+        labels=table.labels,
+        dataset=Dataset.from_table(table, degrees=args.degrees, options=options),
         provenance=table.provenance,
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
@@ -534,6 +548,8 @@ def _collect(address: str, chunk: AngleChunk, future) -> tuple[AngleChunk, np.nd
 
 
 def _run_transform(args: argparse.Namespace) -> int:
+    check_outputs([("the scores table", args.out)],
+                  [("the input table", args.input), ("the model file", args.model)])
     model = load_model(args.model)
     _check_output_file(args.out)
     if args.chunk_rows < 1:
@@ -600,7 +616,9 @@ def _run_export_script(args: argparse.Namespace) -> int:
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
     clusters = session.result.mode_clusters if session.result is not None else None
-    export, written = export_script(session.dataset, parameters, args.out, clusters)
+    export, written = export_script(session.dataset, parameters, args.out,
+                                    inputs=(("the session file", str(args.session)),),
+                                    clusters=clusters)
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 
 import pytest
 
-from stpca_gui.core.atomic import atomic_path, atomic_write_text
+from stpca_gui.files.atomic import atomic_path, atomic_write_text
 
 
 @pytest.fixture
@@ -91,3 +92,67 @@ def test_refused_rename_names_the_target_and_leaves_no_temporary(tmp_path, monke
     assert str(info.value) == f"cannot write {target}: Permission denied"
     assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
     assert target.read_text() == "old"
+
+
+# ------------------------------------------------------------------- issue 20
+def test_replacing_keeps_the_mode_and_follows_symlinks(tmp_path):
+    """issue 20 item 7: a re-saved 0600 file became 0644; a link became a regular file."""
+    target = tmp_path / "private.stpca"
+    target.write_text("old")
+    os.chmod(target, 0o600)
+    atomic_write_text(target, "new")
+    assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o600
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    real = folder / "real.txt"
+    real.write_text("old")
+    os.chmod(real, 0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    atomic_write_text(link, "through the link")
+    assert link.is_symlink() and real.read_text() == "through the link"
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in folder.iterdir()) == ["real.txt"]  # no temporary left
+
+
+def test_file_sets_keep_modes_and_links(tmp_path):
+    from stpca_gui.files.atomic import atomic_file_set
+
+    (tmp_path / "a.csv").write_text("old")
+    os.chmod(tmp_path / "a.csv", 0o600)
+    real = tmp_path / "real.csv"
+    real.write_text("old")
+    (tmp_path / "b.csv").symlink_to(real)
+    with atomic_file_set(tmp_path, ["a.csv", "b.csv"]) as temporaries:
+        for tmp in temporaries.values():
+            tmp.write_text("new")
+    assert (tmp_path / "a.csv").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "b.csv").is_symlink() and real.read_text() == "new"
+
+
+def test_new_content_is_flushed_before_the_rename(tmp_path, monkeypatch):
+    calls = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "replace",
+                        lambda a, b: (calls.append("replace"), real_replace(a, b))[1])
+    atomic_write_text(tmp_path / "f.txt", "text")
+    assert calls[:2] == ["fsync", "replace"]
+
+
+def test_orphaned_temporaries_are_removed_on_the_next_save(tmp_path):
+    """issue 20 item 11: killed saves left hidden temporaries forever."""
+    from stpca_gui.files.atomic import ORPHAN_AGE
+
+    target = tmp_path / "work.stpca"
+    old = time.time() - ORPHAN_AGE - 60
+    orphans = [tmp_path / ".work.0123456789ab.tmp.stpca", tmp_path / ".work.abcdefabcdef.old.stpca"]
+    recent = tmp_path / ".work.fedcba987654.tmp.stpca"  # maybe another save in progress
+    unrelated = [tmp_path / ".other.0123456789ab.tmp.stpca", tmp_path / ".work.notours.stpca"]
+    for path in [*orphans, recent, *unrelated]:
+        path.write_text("half")
+    for path in [*orphans, *unrelated]:
+        os.utime(path, (old, old))
+    atomic_write_text(target, "saved")
+    assert not any(path.exists() for path in orphans)
+    assert recent.exists() and all(path.exists() for path in unrelated)

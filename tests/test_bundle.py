@@ -73,6 +73,20 @@ def test_bundle_renders_the_demo_without_python_and_compiles_nothing(bundle, tmp
     assert not list((tmp_path / "home").rglob("*.nbi")), "kernels cached in the home"
 
 
+def test_bundle_ships_the_command_line_with_the_same_kernels(bundle, tmp_path):
+    copy = tmp_path / "elsewhere" / "stpca-gui"
+    shutil.copytree(bundle, copy, symlinks=True)
+    cache = copy / "_internal" / "numba_cache"
+    shipped = cache_listing(cache)
+    completed = run_bundle(copy / "stpca", tmp_path / "home", "demo", "clusters-t3")
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "fitted radius r" in completed.stdout and "time: total" in completed.stdout
+    assert cache_listing(cache) == shipped, "stpca compiled kernels the app had compiled"
+    assert not list((tmp_path / "home").rglob("*.nbi")), "kernels cached in the home"
+    listed = run_bundle(copy / "stpca", tmp_path / "home", "demos")
+    assert listed.returncode == 0 and "clusters-t3" in listed.stdout
+
+
 def as_unprivileged_user(command: list[str]) -> list[str]:
     """``command`` run as ``nobody`` when we are root (root writes to read-only folders)."""
     if os.geteuid() != 0:

@@ -14,6 +14,7 @@ import pytest
 
 from stpca_gui.core._base import bundle_cache as _bundle_cache
 from stpca_gui.core._base.bundle_cache import (
+    BUILD_ID_NAME,
     BUNDLE_CACHE_NAME,
     BundleCacheLocator,
     bundle_cache_dir,
@@ -39,8 +40,10 @@ def frozen_bundle(tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(sys, "executable", str(executable))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     bundle_cache_dir.cache_clear()
+    _bundle_cache._build_id.cache_clear()
     yield bundle
     bundle_cache_dir.cache_clear()
+    _bundle_cache._build_id.cache_clear()
 
 
 def test_outside_a_bundle_numba_keeps_its_own_locators():
@@ -85,6 +88,29 @@ def test_a_read_only_cache_is_copied_once_to_the_user_cache(frozen_bundle, monke
     assert (copy / "stpca_gui.core" / "k.nbi").read_bytes() == b"index 2"
     Path(sys.executable).write_bytes(b"build 2")
     bundle_cache_dir.cache_clear()
+    _bundle_cache._build_id.cache_clear()
     other = bundle_cache_dir()
     assert other != copy
     assert (other / "stpca_gui.core" / "k.nbi").read_bytes() == b"index"
+
+
+def test_app_and_command_line_share_the_kernels_through_the_build_id(frozen_bundle,
+                                                                     monkeypatch):
+    # packaging/build writes the id; both executables of the bundle read it.
+    (frozen_bundle / BUILD_ID_NAME).write_text("0123456789abcdef\n")
+    app = BundleCacheLocator.from_function(kernel, "/build/stpca_gui/core/_some_kernel.py")
+    cli_executable = Path(sys.executable).with_name("stpca")
+    cli_executable.write_bytes(b"another executable")
+    monkeypatch.setattr(sys, "executable", str(cli_executable))
+    _bundle_cache._build_id.cache_clear()
+    cli = BundleCacheLocator.from_function(kernel, "/build/stpca_gui/core/_some_kernel.py")
+    assert app.get_source_stamp() == cli.get_source_stamp() == ("stpca-bundle",
+                                                                 "0123456789abcdef")
+    assert app.get_cache_path() == cli.get_cache_path()
+
+
+def test_without_a_build_id_the_stamp_follows_the_executable(frozen_bundle):
+    first = BundleCacheLocator.from_function(kernel, __file__).get_source_stamp()
+    Path(sys.executable).write_bytes(b"build 2")
+    _bundle_cache._build_id.cache_clear()
+    assert BundleCacheLocator.from_function(kernel, __file__).get_source_stamp() != first

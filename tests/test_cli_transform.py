@@ -169,3 +169,117 @@ def test_scheduler_without_dask_is_a_clear_message(saved_model, new_table, tmp_p
     assert code == 1 and "needs dask.distributed" in err and "stpca-gui[distributed]" in err
     assert not out.exists()
 
+
+
+# --------------------------------------------------------------- hostile model files
+def _rewrite_arrays(model_path, target, arrays=None, tree=None):
+    """A copy of a model file with some arrays replaced (and the tree changed)."""
+    import io
+
+    with zipfile.ZipFile(model_path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    for name, array in (arrays or {}).items():
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array(np.lib.format.read_array(
+            io.BytesIO(entries[name]))))
+        entries[name] = buffer.getvalue()
+    if tree is not None:
+        metadata = json.loads(entries[METADATA_ENTRY])
+        tree(metadata["tree"]["attributes"])
+        entries[METADATA_ENTRY] = json.dumps(metadata).encode()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return target
+
+
+def _set_radius(attributes):
+    attributes["match_"]["fields"]["radius"] = {"$type": "float", "value": "inf"}
+
+
+def _nan_at(array):
+    array = array.astype(float)
+    array.flat[1] = np.nan
+    return array
+
+
+@pytest.mark.parametrize(("arrays", "tree", "message"), [
+    # issue 20 item 2: more SMDS rows than angles made the prediction kernel write out of
+    # bounds (double free, SIGSEGV).
+    ({"arrays/smds_.embedding_.npy": lambda a: np.vstack([a] * 5)}, None,
+     r"match_.embedding has shape \(300, 4\); the fit implies \(60, 4\)"),
+    ({"arrays/smds_.embedding_.npy": _nan_at}, None, "match_.embedding holds NaN"),
+    ({"arrays/pns_.mean_.npy": lambda a: np.full_like(a, np.inf)}, None,
+     "pns_.mean_ holds NaN or infinite"),
+    ({"arrays/pns_.rotations_.0.npy": _nan_at}, None, r"pns_.rotations_\[0\] holds NaN"),
+    ({"arrays/pns_.rotations_.0.npy": lambda a: np.eye(2)}, None,
+     r"pns_.rotations_\[0\] has shape \(2, 2\); the fit implies \(4, 4\)"),
+    ({}, _set_radius, "match_.radius is inf"),
+    ({"arrays/smds_.angles_.npy": lambda a: (a * 100).astype(np.int64)}, None,
+     "match_.angles holds int64 values, not float64"),
+    ({"arrays/smds_.angles_.npy": lambda a: a.astype(complex)}, None,
+     "match_.angles holds complex128 values"),
+], ids=["rows", "nan-embedding", "inf-mean", "nan-rotation", "rotation-shape", "inf-radius",
+        "int-angles", "complex-angles"])
+def test_model_arrays_that_do_not_make_a_fit_are_refused_naming_the_model(
+        saved_model, new_table, tmp_path, capsys, arrays, tree, message):
+    """Shapes, dtype kinds and finiteness are checked on load, before any kernel runs
+    (issue 20 items 2, 8 and 11: malformed models name the model file)."""
+    _, model_path = saved_model
+    source = new_table[0]
+    bad = _rewrite_arrays(model_path, tmp_path / "bad.stpca", arrays, tree)
+    out = tmp_path / "scores.csv"
+    code = main(["transform", str(bad), str(source), "--degrees", "--label", "grp",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and not out.exists()
+    assert f"{bad}: damaged model file" in err and re.search(message, err), err
+    assert "Traceback" not in err and "input" not in err.split(str(bad))[0]
+
+
+def test_transform_never_writes_over_its_inputs(saved_model, new_table, tmp_path, capsys):
+    """issue 20 item 4: ``--out`` equal to the input table (or the model, or a hard link of
+    either) is refused before anything is written."""
+    import os
+    import shutil
+
+    _, model_path = saved_model
+    table = shutil.copy(new_table[0], tmp_path / "T.csv")
+    linked = tmp_path / "linked.csv"
+    os.link(table, linked)
+    before = table.read_bytes()
+    for out in (table, linked, tmp_path / "." / "T.csv", model_path):
+        code = main(["transform", str(model_path), str(table), "--degrees", "--label", "grp",
+                     "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 1 and "refusing to write the scores table over" in err, err
+    assert table.read_bytes() == before
+
+
+def test_a_session_given_to_transform_says_what_it_is(tmp_path, capsys, new_table):
+    session = tmp_path / "work.stpca"
+    assert main(["demo", "clusters-t2", "--pns-mode", "small", "--no-torus-variance",
+                 "--save-session", str(session)]) == 0
+    capsys.readouterr()
+    code = main(["transform", str(session), str(new_table[0]), "--out",
+                 str(tmp_path / "s.csv")])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{session}: this is an stpca session file" in err, err
+
+
+def test_carriage_returns_in_labels_keep_one_row_per_sample(saved_model, tmp_path, capsys):
+    """issue 20 item 10: csv.writer does not quote a lone \\r with "\\n" line ends."""
+    import csv
+
+    _, model_path = saved_model
+    table = tmp_path / "cr.csv"
+    rows = make_demo("clusters-t3", random_state=4).angles[:5]
+    table.write_text("a,b,c,grp\n" + "".join(
+        f"{a:.6f},{b:.6f},{c:.6f},\"x\ry{k}\"\n" for k, (a, b, c) in enumerate(rows)),
+        encoding="utf-8")
+    out = tmp_path / "scores.csv"
+    assert main(["transform", str(model_path), str(table), "--label", "grp", "--out",
+                 str(out)]) == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        read = list(csv.reader(handle))
+    assert len(read) == 6 and [row[1] for row in read[1:]] == [f"x\ry{k}" for k in range(5)]

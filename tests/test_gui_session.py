@@ -189,3 +189,128 @@ def test_cli_session_opens_with_the_printed_scores(cli_run, tmp_path):
                           capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 1 and not (tmp_path / "none.png").exists()
     assert f"stpca-gui: error: {broken}: damaged session file" in done.stderr
+
+
+# ------------------------------------------------------------------- issue 20
+def _window_record(window) -> tuple:
+    return (window.state.dataset, window.state.result, window.sessions.path,
+            window.windowTitle(), window.isWindowModified())
+
+
+def test_an_open_that_fails_half_way_puts_everything_back(window, base_session, tmp_path,
+                                                          monkeypatch):
+    """issue 20 item 6: the window showed the new data under the old title, and Ctrl+S then
+    overwrote the good file."""
+    import shutil
+
+    assert window.open_path(base_session)
+    window.state.selection.apply(np.arange(7), "add")
+    before, groups = _window_record(window), window.state.selection.groups.copy()
+    other = shutil.copy(base_session, tmp_path / "other.stpca")
+
+    def broken(*_):
+        raise RuntimeError("a view could not take the session")
+
+    monkeypatch.setattr(window.parameters, "set_parameters", broken)
+    assert not window.open_path(other)
+    monkeypatch.undo()
+    text = window.last_message_box.text()
+    assert str(other) in text and "the window is as it was" in text
+    after = _window_record(window)
+    assert after[2:] == before[2:] and after[0].angles.tobytes() == before[0].angles.tobytes()
+    np.testing.assert_array_equal(window.state.selection.groups, groups)
+    np.testing.assert_array_equal(window.state.result.scores, before[1].scores)
+    # Saving goes to the session the window still shows, not to the one that failed.
+    other_bytes = other.read_bytes()
+    assert window.sessions.save() and other.read_bytes() == other_bytes
+    assert load_session(base_session).groups.tolist() == groups.tolist()
+
+
+def test_a_degenerate_camera_is_refused_before_anything_changes(window, base_session,
+                                                                tmp_path, gui_dir):
+    import json
+    import zipfile
+
+    assert window.open_path(base_session)
+    before = _window_record(window)
+    bad = tmp_path / "camera.stpca"
+    with zipfile.ZipFile(base_session) as archive, zipfile.ZipFile(bad, "w") as out:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if name == "metadata.json":
+                metadata = json.loads(data)
+                metadata["views"] = {"torus": {"camera": {**CAMERA, "view_up": [0, 0, 0]}}}
+                data = json.dumps(metadata).encode()
+            out.writestr(name, data)
+    assert not window.open_path(bad)
+    box = window.last_message_box
+    assert "view_up is the zero vector" in box.text() and str(bad) in box.text()
+    box.show()
+    box.grab().save(str(gui_dir / "session_refused_camera.png"))
+    assert _window_record(window) == before
+
+
+def test_large_sessions_open_in_the_background(window, base_session, tmp_path, qtbot,
+                                               monkeypatch):
+    from stpca_gui.gui import session_actions
+
+    monkeypatch.setattr(session_actions, "BACKGROUND_OPEN_BYTES", 0)
+    broken = tmp_path / "broken.stpca"
+    broken.write_bytes(base_session.read_bytes()[:-100])
+    before = _window_record(window)
+    with qtbot.waitSignal(window.sessions.open_failed, timeout=60_000) as failed:
+        assert window.open_path(broken)  # reading started
+    assert str(broken) in failed.args[0] and _window_record(window) == before
+    with qtbot.waitSignal(window.sessions.opened, timeout=60_000):
+        assert window.open_path(base_session)
+    assert window.sessions.path == base_session and window.state.result is not None
+
+
+def test_saving_refuses_the_source_table_and_a_save_during_a_fit_leaves_it_modified(
+        window, tmp_path, qtbot):
+    """issue 20 items 3 and 11."""
+    table = tmp_path / "scores.csv"  # also the name of a result file
+    rng = np.random.default_rng(1)
+    table.write_text("phi,psi\n" + "".join(f"{a:.5f},{b:.5f}\n"
+                                          for a, b in rng.uniform(-3, 3, (40, 2))))
+    before = table.read_bytes()
+    with qtbot.waitSignal(window.result_shown, timeout=120_000):
+        assert window.open_path(table, interactive=False)
+        # Saved while the first fit of new data runs: the fit that ends later is a change.
+        assert window.sessions.save_to(tmp_path / "early.stpca")
+    assert window.isWindowModified()
+    assert not window.sessions.save_to(table)
+    assert "refusing to write the session over the data set's source file" in (
+        window.last_message_box.text())
+    with pytest.raises(OSError, match=r"refusing to write the result file scores\.csv over"):
+        window.export_results(tmp_path)
+    assert table.read_bytes() == before
+
+
+def test_very_long_column_names_are_elided_in_the_torus_view(window, qtbot, gui_dir,
+                                                              monkeypatch):
+    """issue 20 item 11: 10,000-character column names overflowed the torus view."""
+    from stpca_gui.model import Dataset
+    from stpca_gui.plotting.scene3d import SceneBase
+    from stpca_gui.plotting.torus_scene import MAX_AXIS_TITLE, short_label
+
+    assert short_label("x" * 10_000) == "x" * (MAX_AXIS_TITLE - 1) + "…"
+    assert short_label("a\nb\x00c\rd") == "a b c d"
+    drawn: dict[str, list[str]] = {}
+    original = SceneBase._text
+
+    def spy(self, points, labels, size, name, *args, **kwargs):
+        drawn[name] = list(labels)
+        return original(self, points, labels, size, name, *args, **kwargs)
+
+    monkeypatch.setattr(SceneBase, "_text", spy)
+    angles = np.random.default_rng(0).uniform(-3, 3, (60, 3))
+    names = tuple(f"{k}" + " long name" * 1000 for k in range(3))
+    with qtbot.waitSignal(window.result_shown, timeout=120_000):
+        window.set_dataset(Dataset(angles=angles, column_names=names, source="long.csv"))
+    window.torus_view.plotter.render()
+    shot = gui_dir / "long_column_names.png"
+    window.grab().save(str(shot))
+    titles = drawn["torus-axis-titles"]
+    assert [title[0] for title in titles] == ["0", "1", "2"]
+    assert all(len(title) == MAX_AXIS_TITLE and title.endswith("…") for title in titles)

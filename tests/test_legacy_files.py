@@ -31,10 +31,12 @@ def test_legacy_model_file_opens_with_its_fit(legacy):
     np.testing.assert_allclose(model.scores_, expected["scores"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(model.explained_variance_ratio_,
                                expected["explained_variance_ratio"], rtol=1e-12)
-    # The loaded model still places samples as the model that wrote the file did.
+    # The loaded model still places samples where the model that wrote the file did. T̂ is
+    # an iterative solve: a later kernel may stop elsewhere within its tolerance (the
+    # vectorised kernel of issue 25 lands up to 1.2e-7 away), never farther than 1e-6.
     angles = np.asarray(expected["angles"])
     np.testing.assert_allclose(model.transform(angles[:20]), expected["transform_first_20"],
-                               rtol=0, atol=1e-9)
+                               rtol=0, atol=1e-6)
 
 
 def test_legacy_session_file_opens_with_data_fit_and_selection(legacy):

@@ -29,7 +29,7 @@ from stpca_gui.plotting.colors import (
     label_palette,
     point_colors,
 )
-from stpca_gui.plotting.histogram import ScoreHistogram, periodic_range_mask
+from stpca_gui.plotting.histogram import SELECTION_COLOR, ScoreHistogram, periodic_range_mask
 from stpca_gui.plotting.mpl_common import figure_has_content, pns_label
 from stpca_gui.plotting.scores import ScoresScatter
 from stpca_gui.plotting.variance import SPHERE_COLOR, TORUS_COLOR, draw_variance
@@ -340,12 +340,16 @@ def test_histogram_update_selection_and_single_colour(fitted):
     assert len(hist.axes.containers) == 2
     assert not hist.selection_line.get_visible()
     assert all(p.get_height() == 0 for p in hist.selection_bars.patches)
-    legend = hist.axes.get_legend().get_texts()
-    assert legend[-1].get_text() == "selection"
+    legend = [t.get_text() for t in hist.axes.get_legend().get_texts()]
+    assert "selection" not in legend  # nothing selected: no entry for it
     assert hist.selection_text.get_text() == "no selection"
     selection_bars = hist.selection_bars
     mask = hist.range_mask(-1.0, 0.0)
     hist.update_selection(mask)
+    legend = hist.axes.get_legend().get_texts()
+    assert legend[-1].get_text() == "selection"
+    assert to_rgba(hist.axes.get_legend().get_patches()[-1].get_facecolor())[:3] == \
+        to_rgba(SELECTION_COLOR)[:3]
     assert hist.selection_bars is selection_bars
     width = hist.edges[1] - hist.edges[0]
     counts, _ = np.histogram(pns1[mask], bins=hist.edges)
@@ -404,6 +408,9 @@ def test_histogram_with_100k_samples(monkeypatch):
     fig = new_figure()
     hist = ScoreHistogram(fig)
     hist.draw(values, period)
+    # The first selection adds the legend's "selection" entry (a full render, once); the
+    # selections after it change only the selection's layers.
+    hist.update_selection(hist.range_mask(-3.0, -2.0))
     artists = artist_ids(fig)
     draws = draw_counter(fig)
     methods = []
@@ -501,7 +508,13 @@ def test_histogram_without_selection_has_no_selection_legend_or_count():
     static.draw(values, 2 * np.pi, bandwidth=0.3)
     labels = [t.get_text() for t in static.axes.get_legend().get_texts()]
     assert "selection" not in labels and static.selection_text is None
-    assert "selection" in [t.get_text() for t in shown.axes.get_legend().get_texts()]
+    # The app's histogram names the selection in its legend only while there is one.
+    assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
     assert shown.selection_text.get_text() == "no selection"
+    shown.update_selection(values > 0)
+    assert "selection" in [t.get_text() for t in shown.axes.get_legend().get_texts()]
+    assert len(shown.axes.get_legend().get_texts()) == 3  # one legend, not a second one
+    shown.update_selection(None)
+    assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
     static.update_selection(values > 0)  # the bars still follow a selection if given one
     assert static.selection_text is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import os
 import runpy
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from stpca_gui.core import make_demo
@@ -209,7 +212,7 @@ def test_table_script_rereads_the_file_and_reproduces_the_app(tmp_path, monkeypa
     assert export.data_origin == "file", export.note
     assert written == [script, script.parent / "table-data.csv"]
     text = export.script
-    assert f"SOURCE = Path(\"{source}\")" in text
+    assert f"SOURCE_PATH = \"{source}\"" in text and "SOURCE = Path(SOURCE_PATH)" in text
     assert "degrees=True" in text and 'label_column="group"' in text
     assert export.script.count(_sha(source)) == 2  # the docstring and the check
     _lint(script)
@@ -388,3 +391,143 @@ def test_cli_refuses_a_damaged_session_with_a_message(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "damaged.stpca" in err and "Traceback" not in err
     assert not (tmp_path / "x.py").exists()
+
+
+# ------------------------------------------------------- issue 20: safe by construction
+#: Text an attacker would put in a data set's name, source or column names.
+NASTY = ['x"""\n__import__("os").system("touch PWNED")\n"""', '""""\nraise SystemExit(3)#',
+         "a\x00b", "back\\", "tab\tcr\rlf\n", "quote'\"mix", "{__import__('os')}",
+         "é ∑ 𝄞 \u2028 \u202e", "# comment", "\\N{BULLET}"]
+NAME_TEXT = st.one_of(
+    st.sampled_from(NASTY),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+    st.lists(st.sampled_from(['"', "'", "\\", "\n", "\r", "\x00", '"""', "é", "x", "{"]),
+             max_size=12).map("".join))
+
+
+def _copy_dataset(name: str) -> Dataset:
+    """A data set with the text ``name`` everywhere text enters a script."""
+    angles = make_demo("clusters-t2", random_state=0).angles[:30]
+    return Dataset(angles=angles, column_names=(f"a{name}", f"b{name}"),
+                   labels=np.array([f"{name}{k % 2}" for k in range(30)]),
+                   source=f"/data/{name}.csv", description=name)
+
+
+def _module_namespace(script: str, path: Path) -> dict:
+    """Run a script's top level (imports, constants, functions; not main)."""
+    namespace = {"__name__": "imported_script", "__file__": str(path)}
+    exec(compile(script, str(path), "exec"), namespace)
+    return namespace
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=NAME_TEXT)
+def test_data_text_enters_scripts_only_as_literals(tmp_path, name):
+    """issue 20 item 1: names with quotes, backslashes, newlines, NUL and Unicode give a
+    script that compiles, runs nothing of theirs, and holds the text exactly."""
+    import ast
+    import datetime
+
+    when = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    dataset = _copy_dataset(name)
+    export = python_script(dataset, FitParameters(random_state=0),
+                           script_path=tmp_path / "analysis.py", now=when)
+    plain = python_script(_copy_dataset("plain"), FitParameters(random_state=0),
+                          script_path=tmp_path / "analysis.py", now=when)
+    # The docstring is ours alone: the same whatever the data's text.
+    assert ast.get_docstring(ast.parse(export.script)) == ast.get_docstring(
+        ast.parse(plain.script))
+    namespace = _module_namespace(export.script, tmp_path / "analysis.py")
+    assert namespace["DATA_NAME"] == dataset.name
+    assert namespace["DATA_DESCRIPTION"] == (dataset.description or dataset.source)
+    assert namespace["DATA_SOURCE"] == dataset.source
+    assert namespace["COLUMNS"] == list(dataset.column_names)
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_scripts_with_hostile_names_run_and_reproduce(tmp_path):
+    """Two hostile data sets exported and run as ``python SCRIPT --out DIR``: the payload
+    never runs and the results are written (subprocesses: a few seconds each)."""
+    for k, name in enumerate(NASTY[:2]):
+        folder = tmp_path / f"run{k}"
+        folder.mkdir()
+        script = folder / f"weird{name[:3]!r}.py".replace("/", "_")
+        dataset = _copy_dataset(name)
+        export, written = export_script(dataset, FitParameters(random_state=0,
+                                                               pns_mode="small",
+                                                               torus_variance=False), script)
+        assert export.data_origin == "copy" and written[0] == script
+        done = subprocess.run([sys.executable, str(script), "--out", str(folder / "out")],
+                              cwd=folder, capture_output=True, text=True,
+                              timeout=SCRIPT_TIMEOUT_S, env={**os.environ,
+                                                             "PYVISTA_OFF_SCREEN": "true"})
+        assert done.returncode == 0, done.stderr
+        assert not (folder / "PWNED").exists()
+        _, labels, _ = _read_scores(folder / "out" / "scores.csv")
+        np.testing.assert_array_equal(labels, dataset.labels)
+
+
+def test_a_script_that_is_not_the_intended_one_is_refused(tmp_path, monkeypatch):
+    """The ast check: a writer that let text through would be caught before writing."""
+    from stpca_gui.model import script_export
+
+    dataset = _copy_dataset("plain")
+    monkeypatch.setattr(script_export._ScriptWriter, "_constants",
+                        lambda self, origin: 'DATA_NAME = "x"\n__import__("os")\n'
+                        'DATA_DESCRIPTION = "x"')
+    with pytest.raises(script_export.ScriptSafetyError, match="intended statements"):
+        export_script(dataset, FitParameters(random_state=0), tmp_path / "a.py")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_exports_never_write_over_the_users_files(tmp_path, capsys):
+    """issue 20 items 3 and 5: the data copy beside ``angles.py`` would replace the user's
+    ``angles-data.csv``; a script named as its source table would replace the table."""
+    source = _table(tmp_path)  # angles.csv
+    dataset = import_table(source, ImportChoices(columns=("phi", "psi"),
+                                                 label_column="group", degrees=True))
+    parameters = FitParameters(random_state=0)
+    user = tmp_path / "analysis-data.csv"
+    user.write_text("my,own\n1,2\n")
+    with pytest.raises(OSError, match="not a data copy written by stpca-gui"):
+        export_script(dataset, parameters, tmp_path / "analysis.py")
+    assert user.read_text() == "my,own\n1,2\n" and not (tmp_path / "analysis.py").exists()
+    with pytest.raises(OSError, match="refusing to write the script over the data set's"):
+        export_script(dataset, parameters, source)
+    # An earlier data copy of the same name is ours to replace.
+    _, written = export_script(dataset, parameters, tmp_path / "again.py")
+    _, again = export_script(dataset, parameters, tmp_path / "again.py")
+    assert written == again
+
+
+def test_cli_export_script_refuses_to_replace_its_session(tmp_path, capsys):
+    from stpca_gui.cli import main
+
+    session = tmp_path / "work.stpca"
+    assert main(["demo", "clusters-t2", "--pns-mode", "small", "--no-torus-variance",
+                 "--save-session", str(session)]) == 0
+    before = session.read_bytes()
+    assert main(["export-script", str(session), str(session)]) == 1
+    assert "refusing to write the script over the session file" in capsys.readouterr().err
+    assert session.read_bytes() == before
+
+
+def test_fit_save_session_records_the_table_options(tmp_path, capsys):
+    """issue 20 item 11: scripts of `stpca fit --save-session` sessions always fell back to
+    the data copy because the session did not say how the table was read."""
+    from stpca_gui.cli import main
+    from stpca_gui.model.session_file import load_session
+
+    source = _table(tmp_path)
+    session = tmp_path / "fit.stpca"
+    assert main(["fit", str(source), "--columns", "phi,psi", "--label", "group", "--degrees",
+                 "--drop-invalid", "--pns-mode", "small", "--no-torus-variance", "--seed",
+                 "0", "--save-session", str(session)]) == 0
+    dataset = load_session(session).dataset
+    assert dataset.table_options == {"columns": ["phi", "psi"], "degrees": True,
+                                     "label_column": "group", "drop_invalid": True,
+                                     "row_filter": None}
+    export = python_script(dataset, FitParameters(random_state=0),
+                           script_path=tmp_path / "s.py")
+    assert export.data_origin == "file", export.note

@@ -24,10 +24,11 @@ from stpca_gui.model.session_file import (
     session_from_state,
 )
 
-VIEWS = {"torus": {"camera": {"position": [[9.5, -3.25, 4.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
-                              "parallel_scale": 4.5}, "layout": "square"},
-         "sphere": {"camera": {"position": [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-                               "parallel_scale": 1.25}}}
+VIEWS = {"torus": {"camera": {"position": [9.5, -3.25, 4.0], "focal_point": [0.0, 0.0, 0.0],
+                              "view_up": [0.0, 0.0, 1.0], "parallel_scale": 4.5},
+                   "layout": "square"},
+         "sphere": {"camera": {"position": [1.0, 2.0, 3.0], "focal_point": [0.0, 0.0, 0.0],
+                               "view_up": [0.0, 1.0, 0.0], "parallel_scale": 1.25}}}
 
 
 @pytest.fixture(scope="module")
@@ -362,3 +363,117 @@ def test_session_dataclass_fields_are_documented():
     text = (Path(__file__).resolve().parents[1] / "docs" / "session_file.md").read_text()
     for f in dataclasses.fields(Session):
         assert f"`{f.name}`" in text, f.name
+
+
+# ------------------------------------------------------------------- issue 20
+def _with_metadata(saved_path: Path, target: Path, change) -> Path:
+    def edit(entries):
+        metadata = json.loads(entries["metadata.json"])
+        text = change(metadata)
+        entries["metadata.json"] = text.encode() if isinstance(text, str) else json.dumps(
+            metadata).encode()
+    _rewrite(saved_path, target, edit)
+    return target
+
+
+def test_nan_in_the_view_choices_is_refused(saved, tmp_path):
+    """issue 20 item 9: a session with NaN in ``views`` opened and could never be saved."""
+    def plant(metadata):
+        metadata["views"] = "@@"
+        return json.dumps(metadata).replace('"@@"', '{"torus": {"zoom": NaN}}')
+
+    bad = _with_metadata(saved[0], tmp_path / "nan.stpca", plant)
+    _rejected(bad, "NaN is not allowed")
+
+
+@pytest.mark.parametrize(("camera", "problem"), [
+    ({"view_up": [0, 0, 0]}, "view_up is the zero vector"),
+    ({"view_up": [1, 0, 0]}, "parallel to the direction of view"),
+    ({"focal_point": [5, 0, 0]}, "no direction of view"),
+    ({"parallel_scale": -1}, "parallel_scale"),
+    ({"position": [1, 2]}, "position is not three finite numbers"),
+])
+def test_cameras_that_cannot_be_shown_are_refused(saved, tmp_path, camera, problem):
+    """issue 20 item 6: a degenerate camera failed half-way through opening in the app."""
+    good = {"position": [5, 0, 0], "focal_point": [0, 0, 0], "view_up": [0, 0, 1],
+            "parallel_scale": 2.0}
+
+    def plant(metadata):
+        metadata["views"] = {"torus": {"camera": {**good, **camera}}}
+
+    bad = _with_metadata(saved[0], tmp_path / "camera.stpca", plant)
+    _rejected(bad, "the camera of the view 'torus'", problem)
+
+
+def test_undo_history_is_capped_on_load(saved, tmp_path):
+    """issue 20 item 11: 20,000 undo steps took 18.6 s on the GUI thread; only the newest
+    HISTORY_SAVED are decoded."""
+    from stpca_gui.model.session_file import HISTORY_SAVED
+
+    steps = 2_000
+    groups = load_session(saved[0]).groups
+
+    def many(entries):
+        metadata = json.loads(entries["metadata.json"])
+        history = []
+        for k in range(steps):
+            node = {}
+            # Steps that keep each group as saved: a valid history, only a long one.
+            same = np.array([groups[k % 50]], dtype=np.int8)
+            for key, array in (("index", np.array([k % 50], dtype=np.int32)),
+                               ("before", same), ("after", same)):
+                name = f"arrays/h{k}.{key}.npy"
+                entries[name] = _npy(array)
+                node[key] = {"$type": "array", "entry": name}
+            history.append({"$type": "dict", "items": node})
+        metadata["selection"]["history"] = history
+        entries["metadata.json"] = json.dumps(metadata).encode()
+
+    bad = tmp_path / "history.stpca"
+    _rewrite(saved[0], bad, many)
+    session = load_session(bad)
+    assert len(session.selection_history) == HISTORY_SAVED
+    assert any(f"{steps - HISTORY_SAVED} older undo steps ignored" in n for n in session.notes)
+
+
+def test_a_model_whose_arrays_do_not_fit_is_refused_in_a_session(saved, tmp_path):
+    """issue 20 item 2: the same mismatch as in a model file opened, then raised in the GUI."""
+    def grow(entries):
+        name = "model/arrays/smds_.embedding_.npy"
+        array = np.lib.format.read_array(io.BytesIO(entries[name]))
+        entries[name] = _npy(np.vstack([array, array]))
+
+    bad = tmp_path / "rows.stpca"
+    _rewrite(saved[0], bad, grow)
+    _rejected(bad, "damaged model file", "match_.embedding has shape", "fitted model")
+
+
+def test_a_compressed_metadata_bomb_is_refused_before_inflating(saved, tmp_path):
+    """issue 20 item 3: a session whose metadata.json inflated to 1 GB took 3.3 GB."""
+    with zipfile.ZipFile(saved[0]) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    metadata = json.loads(entries["metadata.json"])
+    metadata["views"] = {"pad": "x" * (64 << 20)}
+    entries["metadata.json"] = json.dumps(metadata).encode()
+    bad = tmp_path / "bomb.stpca"
+    with zipfile.ZipFile(bad, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    _rejected(bad, "compressed")
+
+
+def test_resaving_keeps_the_mode_and_the_symlink(saved, tmp_path):
+    """issue 20 item 7: a 0600 session became 0644; a symlink became a regular file."""
+    import os
+    import shutil
+
+    private = shutil.copy(saved[0], tmp_path / "private.stpca")
+    os.chmod(private, 0o600)
+    save_session(load_session(private), private)
+    assert private.stat().st_mode & 0o777 == 0o600
+    link = tmp_path / "link.stpca"
+    link.symlink_to(private)
+    save_session(load_session(link), link)
+    assert link.is_symlink() and link.resolve() == private.resolve()
+    assert private.stat().st_mode & 0o777 == 0o600
+    assert load_session(private).data_sha256 == load_session(saved[0]).data_sha256

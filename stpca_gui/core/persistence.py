@@ -9,11 +9,15 @@ The model file (``.stpca``; docs/model_file.md) is a ZIP archive of
 * ``arrays/<attribute path>.npy``: every array of the tree in numpy's ``.npy`` format, which
   ``numpy.load`` reads as well.
 
-No code is pickled: arrays are read with ``allow_pickle=False`` and objects are rebuilt only
-from the classes registered with :func:`~stpca_gui.core._base.registry.model_file_class`
-(the estimators register themselves; this module names none), never from a name read in the
-file. A value of a kind the format does not know fails at save time, naming the attribute,
-so that a new fitted attribute is never silently dropped.
+No code is pickled: the file is read by the hardened container reader
+(:mod:`stpca_gui.files.container`: stored entries only, bounded sizes, ``.npy`` headers
+parsed and checked against their entry's size, no pickle) and objects are rebuilt only from
+the classes registered with :func:`~stpca_gui.core._base.registry.model_file_class` (the
+estimators register themselves; this module names none), never from a name read in the
+file. The rebuilt model is then checked in one step (:func:`check_model`): dtypes,
+finiteness and the shapes the fit implies, before any compiled kernel sees its arrays. A
+value of a kind the format does not know fails at save time, naming the attribute, so that
+a new fitted attribute is never silently dropped.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ import dataclasses
 import json
 import math
 import os
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,13 +33,20 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from ..files.container import (
+    ContainerError,
+    ContainerReader,
+    detail,
+    write_container,
+    write_entries,
+)
 from ._base.params import Estimator
 from ._base.registry import model_file_classes, top_level_classes
-from .atomic import atomic_path
 from .scoring_only import model_kind, scoring_copy
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
-           "load_model", "model_entries", "read_model", "save_model", "write_entries"]
+           "check_model", "load_model", "model_entries", "open_model_file", "read_model",
+           "save_model", "write_entries"]
 
 #: Written into every model file; a file without it is not a model file.
 FORMAT_NAME = "stpca-model"
@@ -46,12 +56,11 @@ METADATA_ENTRY = "metadata.json"
 ARRAY_FOLDER = "arrays/"
 #: Array dtypes a model file may hold: booleans, numbers and fixed-width text.
 _ARRAY_KINDS = frozenset("biufcU")
-_ENTRY_DATE = (1980, 1, 1, 0, 0, 0)
 #: The key that marks a JSON object of the tree as an encoded value rather than a dict.
 _TAG = "$type"
 
 
-class ModelFileError(ValueError):
+class ModelFileError(ContainerError):
     """A model file cannot be read; the message names the file and the problem."""
 
 
@@ -208,26 +217,7 @@ def save_model(model: Estimator, path: str | os.PathLike[str], *,
     OSError
         The file cannot be written; the message names it.
     """
-    entries = model_entries(model, scoring_only=scoring_only)
-    target = Path(path)
-    with atomic_path(target) as tmp, zipfile.ZipFile(
-            tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        write_entries(archive, entries)
-    return target
-
-
-def write_entries(archive: zipfile.ZipFile, entries: dict[str, bytes | np.ndarray],
-                  prefix: str = "") -> None:
-    """Write ``entries`` (bytes as they are, arrays as ``.npy``) into an open archive, each
-    name preceded by ``prefix`` (e.g. ``"model/"`` for a model inside a session file)."""
-    for name, content in entries.items():
-        # A fixed date: the same content gives the same file.
-        info = zipfile.ZipInfo(prefix + name, date_time=_ENTRY_DATE)
-        if isinstance(content, bytes):
-            archive.writestr(info, content)
-            continue
-        with archive.open(info, "w", force_zip64=True) as member:
-            np.lib.format.write_array(member, content, allow_pickle=False)
+    return write_container(path, ("", model_entries(model, scoring_only=scoring_only)))
 
 
 # --------------------------------------------------------------------------- loading
@@ -280,82 +270,76 @@ class _Decoder:
         return obj
 
 
+def open_model_file(path: str | os.PathLike[str]) -> ContainerReader:
+    """The hardened reader (:class:`~stpca_gui.files.container.ContainerReader`) of a model
+    file; its refusals are :class:`ModelFileError`."""
+    return ContainerReader(path, ModelFileError, "model file")
+
+
 def load_model(path: str | os.PathLike[str]) -> Estimator:
-    """Read a model written by :func:`save_model`.
+    """Read a model written by :func:`save_model`, checked (:func:`check_model`).
 
     Raises
     ------
     ModelFileError
-        The file is missing, unreadable, corrupt, not a model file, lacks an entry, or was
-        written in a newer format version; the message names the file and the problem.
+        The file is missing, unreadable, corrupt, not a model file (e.g. a session), lacks
+        an entry, was written in a newer format version, or holds arrays that do not make
+        a fitted model; the message names the file and the problem.
     """
-    source = Path(path)
-    if not source.is_file():
-        raise ModelFileError(f"{source}: no such file" if not source.exists()
-                             else f"{source}: not a file")
-    if not zipfile.is_zipfile(source):
-        raise ModelFileError(f"{source}: not an stpca model file (not a ZIP archive)")
-    try:
-        with zipfile.ZipFile(source) as archive:
-            return read_model(archive, source)
-    except ModelFileError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
-        raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
-                             ) from None
+    with open_model_file(path) as reader:
+        return read_model(reader)
 
 
-def read_model(archive: zipfile.ZipFile, source: Path, prefix: str = "") -> Estimator:
-    """Read the model whose entries are under ``prefix`` in an open archive (see
-    :func:`write_entries`); messages name ``source``.
+def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
+    """Read and check (:func:`check_model`) the model whose entries are under ``prefix``
+    in an open container; messages name the container's file.
 
     Raises
     ------
     ModelFileError
         As :func:`load_model`.
     """
+    source = reader.path
     try:
-        names = set(archive.namelist())
-        if prefix + METADATA_ENTRY not in names:
+        if prefix + METADATA_ENTRY not in reader.names:
             raise ModelFileError(f"{source}: not an stpca model file (no "
                                  f"{prefix}{METADATA_ENTRY})")
-        metadata = json.loads(archive.read(prefix + METADATA_ENTRY).decode("utf-8"))
+        metadata = reader.read_json(prefix + METADATA_ENTRY)
         _check_metadata(source, metadata)
 
         arrays: dict[str, np.ndarray] = {}
 
         def read_array(entry: str) -> np.ndarray:
-            if not isinstance(entry, str):
-                raise ValueError(f"array entry name {entry!r} is not text")
-            if entry in arrays:  # an array shared in the fit is shared again
-                return arrays[entry]
-            if prefix + entry not in names:
-                raise ModelFileError(f"{source}: the entry {prefix}{entry} is missing; the "
-                                     "file is incomplete or damaged")
-            with archive.open(prefix + entry) as member:
-                arrays[entry] = np.lib.format.read_array(member, allow_pickle=False)
+            if not isinstance(entry, str) or not entry.startswith(ARRAY_FOLDER):
+                raise ValueError(f"array entry name {str(entry)[:80]!r} is not in "
+                                 f"{ARRAY_FOLDER}")
+            if entry not in arrays:  # an array shared in the fit is shared again
+                arrays[entry] = reader.read_array(prefix + entry)
             return arrays[entry]
 
         model = _Decoder(read_array).value(metadata["tree"])
-    except ModelFileError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
-            ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise ModelFileError(f"{source}: damaged model file ({type(exc).__name__}: {exc})"
-                             ) from None
+    except ContainerError as exc:
+        if isinstance(exc, ModelFileError):
+            raise
+        raise ModelFileError(str(exc)) from None
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError,
+            RecursionError) as exc:
+        raise ModelFileError(f"{source}: damaged model file ({detail(exc)})") from None
     expected = top_level_classes()
     if type(model) not in expected:
         names = " or ".join(cls.__name__ for cls in expected)
         raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a {names}")
-    try:
-        model._validate_params()
-        model._check_fitted()
-    except (ValueError, RuntimeError) as exc:
-        raise ModelFileError(f"{source}: damaged model file ({exc})") from None
+    check_model(model, source)
     return model
 
 
 def _check_metadata(source: Path, metadata: Any) -> None:
+    kind = metadata.get("format") if isinstance(metadata, dict) else None
+    if kind == "stpca-session":
+        raise ModelFileError(
+            f"{source}: this is an stpca session file (data, fit and choices of the app), "
+            "not a model file; open it in stpca-gui, or write a model file with "
+            "`stpca fit --save-model`")
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
         raise ModelFileError(f"{source}: not an stpca model file ({METADATA_ENTRY} does not "
                              f"name the format {FORMAT_NAME!r})")
@@ -370,6 +354,171 @@ def _check_metadata(source: Path, metadata: Any) -> None:
             "stpca-gui to load it")
     if "tree" not in metadata:
         raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
+
+
+# ---------------------------------------------------------------------- checking
+class _ModelChecker:
+    """Checks of one rebuilt model; every failure names ``source`` and the attribute."""
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+
+    def fail(self, what: str, problem: str) -> None:
+        raise ModelFileError(f"{self.source}: damaged model file ({what} {problem}); it "
+                             "was not written by stpca-gui, or was changed since")
+
+    def array(self, value: Any, what: str, shape: tuple[int | None, ...], *,
+              kind: str = "f", finite: bool = True) -> np.ndarray:
+        """``value`` as an array of ``shape`` (None: any length) and dtype kind ``kind``
+        (``"f"``: float64)."""
+        if not isinstance(value, np.ndarray):
+            self.fail(what, f"is a {type(value).__name__}, not an array")
+        if kind == "f" and value.dtype != np.float64:
+            self.fail(what, f"holds {value.dtype} values, not float64")
+        if value.dtype.kind not in kind:
+            self.fail(what, f"holds {value.dtype} values")
+        if value.ndim != len(shape) or any(
+                want is not None and got != want for got, want in zip(value.shape, shape,
+                                                                       strict=True)):
+            wanted = "(" + ", ".join("·" if k is None else str(k) for k in shape) + ")"
+            self.fail(what, f"has shape {value.shape}; the fit implies {wanted}")
+        if finite and kind == "f" and not np.all(np.isfinite(value)):
+            self.fail(what, "holds NaN or infinite values")
+        return value
+
+    def number(self, value: Any, what: str, *, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float | np.floating):
+            self.fail(what, f"is a {type(value).__name__}, not a number")
+        if not math.isfinite(value) or (positive and value <= 0):
+            self.fail(what, f"is {value!r}, not a {'positive ' if positive else ''}"
+                      "finite number")
+        return float(value)
+
+    def count(self, value: Any, what: str, low: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            self.fail(what, f"is {str(value)[:40]}, not an integer ≥ {low}")
+        return int(value)
+
+    def indices(self, value: Any, what: str, bound: int) -> None:
+        if value is None:
+            return
+        self.array(value, what, (None,), kind="iu")
+        if value.size and (value.min() < 0 or value.max() >= bound):
+            self.fail(what, f"holds indices outside 0..{bound - 1}")
+
+    def arrays(self, obj: Any, prefix: str, shapes: dict[str, tuple[int | None, ...]],
+               **options: Any) -> None:
+        """:meth:`array` for those attributes of ``obj`` that are present."""
+        for name, shape in shapes.items():
+            if hasattr(obj, name):
+                self.array(getattr(obj, name), f"{prefix}{name}", shape, **options)
+
+    def numbers(self, obj: Any, prefix: str, names: tuple[str, ...], **options: Any) -> None:
+        """:meth:`number` for those attributes of ``obj`` that are present."""
+        for name in names:
+            if hasattr(obj, name):
+                self.number(getattr(obj, name), f"{prefix}{name}", **options)
+
+
+def check_model(model: Estimator, source: str | os.PathLike[str]) -> None:
+    """Check a rebuilt model in one step, before any compiled kernel sees its arrays.
+
+    Every array must have the dtype its attribute has (float64 numbers, integer indices,
+    boolean flags), finite values where a fit gives finite ones, and the shape the fit
+    implies: with n samples on T^d and m SMDS points, ``angles_`` (n, d), ``embedding_``
+    (n, d + 1), the match's angles (m, d) and embedding (m, d + 1), ``rotations_[k]``
+    square of size d + 1 − k, and so on. Attributes a scoring-only file leaves out are
+    checked when present; those :meth:`ScaledTorusPCA.transform` needs must be there.
+
+    Raises
+    ------
+    ModelFileError
+        Naming ``source`` and the first attribute that does not fit.
+    """
+    # Attributes, not classes: the file format names no estimator (the classes register
+    # themselves), and the decoder already rebuilt only registered classes.
+    check = _ModelChecker(Path(source))
+    try:
+        model._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"{source}: damaged model file (its parameters: {exc})") from None
+    for name in ("n_features_in_", "match_", "pns_"):
+        if not hasattr(model, name):
+            check.fail(name, "is missing")
+    d = check.count(model.n_features_in_, "n_features_in_", 1)
+    match = model.match_
+    if not all(hasattr(match, name) for name in ("angles", "embedding", "radius")):
+        check.fail("match_", f"is a {type(match).__name__}, not an SMDSMatch")
+    m = check.array(match.angles, "match_.angles", (None, d)).shape[0]
+    if m < 1:
+        check.fail("match_.angles", "has no rows")
+    check.array(match.embedding, "match_.embedding", (m, d + 1))
+    check.number(match.radius, "match_.radius", positive=True)
+    _check_pns(check, model.pns_, d)
+    angles = getattr(model, "angles_", None)
+    n = m if angles is None else check.array(angles, "angles_", (None, d)).shape[0]
+    if angles is not None and np.any(np.abs(angles) > math.pi + 1e-9):
+        check.fail("angles_", "holds values outside [-π, π]")
+    variance_rows = getattr(model, "torus_variance_indices_", None)
+    check.indices(variance_rows, "torus_variance_indices_", n)
+    check.indices(getattr(model, "landmark_indices_", None), "landmark_indices_", n)
+    projected = n if variance_rows is None else len(variance_rows)
+    check.arrays(model, "", {"embedding_": (n, d + 1), "scores_": (n, d),
+                             "explained_variance_": (d,), "projections_": (d + 1, projected, d)})
+    check.arrays(model, "", {"explained_variance_ratio_": (d,),
+                             "torus_explained_variance_": (d,),
+                             "torus_explained_variance_ratio_": (d,)}, finite=False)
+    check.numbers(model, "", ("radius_",), positive=True)
+    check.numbers(model, "", ("stress_", "all_pairs_stress_"))
+    smds = getattr(model, "smds_", None)
+    if smds is not None:
+        check.arrays(smds, "smds_.", {"angles_": (m, d), "embedding_": (m, d + 1)})
+        check.numbers(smds, "smds_.", ("radius_",), positive=True)
+    curve = getattr(model, "principal_curve_", None)
+    if curve is not None:
+        points = check.array(getattr(curve, "angles", None), "principal_curve_.angles",
+                             (None, d)).shape[0]
+        check.array(curve.breaks, "principal_curve_.breaks", (points,), kind="b")
+        check.array(curve.parameter, "principal_curve_.parameter", (points,))
+        check.array(curve.stress, "principal_curve_.stress", (points,), finite=False)
+
+
+def _check_pns(check: _ModelChecker, pns: Any, d: int) -> None:
+    """The PNS fit of n points on S^d (ambient dimension d + 1)."""
+    if type(pns).__name__ != "PrincipalNestedSpheres":
+        check.fail("pns_", f"is a {type(pns).__name__}, not a PrincipalNestedSpheres")
+    for name in ("n_features_in_", "n_components_", "rotations_", "radii_", "score_scales_",
+                 "circle_mean_angle_"):
+        if not hasattr(pns, name):
+            check.fail(f"pns_.{name}", "is missing")
+    if check.count(pns.n_features_in_, "pns_.n_features_in_") != d + 1:
+        check.fail("pns_.n_features_in_", f"is {pns.n_features_in_}, not {d + 1}")
+    if check.count(pns.n_components_, "pns_.n_components_") != d:
+        check.fail("pns_.n_components_", f"is {pns.n_components_}, not {d}")
+    levels = max(d - 1, 0)
+    for name in ("rotations_", "centers_local_", "sphere_types_"):
+        value = getattr(pns, name, [None] * levels)
+        if not isinstance(value, list) or len(value) != levels:
+            check.fail(f"pns_.{name}", f"is not a list of {levels} levels")
+    for k, rotation in enumerate(pns.rotations_):
+        check.array(rotation, f"pns_.rotations_[{k}]", (d + 1 - k, d + 1 - k))
+    for k, center in enumerate(getattr(pns, "centers_local_", [])):
+        check.array(center, f"pns_.centers_local_[{k}]", (d + 1 - k,))
+    for k, kind in enumerate(getattr(pns, "sphere_types_", [])):
+        if kind not in ("small", "great"):
+            check.fail(f"pns_.sphere_types_[{k}]", f"is {str(kind)[:40]!r}")
+    check.array(pns.radii_, "pns_.radii_", (levels,))
+    check.array(pns.score_scales_, "pns_.score_scales_", (d,))
+    check.number(pns.circle_mean_angle_, "pns_.circle_mean_angle_")
+    check.arrays(pns, "pns_.", {
+        "nested_radii_": (d,), "mean_": (d + 1,), "centers_": (levels, d + 1),
+        "subsphere_center_points_": (levels, d + 1), "circle_center_": (d + 1,),
+        "circle_basis_": (d + 1, 2), "objectives_": (levels,), "explained_variance_": (d,),
+        "scores_": (None, d)})
+    check.arrays(pns, "pns_.", {"p_values_": (levels, 2), "explained_variance_ratio_": (d,)},
+                 finite=False)
+    check.arrays(pns, "pns_.", {"isotropy_test_points_": (levels,)}, kind="iu")
+    check.numbers(pns, "pns_.", ("circle_radius_", "total_variance_"))
 
 
 #: The tree writer and reader, for other files that hold records and arrays the same way

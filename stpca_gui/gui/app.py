@@ -117,6 +117,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("stpca-gui: no X display (DISPLAY is not set). Run it in a desktop session, or "
               "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
         return 1
+    if os.environ.get("QT_QPA_PLATFORM") == "xcb" and sys.platform.startswith("linux"):
+        from .system_libraries import startup_problem
+
+        # Qt aborts (exit 134) naming one library and no package when its platform plugin
+        # cannot load: say everything that is missing, and what provides it, instead.
+        problem = startup_problem()
+        if problem:
+            print(problem, file=sys.stderr)
+            return 1
     screenshot_data = None
     from .session_actions import looks_like_stpca_file
 
@@ -127,6 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         screenshot_data = _read_for_screenshot(args.file)
         if screenshot_data is None:
             return 1
+
+    from . import head_start
+
+    wants_head_start = (args.file is None and args.tour_export is None
+                        and head_start.enabled())
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -223,6 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             window.load_demo(args.demo or DEFAULT_DEMO)
 
+    if wants_head_start:
+        # Started once the window is on screen (starting a process delays the first paint
+        # on a busy machine), long before the numerics stage needs its result: the child
+        # fits on the other core while the window imports and builds its views.
+        from .startup import call_after_first_paint
+
+        started: list[head_start.HeadStart] = []
+        call_after_first_paint(window, lambda: started.append(
+            head_start.HeadStart(args.demo or DEFAULT_DEMO)))
+        window.when_prepared("numerics", lambda: setattr(
+            window.controller, "head_start", started[0] if started else None))
     window.when_prepared("numerics", open_data)
     app.exec()
     return exit_code["value"]

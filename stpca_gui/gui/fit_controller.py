@@ -11,6 +11,7 @@ from ..model import Dataset, FitParameters
 from ..model.analysis import fit_task
 from ..model.live_fit import LIVE_INTERVAL, SMDSSnapshot
 from ..model.tasks import TaskProgress
+from .head_start import HeadStart
 from .tasks import TaskRunner
 
 
@@ -45,6 +46,9 @@ class FitController(QObject):
         super().__init__(parent)
         self.runner = TaskRunner(self)
         self.live_interval: float | None = LIVE_INTERVAL
+        #: The launch's fit running in a child process (``gui/head_start.py``), if any:
+        #: the first fit takes its result when it is that fit.
+        self.head_start: HeadStart | None = None
         self._dataset: Dataset | None = None
         self.runner.progress.connect(self._relay_progress)
         self.runner.partial.connect(self._relay_partial)
@@ -62,7 +66,11 @@ class FitController(QObject):
         # Only the latest fit's partial results are relayed (the runner drops those of a
         # superseded fit), so they belong to this data set.
         self._dataset = dataset
-        self.runner.start(partial(fit_task, dataset, params, live_interval=self.live_interval))
+        task = partial(fit_task, dataset, params, live_interval=self.live_interval)
+        if self.head_start is not None:
+            task = self.head_start.take(dataset, params, task) or task
+            self.head_start = None
+        self.runner.start(task)
 
     def cancel(self) -> None:
         """Cancel the running fit and drop any queued one."""

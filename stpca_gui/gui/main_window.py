@@ -529,9 +529,16 @@ class MainWindow(QMainWindow):
             return
         labels = (f", labels: {len(dataset.label_names())} groups" if dataset.has_labels
                   else "")
+        # Text from the data: on one line each, cut when very long, and never markup.
+        from html import escape
+
+        from ..plotting.torus_scene import short_label
+
+        title = escape(short_label(dataset.description or dataset.source, 160))
+        columns = escape(", ".join(short_label(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
-            f"<b>{dataset.description or dataset.source}</b><br>n = {dataset.n_samples}, "
-            f"d = {dataset.n_angles} ({', '.join(dataset.column_names)}){labels}")
+            f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
+            f"{labels}")
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
 
@@ -675,13 +682,20 @@ class MainWindow(QMainWindow):
                 painter.end()
 
     def export_results(self, folder: Path) -> list[Path]:
-        """Scores, embedding, principal curve, selection (CSV) and summary (JSON)."""
-        from ..io import write_results
+        """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
+        over the data set's source file or the open session."""
+        from ..files.clash import check_outputs
+        from ..io import RESULT_FILES, write_results
 
         result = self.state.result
         if result is None:
             raise ValueError("there is no result to export yet")
         dataset = result.dataset
+        inputs = [("the open session", self.sessions.path or "")]
+        if not dataset.is_demo:
+            inputs.append(("the data set's source file", dataset.source))
+        check_outputs([(f"the result file {name}", Path(folder) / name)
+                       for name in (*RESULT_FILES, "selection.csv")], inputs)
         groups = self.state.selection.groups
         lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
         # One set: when any file cannot be written, none of the old ones is replaced.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -35,6 +35,10 @@ class ParametersPanel(QGroupBox):
         self.editors: dict[str, ParameterEditor] = {}
         form = QFormLayout()
         advanced_form = QFormLayout()
+        for layout in (form, advanced_form):
+            # A row too wide for the side panel puts its editor under its label: labels and
+            # combo boxes keep their whole text ("SMDS optimiser", "automatic").
+            layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         for spec in ScaledTorusPCA.parameter_specs():
             if spec.offered:
                 editor = editor_for(spec)
@@ -83,6 +87,13 @@ class SummaryPanel(QGroupBox):
         header.setStretchLastSection(True)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        # Long values wrap: each row gets the height of its text, again whenever the
+        # table's width changes (the window, the splitter, a scroll bar coming or going).
+        # Measured after the pending layout: the label column's width follows the labels.
+        self._row_heights = QTimer(self, singleShot=True, interval=0)
+        self._row_heights.timeout.connect(self.table.resizeRowsToContents)
+        self.table.viewport().installEventFilter(self)
+        header.sectionResized.connect(self._row_heights.start)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         state.result_changed.connect(self.show_result)
@@ -96,6 +107,12 @@ class SummaryPanel(QGroupBox):
             cell = QTableWidgetItem(value)
             cell.setToolTip(value)  # long values (the flat-patch note) are cut in the cell
             self.table.setItem(r, 1, cell)
+        self._row_heights.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API name
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._row_heights.start()
+        return False
 
     def rows(self) -> list[tuple[str, str]]:
         """The displayed (label, value) pairs."""

@@ -1,9 +1,14 @@
 """File → Open Session / Save Session, the window title's session name and modified marker,
 and the question before unsaved work is closed or replaced.
 
-The session file itself is :mod:`stpca_gui.model.session_file`. Saving and opening run in
-the GUI thread: a session of 10⁵ points is saved in about 40 ms and read in about 50 ms
-(``benchmarks/bench_session.py``); drawing it costs what drawing a fresh result costs.
+The session file itself is :mod:`stpca_gui.model.session_file`. Saving runs in the GUI
+thread (a session of 10⁵ points is saved in about 40 ms, ``benchmarks/bench_session.py``).
+Opening a file larger than :data:`BACKGROUND_OPEN_BYTES` reads and checks it in the
+background task runner, so a large (or hostile) file cannot freeze the window; smaller ones
+are read at once. Either way the session is installed only once it has been read and
+checked entirely, and if installing it fails anyway the previous work is put back: an open
+changes everything or nothing (window, title, file path). Saving refuses to write over the
+data set's source file.
 
 What makes the window *modified*: a new fit, a change of the selection or the active
 group, the colour mode, the view options, the torus layout, or a camera moved by the user.
@@ -32,6 +37,8 @@ SESSION_FILTER = "stpca sessions (*.stpca)"
 VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
 #: Answers of :meth:`SessionActions.ask_save_changes`.
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+#: Session files at least this large are opened in the background.
+BACKGROUND_OPEN_BYTES = 8 << 20
 
 
 def looks_like_stpca_file(path: Path) -> bool:
@@ -74,6 +81,8 @@ class SessionActions(QObject):
         self._fresh: object = None
         #: View choices of an opened session for views not built yet.
         self._pending_views: dict[str, dict[str, Any]] = {}
+        #: Reads large session files in the background (made when first needed).
+        self._runner: Any = None
         self.open_action = QAction("Open &Session…", self, triggered=self.open_dialog)
         self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
                                    triggered=self.save)
@@ -215,11 +224,15 @@ class SessionActions(QObject):
 
     def save_to(self, path: Path) -> bool:
         """Write the session to ``path``; a failure is a message, the work stays unsaved."""
+        from ..files.clash import check_outputs
         from ..model.session_file import save_session
 
         path = Path(path)
         try:
             session = self.current_session(path.stem)
+            if not session.dataset.is_demo:
+                check_outputs([("the session", path)],
+                              [("the data set's source file", session.dataset.source)])
             save_session(session, path)
         except (OSError, ValueError, TypeError) as exc:
             self.window.messages.error("Cannot save the session", f"{path}: {exc}"
@@ -227,6 +240,8 @@ class SessionActions(QObject):
             return False
         self.path = path
         self._source_hash = (session.dataset, session.source_sha256)
+        # A fit that ends after the save (e.g. the first fit of new data) changes the work.
+        self._fresh = None
         self.mark_clean()
         self.update_title()
         self._remember(path)
@@ -244,31 +259,110 @@ class SessionActions(QObject):
 
     def open_session(self, path: Path) -> bool:
         """Open a session file in the window; a bad file gives a message naming it and the
-        problem and changes nothing. Returns whether it was opened."""
-        from ..model.session_file import SessionFileError, load_session
+        problem and changes nothing. Returns whether it was opened, or for a file of at
+        least :data:`BACKGROUND_OPEN_BYTES`, whether reading it started (:attr:`opened`
+        or :attr:`open_failed` follows)."""
+        from ..model.session_file import load_session
 
         path = Path(path)
         try:
+            large = path.stat().st_size >= BACKGROUND_OPEN_BYTES
+        except OSError:
+            large = False  # load_session names the problem
+        if large:
+            self._open_in_background(path)
+            return True
+        try:
             session = load_session(path)
-        except SessionFileError as exc:
-            self.window.messages.error("Cannot open the session", str(exc))
-            self.open_failed.emit(str(exc))
+        except ValueError as exc:  # SessionFileError, and anything unforeseen alike
+            self._open_failed(str(exc))
             return False
+        return self._install(session, path)
+
+    def _open_in_background(self, path: Path) -> None:
+        from ..model.session_file import load_session
+        from .tasks import TaskRunner
+
+        if self._runner is None:
+            self._runner = TaskRunner(self)
+            self._runner.succeeded.connect(lambda loaded: self._install(*loaded))
+            self._runner.failed.connect(
+                lambda message, _details: self._open_failed(message.partition(": ")[2]
+                                                            or message))
+        self.window.messages.status(f"Reading session {path}…", 0)
+        self._runner.start(lambda _state: (load_session(path), path))
+
+    def _open_failed(self, message: str) -> None:
+        self.window.messages.error("Cannot open the session", message)
+        self.open_failed.emit(message)
+
+    def _install(self, session: Session, path: Path) -> bool:
         if not self.may_replace_work():
             return False
-        self.show_session(session, path)
+        try:
+            self.show_session(session, path)
+        except Exception as exc:  # put the previous work back: all or nothing
+            self._open_failed(f"{path}: cannot be shown ({type(exc).__name__}: {exc}); "
+                              "the window is as it was")
+            return False
         return True
 
+    def _snapshot(self) -> dict[str, Any]:
+        """What an open may change, to put back when it fails half-way."""
+        from ..model.session_file import session_from_state
+
+        window = self.window
+        session = None
+        if window.state.dataset is not None:
+            try:
+                session = session_from_state(window.state, window.parameters.parameters(),
+                                             self.view_states(),
+                                             source_sha256=self._source_hash[1])
+            except (ValueError, TypeError):
+                session = None
+        return {"session": session, "path": self.path, "fresh": self._fresh,
+                "source_hash": self._source_hash, "pending": dict(self._pending_views),
+                "modified": window.widget().isWindowModified(),
+                "title": window.widget().windowTitle()}
+
+    def _put_back(self, snapshot: dict[str, Any]) -> None:
+        from ..model.session_file import apply_session
+
+        window = self.window
+        self._applying = True
+        try:
+            session = snapshot["session"]
+            if session is not None:
+                apply_session(session, window.state)
+                window.parameters.set_parameters(session.parameters)
+            else:
+                window.state.set_dataset(None)
+        finally:
+            self._applying = False
+        self.path = snapshot["path"]
+        self._fresh = snapshot["fresh"]
+        self._source_hash = snapshot["source_hash"]
+        self._pending_views = snapshot["pending"]
+        window.widget().setWindowTitle(snapshot["title"])
+        window.widget().setWindowModified(snapshot["modified"])
+
     def show_session(self, session: Session, path: Path) -> None:
-        """Install a loaded session: data, fit, settings, selection, colours and views."""
+        """Install a loaded session: data, fit, settings, selection, colours and views.
+        When installing fails half-way, the previous work is put back and the error
+        raised."""
         from ..model.session_file import apply_session
 
         window = self.window
         window.controller.cancel()  # a running fit belongs to the work being replaced
+        snapshot = self._snapshot()
         self._applying = True
         try:
             apply_session(session, window.state)
             window.parameters.set_parameters(session.parameters)
+        except BaseException:
+            self._applying = False
+            self._put_back(snapshot)
+            raise
         finally:
             self._applying = False
         self.path = path

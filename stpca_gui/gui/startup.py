@@ -90,8 +90,9 @@ class StartupTrace(QObject):
     Parameters
     ----------
     path : Path
-        The JSON file written after every mark: ``{"marks": {name: time}, "modules":
-        {name: [heavy modules loaded then]}, "longest_stall_s": ..., "stall_after": ...}``.
+        The JSON file written after every mark: ``{"marks": {name: time}, "cpu": {name:
+        process CPU seconds}, "modules": {name: [heavy modules loaded then]},
+        "longest_stall_s": ..., "stall_after": ...}``.
     """
 
     def __init__(self, path: Path) -> None:
@@ -99,6 +100,9 @@ class StartupTrace(QObject):
         self.path = Path(path)
         self.marks: dict[str, float] = {}
         self.modules: dict[str, list[str]] = {}
+        #: CPU seconds of this process (all its threads) at each mark: less sensitive to
+        #: the machine's load than the wall-clock marks.
+        self.cpu: dict[str, float] = {}
         self.longest_stall = 0.0
         self.stall_after = ""
         self._last_beat: float | None = None
@@ -117,6 +121,7 @@ class StartupTrace(QObject):
         if name in self.marks:
             return
         self.marks[name] = time.time()
+        self.cpu[name] = time.process_time()
         self.modules[name] = [m for m in HEAVY_MODULES if m in sys.modules]
         self._write()
 
@@ -139,7 +144,7 @@ class StartupTrace(QObject):
         self._last_beat = now
 
     def _write(self) -> None:
-        payload = {"marks": self.marks, "modules": self.modules,
+        payload = {"marks": self.marks, "cpu": self.cpu, "modules": self.modules,
                    "longest_stall_s": self.longest_stall, "stall_after": self.stall_after,
                    "pid": os.getpid()}
         temporary = self.path.with_name(self.path.name + ".tmp")

@@ -1,6 +1,6 @@
 """Reading angle tables and writing results (Qt-free; shared by the CLI and the app)."""
 
-from ..core.atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
+from ..files.atomic import atomic_file_set, atomic_path, atomic_write_text, check_file_set
 from .data_copy import DataCopy, data_copy_text, read_data_copy
 from .export import (
     RESULT_FILES,

@@ -14,10 +14,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.atomic import atomic_file_set, atomic_path
 from ..core.circstats.modes import ModeClustering
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items, summary_json
+from ..files.atomic import atomic_file_set, atomic_path
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
@@ -27,10 +27,22 @@ def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
     # The csv module quotes labels holding commas or quotes; floats keep every digit.
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    rows = list(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
     if header is not None:
-        writer.writerow(header)
-    writer.writerows(zip(*(np.asarray(c).tolist() for c in columns), strict=True))
-    return buffer.getvalue()
+        rows.insert(0, list(header))
+    if not any(isinstance(cell, str) and "\r" in cell for row in rows for cell in row):
+        writer.writerows(rows)
+        return buffer.getvalue()
+    # With "\n" as line end the csv module does not quote a lone "\r", which readers
+    # take for a line break; "\r\n" makes it quote both, and each row's end is put back.
+    quoting = csv.writer(buffer, lineterminator="\r\n")
+    lines = []
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        quoting.writerow(row)
+        lines.append(buffer.getvalue()[:-2] + "\n")
+    return "".join(lines)
 
 
 def _scores_header(n_components: int, labelled: bool, provenance: Sequence[str] = ()
@@ -178,7 +190,7 @@ def write_results(
     ------
     OSError
         Naming the user's path when a file cannot be written; the set is written with
-        :func:`~stpca_gui.core.atomic.atomic_file_set`, so then no file has changed.
+        :func:`~stpca_gui.files.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
     texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..core.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 
 __all__ = ["MAX_RECENT", "RecentFiles"]
 
@@ -125,7 +125,7 @@ class RecentFiles:
         del self._paths[self.max_entries:]
 
     def save(self) -> None:
-        """Write the store atomically (:func:`~stpca_gui.core.atomic.atomic_write_text`).
+        """Write the store atomically (:func:`~stpca_gui.files.atomic.atomic_write_text`).
 
         The folder is created when missing.
 

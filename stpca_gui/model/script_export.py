@@ -22,12 +22,21 @@ How the script gets the data (:attr:`ScriptExport.data_origin`):
 Before choosing "demo" or "file", :func:`python_script` runs the script's own loading code
 in-process and checks that it gives the data set's angles, row ids and labels exactly;
 otherwise it falls back to "copy".
+
+Safe by construction: text that comes from the data (names, paths, descriptions, column
+names, table options) enters the script only as Python literals (``repr``) assigned to
+module-level constants or passed as arguments, never inside the docstring or comments.
+The finished script is parsed (:mod:`ast`) and must consist of exactly the intended
+top-level statements, each data constant holding exactly its intended value; otherwise
+the export is refused and nothing is written. :func:`write_script` refuses to write over
+the data set's source file (or any other input named) and over a file in the data copy's
+place that is not an earlier data copy.
 """
 
 from __future__ import annotations
 
+import ast
 import datetime
-import hashlib
 import textwrap
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -37,16 +46,23 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..core import ScaledTorusPCA
-from ..core.atomic import atomic_file_set
+from ..core import DEMO_NAMES, ScaledTorusPCA
 from ..core.circstats.mode_test import DEFAULT_ALPHA
-from ..core.circstats.modes import ModeClustering
+from ..core.circstats.modes import MODE_RULES, ModeClustering
+from ..files.atomic import atomic_file_set
+from ..files.clash import OutputClashError, check_outputs
+from ..files.digest import angles_sha256, file_sha256
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
 from .demos import DATA_DEMOS
 
-__all__ = ["ScriptExport", "export_script", "python_script", "write_script"]
+__all__ = ["ScriptExport", "ScriptSafetyError", "export_script", "python_script",
+           "write_script"]
+
+
+class ScriptSafetyError(ValueError):
+    """The generated script is not exactly the intended one (nothing is written)."""
 
 
 @dataclass(frozen=True)
@@ -71,20 +87,8 @@ class ScriptExport:
     data_files: dict[str, str]
     data_origin: str
     note: str = ""
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def angles_sha256(angles: Any) -> str:
-    """Hex sha256 of angles as little-endian float64 in C order (what the scripts check)."""
-    return hashlib.sha256(np.ascontiguousarray(angles, dtype="<f8").tobytes()).hexdigest()
+    #: Files the export must not replace (the data set's source), as (description, path).
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: str | Path,
@@ -119,7 +123,7 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
         origin = "copy"
         note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
-    elif dataset.is_demo and dataset.demo_seed is not None:
+    elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
         origin = "demo"
     elif dataset.structure is not None:
         from .structures import structure_files_unchanged
@@ -135,11 +139,20 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
                 if dataset.table_options is not None else
                 "the data set does not record how to read it again from its source")
     if origin != "copy":
-        note = _reproduces(writer.loader(origin), path, dataset)
+        loader = writer.loader(origin)
+        writer.verify(loader, origin, figures=False)  # before running it here
+        note = _reproduces(loader, path, dataset)
         if note:
             origin = "copy"
     data_files = {} if origin == "demo" else {writer.copy_name: writer.copy_text()}
-    return ScriptExport(path, writer.script(origin), data_files, origin, note)
+    script = writer.script(origin)
+    writer.verify(script, origin)
+    inputs = [("the data set's source file", dataset.source)] if (
+        not dataset.is_demo and dataset.source) else []
+    if dataset.structure is not None:
+        inputs += [("a structure file the data were read from", str(name)) for name in
+                   (dataset.structure["topology"], *dataset.structure["trajectories"])]
+    return ScriptExport(path, script, data_files, origin, note, tuple(inputs))
 
 
 def write_script(export: ScriptExport) -> list[Path]:
@@ -157,25 +170,60 @@ def write_script(export: ScriptExport) -> list[Path]:
     """
     folder = export.script_path.parent
     texts = {export.script_path.name: export.script, **export.data_files}
+    check_outputs([("the script" if name == export.script_path.name else "the data copy",
+                    folder / name) for name in texts], export.inputs)
+    for name in export.data_files:
+        _check_copy_place(folder / name)
     with atomic_file_set(folder, texts) as temporaries:
         for name, tmp in temporaries.items():
             tmp.write_text(texts[name], encoding="utf-8", newline="")
     return [folder / name for name in texts]
 
 
+def _check_copy_place(path: Path) -> None:
+    """Refuse to replace a file that is not an earlier data copy (e.g. the user's own
+    ``analysis-data.csv``)."""
+    if not path.exists():
+        return
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        first = ""
+    if not first.startswith("row,"):
+        raise OutputClashError(
+            f"{path}: refusing to replace this file with the script's copy of the data (it "
+            "is not a data copy written by stpca-gui); choose another script name")
+
+
 def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path,
+                  inputs: tuple[tuple[str, str], ...] = (),
                   clusters: ModeClustering | None = None) -> tuple[ScriptExport, list[Path]]:
-    """:func:`python_script`, then :func:`write_script`; returns both results."""
+    """:func:`python_script`, then :func:`write_script`; returns both results.
+
+    ``inputs`` are further files the export must not replace (e.g. the session it comes
+    from), as (description, path); ``clusters`` the mode clusters shown, whose rule and level
+    the script repeats."""
     export = python_script(dataset, parameters, script_path=script_path, clusters=clusters)
+    if inputs:
+        export = ScriptExport(export.script_path, export.script, export.data_files,
+                              export.data_origin, export.note, (*export.inputs, *inputs))
     return export, write_script(export)
 
 
 def _cluster_settings(clusters: ModeClustering | None) -> tuple[str, float]:
-    """The rule and level of the mode clusters shown (the tested rule at 0.05 by default)."""
-    if clusters is None:
+    """The rule and level of the mode clusters shown (the tested rule at 0.05 by default).
+
+    They may come from a session file: only a known rule and a level in (0, 1) are written
+    into the script, anything else gives the defaults."""
+    if clusters is None or clusters.method not in MODE_RULES:
         return "tested", DEFAULT_ALPHA
-    alpha = clusters.mode_test.alpha if clusters.mode_test is not None else DEFAULT_ALPHA
-    return clusters.method, float(alpha)
+    test = clusters.mode_test
+    alpha = float(test.alpha) if test is not None and isinstance(test.alpha, float) else (
+        DEFAULT_ALPHA)
+    if not 0.0 < alpha < 1.0:
+        alpha = DEFAULT_ALPHA
+    return str(clusters.method), alpha
 
 
 def _literal(value: Any) -> str:
@@ -189,11 +237,60 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+def _assignment(name: str, value: Any, width: int = 96) -> str:
+    """``NAME = <literal>``, a long string split into adjacent literals in parentheses and
+    a long list into one item per line, so that the script's lines stay short."""
+    line = f"{name} = {_literal(value)}"
+    if len(line) <= width:
+        return line
+    if isinstance(value, str):
+        return f"{name} = (\n" + "\n".join(
+            f"    {part}" for part in _string_pieces(value, width - 8)) + "\n)"
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        items = []
+        for item in value:
+            pieces = _string_pieces(item, width - 12)
+            items.append(pieces[0] + "," if len(pieces) == 1 else
+                         "(\n" + "\n".join(f"        {p}" for p in pieces) + "\n    ),")
+        return f"{name} = [\n" + "\n".join(f"    {item}" for item in items) + "\n]"
+    return line
+
+
+def _string_pieces(value: str, width: int) -> list[str]:
+    """Literals of consecutive pieces of ``value``, each at most about ``width`` long."""
+    pieces: list[str] = []
+    start = 0
+    while start < len(value) or not pieces:
+        end = start + 1
+        while end < len(value) and len(_literal(value[start:end + 1])) <= width:
+            end += 1
+        pieces.append(_literal(value[start:end]))
+        start = end
+    return pieces
+
+
 def _wrapped(text: str) -> str:
-    """A docstring paragraph: lines of at most 88 characters, long words (paths) unbroken,
-    backslashes and triple quotes escaped."""
-    text = text.replace("\\", "\\\\").replace('"""', '\\"""')
+    """A docstring paragraph (fixed text only): lines of at most 88 characters."""
     return textwrap.fill(text, width=88, break_long_words=False, break_on_hyphens=False)
+
+
+def _statement_kind(node: ast.stmt) -> tuple[str, str]:
+    """(kind, name) of a top-level statement, for :meth:`_ScriptWriter.verify`."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(
+            node.value.value, str):
+        return ("docstring", "")
+    if isinstance(node, ast.Import) and len(node.names) == 1:
+        return ("import", node.names[0].name)
+    if isinstance(node, ast.ImportFrom) and node.level == 0:
+        return ("from", node.module or "")
+    if (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        return ("assign", node.targets[0].id)
+    if isinstance(node, ast.FunctionDef):
+        return ("def", node.name)
+    if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+        return ("if", "__main__")
+    return ("other", type(node).__name__)
 
 
 def _reproduces(script: str, script_path: Path, dataset: Dataset) -> str:
@@ -282,55 +379,142 @@ class _ScriptWriter:
                       "    write_plot_figures,", "    write_scene_figures,", ")"]
         return "\n".join(lines)
 
-    def _constants(self, origin: str) -> str:
-        lines = ["HERE = Path(__file__).resolve().parent",
-                 f"RESULTS = HERE / {_literal(self.results_name)}"]
+    def _data_constants(self, origin: str) -> dict[str, Any]:
+        """The module-level constants that carry text from the data, by name: the only
+        place such text enters the script (as literals)."""
+        data = self.dataset
+        values: dict[str, Any] = {"DATA_NAME": data.name,
+                                  "DATA_DESCRIPTION": data.description or data.source,
+                                  "DATA_SOURCE": data.source}
         if origin == "file":
-            lines += [f"SOURCE = Path({_literal(str(self.source_path))})",
-                      f"SOURCE_SHA256 = {_literal(self.source_sha256)}"]
+            values["SOURCE_PATH"] = str(self.source_path)
+            values["SOURCE_SHA256"] = self.source_sha256
         if origin == "structure":
             record = self.dataset.structure
-            lines += [f"TOPOLOGY = {_literal(record['topology'])}",
-                      f"TRAJECTORIES = {_literal(list(record['trajectories']))}",
-                      f"STRUCTURE_SHA256 = {record['sha256']!r}",
-                      f"DIHEDRALS = {record['settings']!r}",
-                      f"LABEL_BY = {_literal(record['label_by'])}"]
+            values.update({"TOPOLOGY": record["topology"],
+                           "TRAJECTORIES": list(record["trajectories"]),
+                           "STRUCTURE_SHA256": record["sha256"],
+                           "DIHEDRALS": record["settings"], "LABEL_BY": record["label_by"]})
+        values["COLUMNS"] = list(data.column_names)
+        values["ANGLES_SHA256"] = angles_sha256(data.angles)
+        return values
+
+    def _constants(self, origin: str) -> str:
+        values = self._data_constants(origin)
+        lines = ["# The data set (text from the data appears in this script only as these",
+                 "# literals and the arguments below)"]
+        lines += [_assignment(name, values[name])
+                  for name in ("DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE")]
+        lines += ["HERE = Path(__file__).resolve().parent",
+                  f"RESULTS = HERE / {_literal(self.results_name)}"]
+        if origin == "file":
+            lines += [_assignment("SOURCE_PATH", values["SOURCE_PATH"]),
+                      "SOURCE = Path(SOURCE_PATH)",
+                      f"SOURCE_SHA256 = {_literal(values['SOURCE_SHA256'])}"]
+        if origin == "structure":
+            lines += [_assignment("TOPOLOGY", values["TOPOLOGY"]),
+                      _assignment("TRAJECTORIES", values["TRAJECTORIES"]),
+                      f"STRUCTURE_SHA256 = {values['STRUCTURE_SHA256']!r}",
+                      f"DIHEDRALS = {values['DIHEDRALS']!r}",
+                      _assignment("LABEL_BY", values["LABEL_BY"])]
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
                   "# level ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
                   f"CLUSTER_RULE = {_literal(self.cluster_rule)}",
                   f"ALPHA = {self.alpha!r}",
-                  f"COLUMNS = {_literal(list(self.dataset.column_names))}",
+                  _assignment("COLUMNS", values["COLUMNS"]),
                   "# sha256 of the angles the app fitted (float64, little-endian, C order)",
-                  f"ANGLES_SHA256 = {_literal(angles_sha256(self.dataset.angles))}"]
+                  f"ANGLES_SHA256 = {_literal(values['ANGLES_SHA256'])}"]
         return "\n".join(lines)
 
+    def _top_level(self, origin: str, *, figures: bool = True) -> list[tuple[str, str]]:
+        """The script's top-level statements, in order, as (kind, name)."""
+        statements = [("docstring", "")] if figures else []
+        statements += [("import", "argparse"), ("import", "hashlib"), ("import", "sys"),
+                       ("from", "pathlib"), ("import", "numpy"), ("from", "stpca_gui.core"),
+                       ("from", "stpca_gui.io")]
+        if origin == "structure":
+            statements.append(("from", "stpca_gui.io.structures"))
+        if figures:
+            statements.append(("from", "stpca_gui.plotting.figures"))
+        names = ["DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE", "HERE", "RESULTS"]
+        names += ["SOURCE_PATH", "SOURCE", "SOURCE_SHA256"] if origin == "file" else []
+        names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
+                  if origin == "structure" else [])
+        names += ["DATA_COPY"] if origin != "demo" else []
+        names += ["COLUMNS", "ANGLES_SHA256"]
+        statements += [("assign", name) for name in names]
+        statements += [("def", "sha256"), ("def", "load_data")]
+        if figures:
+            statements += [("def", "main"), ("if", "__main__")]
+        return statements
+
+    def verify(self, script: str, origin: str, *, figures: bool = True) -> None:
+        """Check that ``script`` is exactly what was meant: its top-level statements and
+        docstring, every data constant's value, and a literal string (the results
+        folder's name, the copy's name) under HERE.
+
+        Raises
+        ------
+        ScriptSafetyError
+            When anything differs; the script must then not be written.
+        """
+        try:
+            tree = ast.parse(script)
+        except (SyntaxError, ValueError) as exc:
+            raise ScriptSafetyError(f"the generated script does not parse ({exc}); "
+                                    "nothing was written") from None
+        found = [_statement_kind(node) for node in tree.body]
+        expected = self._top_level(origin, figures=figures)
+        if found != expected:
+            raise ScriptSafetyError(
+                "the generated script does not have the intended statements; nothing was "
+                "written (please report this as a bug)")
+        if figures and ast.get_docstring(tree, clean=False) != self._docstring_text(origin):
+            raise ScriptSafetyError("the generated script's docstring is not the intended "
+                                    "one; nothing was written")
+        values = self._data_constants(origin)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and node.targets[0].id in values:
+                name = node.targets[0].id
+                try:
+                    value = ast.literal_eval(node.value)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    value = object()
+                if value != values[name] or type(value) is not type(values[name]):
+                    raise ScriptSafetyError(f"the generated script's {name} is not the "
+                                            "intended value; nothing was written")
+
     # ------------------------------------------------------------------ parts
-    def _docstring(self, origin: str) -> str:
+    def _docstring_text(self, origin: str) -> str:
+        """The docstring: fixed text and numbers only (the data's own text is in the
+        constants below it)."""
         data = self.dataset
-        about = (f"Data: {data.description or data.source}; n = {data.n_samples} samples on "
-                 f"T^{data.n_angles}.")
+        about = (f"Data: the data set DATA_NAME (described in DATA_DESCRIPTION below); "
+                 f"n = {data.n_samples} samples on T^{data.n_angles}.")
         if origin == "demo":
-            about += f" They are regenerated with {self._demo_call()}."
+            about += " They are regenerated with make_demo (see load_data)."
         elif origin == "structure":
             about += (" The torsions are read again from the structure files (checked by "
                       "sha256); if one is missing or has changed, the script says so and "
-                      f"reads the exact copy of the data written beside it, {self.copy_name}.")
+                      "reads the exact copy of the data written beside it, DATA_COPY.")
         elif origin == "file":
-            about += (f" They are read from {self.source_path} (sha256 {self.source_sha256}). "
+            about += (f" They are read from SOURCE (sha256 {self.source_sha256}). "
                       "If that file is missing or has changed, the script says so and reads "
-                      f"the exact copy of the data written beside it, {self.copy_name}.")
+                      "the exact copy of the data written beside it, DATA_COPY.")
         else:
-            about += (" They are read from the exact copy written beside this script, "
-                      f"{self.copy_name}.")
-        runs = (f"Run: python {self.path.name} [--out DIR]. It writes into DIR (default: "
-                f"{self.results_name} beside this script) scores.csv, embedding.csv, "
+            about += " They are read from the exact copy written beside this script, DATA_COPY."
+        runs = ("Run: python SCRIPT [--out DIR], SCRIPT being this file. It writes into DIR "
+                "(default: RESULTS, a folder beside this script) scores.csv, embedding.csv, "
                 "principal_curve.csv, summary.json and the app's figures (PNG).")
         paragraphs = [f"Written by stpca-gui {__version__} on {self.when} (Export as Python "
                       "Script).", about, runs]
-        return "\n".join([f'"""Refit the ST-PCA analysis of {data.name} made in stpca-gui.', "",
-                          "\n\n".join(_wrapped(text) for text in paragraphs), '"""'])
+        return "\n".join(["Refit an ST-PCA analysis made in stpca-gui.", "",
+                          "\n\n".join(_wrapped(text) for text in paragraphs), ""])
+
+    def _docstring(self, origin: str) -> str:
+        return f'"""{self._docstring_text(origin)}"""'
 
     def _sha_function(self) -> str:
         lines = ["", "def sha256(data):", '    """Hex sha256 of bytes."""',
@@ -414,7 +598,6 @@ class _ScriptWriter:
         return lines
 
     def _main(self) -> str:
-        source = _literal(self.dataset.source)
         lines = [
             "", "def main():",
             "    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])",
@@ -437,7 +620,7 @@ class _ScriptWriter:
             "    print(clusters.describe())",
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
             "                            clusters=clusters,",
-            f"                            source={source})",
+            "                            source=DATA_SOURCE)",
             "    for where, ratio in ((\"sphere\", model.explained_variance_ratio_),",
             "                         (\"torus\", model.torus_explained_variance_ratio_)):",
             "        percent = \", \".join(f\"{100 * r:.1f}\" for r in ratio)",

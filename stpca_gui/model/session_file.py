@@ -5,21 +5,23 @@ A session file (``.stpca``, docs/session_file.md) is a ZIP archive whose first e
 another machine, and the fitted model in the model file's layout under ``model/``
 (:mod:`stpca_gui.core.persistence`), so that opening it needs no refit. Arrays are ``.npy``
 entries read with ``allow_pickle=False``; objects are rebuilt only from classes named in
-this module's code, never from a name read in the file.
+this module's code, never from a name read in the file. The file is read by the hardened
+container reader (:mod:`stpca_gui.files.container`), which bounds every entry before
+reading it, and the model inside by :func:`~stpca_gui.core.persistence.read_model`, which
+checks its arrays before any kernel sees them.
 
-:func:`load_session` checks everything before it returns, so that a failed open leaves
-the application as it was; :func:`apply_session` then installs the session in an
+:func:`load_session` checks everything before it returns (data, model, settings,
+selection and undo history, view choices and cameras), so that a failed open leaves the
+application as it was; :func:`apply_session` then installs the session in an
 :class:`~stpca_gui.model.app_state.AppState`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
-import zipfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -29,7 +31,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.atomic import atomic_path
 from ..core.circstats.mode_test import ModeTest
 from ..core.circstats.modes import ConfusionTable, ModeClustering
 from ..core.geometry.torus import circular_difference
@@ -42,8 +43,10 @@ from ..core.persistence import (
     TreeEncoder,
     model_entries,
     read_model,
-    write_entries,
 )
+from ..files.container import ContainerError, ContainerReader, detail, write_container
+from ..files.digest import angles_sha256
+from ..files.digest import file_sha256 as _file_sha256
 from .analysis import AnalysisResult, FitParameters
 from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
@@ -56,6 +59,8 @@ __all__ = [
     "Session",
     "SessionFileError",
     "apply_session",
+    "camera_problem",
+    "check_views",
     "file_format",
     "load_session",
     "save_session",
@@ -75,7 +80,7 @@ MODEL_PREFIX = "model/"
 _ANGLE_TOLERANCE = 1e-9
 
 
-class SessionFileError(ValueError):
+class SessionFileError(ContainerError):
     """A session file cannot be read; the message names the file and the problem."""
 
 
@@ -142,21 +147,12 @@ class Session:
     notes: tuple[str, ...] = ()
 
 
-def angles_sha256(angles: NDArray[np.float64]) -> str:
-    """SHA-256 of angles as little-endian float64 in row order (what a session records)."""
-    return hashlib.sha256(np.ascontiguousarray(angles, dtype="<f8").tobytes()).hexdigest()
-
-
 def file_sha256(path: str | os.PathLike[str]) -> str | None:
     """SHA-256 of a file's bytes, or None when it cannot be read."""
-    digest = hashlib.sha256()
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        return _file_sha256(path)
     except OSError:
         return None
-    return digest.hexdigest()
 
 
 def session_from_state(state: AppState, parameters: FitParameters, views: dict[str, Any],
@@ -237,14 +233,11 @@ def save_session(session: Session, path: str | os.PathLike[str]) -> Path:
     metadata, arrays = _encode(session)
     text = json.dumps(metadata, indent=1, allow_nan=False, ensure_ascii=False)
     model = None if session.result is None else model_entries(session.result.model)
-    target = Path(path)
-    with atomic_path(target) as tmp, zipfile.ZipFile(
-            tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
-        # metadata.json first: the desktop's MIME type recognises the file by it.
-        write_entries(archive, {METADATA_ENTRY: text.encode("utf-8"), **arrays})
-        if model is not None:
-            write_entries(archive, model, MODEL_PREFIX)
-    return target
+    # metadata.json first: the desktop's MIME type recognises the file by it.
+    groups = [("", {METADATA_ENTRY: text.encode("utf-8"), **arrays})]
+    if model is not None:
+        groups.append((MODEL_PREFIX, model))
+    return write_container(path, *groups)
 
 
 def _encode(session: Session) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -300,11 +293,11 @@ def _encode_parameters(encoder: TreeEncoder, parameters: FitParameters, path: st
 # --------------------------------------------------------------------------- loading
 def file_format(path: str | os.PathLike[str]) -> str | None:
     """``"stpca-session"``, ``"stpca-model"`` or another format named by the file's
-    ``metadata.json``; None for anything else (a table, an unreadable file)."""
+    ``metadata.json``; None for anything else (a table, an unreadable or unsafe file)."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError, UnicodeDecodeError):
+        with ContainerReader(path, SessionFileError, "session file") as reader:
+            metadata = reader.read_json(METADATA_ENTRY)
+    except (ContainerError, ValueError):
         return None
     name = metadata.get("format") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) else None
@@ -316,54 +309,39 @@ def load_session(path: str | os.PathLike[str]) -> Session:
     Raises
     ------
     SessionFileError
-        The file is missing, not a ZIP archive, truncated, damaged, a model file or
-        another file, lacks an entry, was written in a newer format version, or its data
-        do not match their recorded hash; the message names the file and the problem.
+        The file is missing, not a ZIP archive, truncated, damaged, unsafe (compressed,
+        encrypted or oversized entries), a model file or another file, lacks an entry, was
+        written in a newer format version, its data do not match their recorded hash, or
+        its model, selection, settings or view choices do not fit its data; the message
+        names the file and the problem.
     """
     source = Path(path)
-    if not source.is_file():
-        raise SessionFileError(f"{source}: no such file" if not source.exists()
-                               else f"{source}: not a file")
-    try:
-        with open(source, "rb") as handle:
-            head = handle.read(4)
-    except OSError as exc:
-        raise SessionFileError(f"{source}: cannot be read ({exc.strerror or exc})") from None
-    if not zipfile.is_zipfile(source):
-        if head == b"PK\x03\x04":
-            raise SessionFileError(f"{source}: damaged session file: the file is truncated "
-                                   "or its ZIP directory is broken")
-        raise SessionFileError(f"{source}: not an stpca session file (not a ZIP archive)")
-    try:
-        with zipfile.ZipFile(source) as archive:
-            return _read(archive, source)
-    except SessionFileError:
-        raise
-    except ModelFileError as exc:
-        raise SessionFileError(f"{exc} (in the fitted model of the session)") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, UnicodeDecodeError,
-            ValueError, KeyError, TypeError, AttributeError, IndexError,
-            RecursionError) as exc:
-        raise SessionFileError(f"{source}: damaged session file ({type(exc).__name__}: {exc})"
-                               ) from None
+    with ContainerReader(source, SessionFileError, "session file") as reader:
+        try:
+            return _read(reader)
+        except SessionFileError:
+            raise
+        except ModelFileError as exc:
+            raise SessionFileError(f"{exc} (in the fitted model of the session)") from None
+        except ContainerError as exc:
+            raise SessionFileError(str(exc)) from None
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError,
+                RecursionError) as exc:
+            raise SessionFileError(f"{source}: damaged session file ({detail(exc)})") from None
 
 
-def _read(archive: zipfile.ZipFile, source: Path) -> Session:
-    names = set(archive.namelist())
-    if METADATA_ENTRY not in names:
+def _read(reader: ContainerReader) -> Session:
+    source = reader.path
+    if METADATA_ENTRY not in reader.names:
         raise SessionFileError(f"{source}: not an stpca session file (no {METADATA_ENTRY})")
-    metadata = json.loads(archive.read(METADATA_ENTRY).decode("utf-8"))
+    metadata = reader.read_json(METADATA_ENTRY)
     _check_metadata(source, metadata)
     notes: list[str] = []
 
     def read_array(entry: str) -> np.ndarray:
         if not isinstance(entry, str) or entry.startswith(MODEL_PREFIX):
-            raise ValueError(f"bad array entry name {entry!r}")
-        if entry not in names:
-            raise SessionFileError(f"{source}: the entry {entry} is missing; the file is "
-                                   "incomplete or damaged")
-        with archive.open(entry) as member:
-            return np.lib.format.read_array(member, allow_pickle=False)
+            raise ValueError(f"bad array entry name {str(entry)[:80]!r}")
+        return reader.read_array(entry)
 
     decoder = TreeDecoder(read_array, _record_classes())
     dataset = _decode_dataset(decoder, metadata["dataset"], notes)
@@ -374,16 +352,24 @@ def _read(archive: zipfile.ZipFile, source: Path) -> Session:
     parameters = _decode_parameters(decoder, metadata["parameters"], notes, "")
     result = None
     if metadata.get("result") is not None:
-        result = _decode_result(archive, source, decoder, metadata["result"], dataset, notes)
+        result = _decode_result(reader, decoder, metadata["result"], dataset, notes)
     n, d = dataset.n_samples, dataset.n_angles
     selection = metadata["selection"]
     groups = decoder.value(selection["groups"])
+    steps = selection["history"]
+    if not isinstance(steps, list):
+        raise ValueError("the undo history is not a list")
+    if len(steps) > HISTORY_SAVED:
+        # Older steps are never written; decoding them would cost time for nothing.
+        notes.append(f"{len(steps) - HISTORY_SAVED} older undo steps ignored (at most "
+                     f"{HISTORY_SAVED} are kept)")
+        steps = steps[-HISTORY_SAVED:]
     history = [(step["index"], step["before"], step["after"])
-               for step in decoder.value(selection["history"])]
+               for step in decoder.value(steps)]
     _check_selection(groups, history, selection["active_group"], n)
     color_mode = metadata["color_mode"]
     if color_mode not in COLOR_MODES:
-        raise ValueError(f"unknown colour mode {color_mode!r}")
+        raise ValueError(f"unknown colour mode {str(color_mode)[:40]!r}")
     scatter = tuple(int(k) for k in metadata["scatter_components"])
     if len(scatter) != 2 or not all(0 <= k < d for k in scatter) or (
             scatter[0] == scatter[1] and d > 1):
@@ -392,18 +378,75 @@ def _read(archive: zipfile.ZipFile, source: Path) -> Session:
     if len(axes) != min(d, 3) or len(set(axes)) != len(axes) or not all(
             0 <= k < d for k in axes):
         raise ValueError(f"torus axes {axes} do not fit {d} angles")
-    views = metadata.get("views", {})
-    if not isinstance(views, dict):
-        raise ValueError("the view choices are not a JSON object")
+    views = check_views(metadata.get("views", {}))
     source_info = metadata.get("source", {})
+    if not isinstance(source_info, dict):
+        raise ValueError("the source record is not a JSON object")
+    source_hash = source_info.get("sha256")
+    if source_hash is not None and not isinstance(source_hash, str):
+        raise ValueError("the source's SHA-256 is not text")
     return Session(
         dataset=dataset, parameters=parameters, result=result,
         groups=np.asarray(groups, dtype=np.int8), active_group=int(selection["active_group"]),
         selection_history=history, color_mode=color_mode, scatter_components=scatter,
         torus_axes=axes, views=views, source_path=str(source_info.get("path", "")),
-        source_sha256=source_info.get("sha256"), data_sha256=data_hash,
+        source_sha256=source_hash, data_sha256=data_hash,
         saved_with=str(metadata.get("package_version", "unknown")), name=source.stem,
         notes=tuple(notes))
+
+
+def check_views(views: Any) -> dict[str, Any]:
+    """Check the view choices of a session: a JSON object (the container's JSON has no
+    NaN or infinity) whose cameras, where given, can be shown.
+
+    A camera is ``position``, ``focal_point`` and ``view_up`` (three finite numbers each)
+    and a positive ``parallel_scale``; the position must differ from the focal point and
+    the view-up must be a non-zero vector not parallel to the direction of view.
+
+    Raises
+    ------
+    ValueError
+        Naming the view and the problem.
+    """
+    if not isinstance(views, dict):
+        raise ValueError("the view choices are not a JSON object")
+    for key, choices in views.items():
+        if not isinstance(choices, dict):
+            raise ValueError(f"the choices of the view {str(key)[:40]!r} are not a JSON "
+                             "object")
+        if "camera" in choices:
+            problem = camera_problem(choices["camera"])
+            if problem:
+                raise ValueError(f"the camera of the view {str(key)[:40]!r}: {problem}")
+    return views
+
+
+def camera_problem(camera: Any) -> str:
+    """Why a saved camera cannot be shown ("" when it can); see :func:`check_views`."""
+    if not isinstance(camera, dict):
+        return "not a JSON object"
+    vectors = {}
+    for key in ("position", "focal_point", "view_up"):
+        value = camera.get(key)
+        if (not isinstance(value, list) or len(value) != 3 or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+                for v in value)):
+            return f"{key} is not three finite numbers"
+        vectors[key] = np.asarray(value, dtype=np.float64)
+    scale = camera.get("parallel_scale")
+    if (not isinstance(scale, int | float) or isinstance(scale, bool)
+            or not math.isfinite(scale) or scale <= 0):
+        return "parallel_scale is not a positive number"
+    direction = vectors["focal_point"] - vectors["position"]
+    up = vectors["view_up"]
+    length, up_length = np.linalg.norm(direction), np.linalg.norm(up)
+    if not length > 0 or not np.isfinite(length):
+        return "the position is the focal point (no direction of view)"
+    if not up_length > 0 or not np.isfinite(up_length):
+        return "view_up is the zero vector"
+    if np.linalg.norm(np.cross(direction / length, up / up_length)) < 1e-6:
+        return "view_up is parallel to the direction of view"
+    return ""
 
 
 def _check_metadata(source: Path, metadata: Any) -> None:
@@ -463,11 +506,11 @@ def _decode_parameters(decoder: TreeDecoder, node: dict[str, Any], notes: list[s
     return parameters
 
 
-def _decode_result(archive: zipfile.ZipFile, source: Path, decoder: TreeDecoder,
-                   node: dict[str, Any], dataset: Dataset, notes: list[str]) -> AnalysisResult:
+def _decode_result(reader: ContainerReader, decoder: TreeDecoder, node: dict[str, Any],
+                   dataset: Dataset, notes: list[str]) -> AnalysisResult:
     if node.get("model") != MODEL_PREFIX:
         raise ValueError(f"the fitted model is expected under {MODEL_PREFIX}")
-    model = read_model(archive, source, MODEL_PREFIX)
+    model = read_model(reader, MODEL_PREFIX)
     n = dataset.n_samples
     fitted = np.asarray(model.angles_)
     if fitted.shape != dataset.angles.shape or model.scores_.shape[0] != n or (

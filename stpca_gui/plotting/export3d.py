@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import atomic_path
+from ..files.atomic import atomic_path
 
 __all__ = ["RASTER_EXTENSIONS", "VECTOR_EXTENSIONS", "save_plotter_image"]
 

@@ -21,9 +21,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..core.atomic import atomic_path
 from ..core.circstats.mode_test import DEFAULT_ALPHA
 from ..core.circstats.modes import ModeRule, model_mode_clusters
+from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
 from .colors import PointColoring
 

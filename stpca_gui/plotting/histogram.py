@@ -112,6 +112,8 @@ class ScoreHistogram:
         self._range_artists: list = []
         self._antimode_artists: list = []
         self._partial: PartialRedraw | None = None
+        self._legend_entries: tuple[list, list[str]] = ([], [])
+        self._legend_has_selection = False
 
     # ------------------------------------------------------------------ access
     @property
@@ -278,27 +280,39 @@ class ScoreHistogram:
                                  for _, name, members in groups)
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
-        if self.shows_selection:
-            legend_handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
-            legend_labels.append("selection")
-        # "best" keeps the legend off the modes; the headroom above leaves it a place. The
-        # legend does not change with the selection, so it belongs to the static layers
-        # (its best place is searched only in full renders); where it avoids the bars and
-        # the density curve it also avoids their selected parts, which are drawn over it.
-        if len(legend_labels) > _LEGEND_INSIDE_MAX:
-            # Many labels: a legend inside would hide bars; it goes beside the axes.
-            legend = ax.legend(legend_handles, legend_labels, loc="upper left", fontsize=8,
-                               bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
-        else:
-            legend = ax.legend(legend_handles, legend_labels, loc="best", fontsize=8,
-                               framealpha=0.85)
-        legend.set_zorder(_LEGEND_Z)
+        self._legend_entries = (legend_handles, legend_labels)
+        self._draw_legend(self.shows_selection and bool(mask.any()))
         if self.shows_selection:
             # The selection's size, above the top right corner of the axes.
             self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes,
                                            ha="right", va="bottom", fontsize=8,
                                            zorder=_COUNT_Z)
             self._set_selection_count(mask)
+
+    def _draw_legend(self, with_selection: bool) -> None:
+        """The legend: the groups, the density curve and, when something is selected, the
+        selection (an entry for an empty selection would name nothing drawn)."""
+        handles, labels = (list(entries) for entries in self._legend_entries)
+        if with_selection:
+            handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
+            labels.append("selection")
+        old = self._ax.get_legend()
+        if old is not None:
+            old.remove()
+        # "best" keeps the legend off the modes; the headroom above leaves it a place. The
+        # legend does not change with the selection's members, so it belongs to the static
+        # layers (its best place is searched only in full renders); where it avoids the
+        # bars and the density curve it also avoids their selected parts, drawn over it.
+        if len(labels) > _LEGEND_INSIDE_MAX:
+            # Many labels: a legend inside would hide bars; it goes beside the axes.
+            legend = self._ax.legend(handles, labels, loc="upper left", fontsize=8,
+                                     bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                                     frameon=False)
+        else:
+            legend = self._ax.legend(handles, labels, loc="best", fontsize=8,
+                                     framealpha=0.85)
+        legend.set_zorder(_LEGEND_Z)
+        self._legend_has_selection = with_selection
 
     @staticmethod
     def _groups(
@@ -384,6 +398,13 @@ class ScoreHistogram:
             patch.set_height(height)
         self._set_selection_curve(mask)
         self._set_selection_count(mask)
+        with_selection = self.shows_selection and bool(mask.any())
+        if with_selection != self._legend_has_selection:
+            # The legend gains or loses its selection entry: a static layer changes, so
+            # the next redraw is a full render.
+            self._draw_legend(with_selection)
+            if self._partial is not None:
+                self._partial.invalidate()
 
     def _selection_counts(self, mask: NDArray[np.bool_]) -> NDArray[np.int64]:
         """Selected samples per bin."""

@@ -44,7 +44,7 @@ from .torus_geometry import (
     doughnut_coordinates,
 )
 
-__all__ = ["Layout", "TorusScene"]
+__all__ = ["MAX_AXIS_TITLE", "Layout", "TorusScene", "short_label"]
 
 Layout = Literal["cube", "square", "doughnut", "circle"]
 _LAYOUTS = ("cube", "square", "doughnut", "circle")
@@ -66,6 +66,20 @@ _PLUS_PI = "π" if FONT else "pi"
 
 
 # ------------------------------------------------------------------------------ torus scene
+
+
+
+#: Longest axis title drawn (characters); longer column names are cut with an ellipsis.
+MAX_AXIS_TITLE = 24
+
+
+def short_label(text: object, limit: int = MAX_AXIS_TITLE) -> str:
+    """A column name fit for an axis title or a menu: on one line (control characters
+    become spaces) and at most ``limit`` characters, cut with an ellipsis."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit - 1] + "…" if FONT else flat[:limit - 3] + "..."
 
 
 class TorusScene(SceneBase):
@@ -242,7 +256,7 @@ class TorusScene(SceneBase):
     def _names(column_names: Sequence[str] | None, d: int) -> list[str]:
         if column_names is None:
             return [f"θ{k + 1}" if FONT else f"theta{k + 1}" for k in range(d)]
-        names = [str(c) for c in column_names]
+        names = [short_label(c) for c in column_names]
         if len(names) != d:
             raise ValueError(f"{len(names)} column names for {d} angle columns")
         return names

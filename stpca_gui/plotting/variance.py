@@ -12,15 +12,23 @@ from matplotlib.patches import Patch
 from numpy.typing import ArrayLike
 
 from .colors import PALETTE
-from .mpl_common import fresh_axes
+from .mpl_common import TICK_SIZE, fresh_axes
 
 #: Okabe–Ito blue for the sphere, orange for the torus.
 SPHERE_COLOR = PALETTE[4]
 TORUS_COLOR = PALETTE[0]
-#: Above this many components the value labels are written vertically and smaller.
-_UPRIGHT_LABELS_UP_TO = 8
-#: Bars taller than this (percent) carry their label inside, in white.
+#: Value labels' font sizes (points): upright, and vertical when upright ones would run
+#: into each other.
+_UPRIGHT_SIZE = 8.0
+_VERTICAL_SIZE = 6.5
+#: Width of a digit or point as a share of the font size (DejaVu Sans, a little over).
+_CHAR_WIDTH = 0.64
+#: Share of the figure's width the axes take (the rest: y ticks and label).
+_AXES_SHARE = 0.8
+#: Bars taller than this (percent) carry their label inside, in white: upright labels,
+#: and the longer vertical ones, which would run into the legend above the axes.
 _INSIDE_ABOVE = 88.0
+_INSIDE_ABOVE_VERTICAL = 55.0
 
 
 def _percent(ratio: ArrayLike | None, name: str) -> np.ndarray | None:
@@ -51,7 +59,9 @@ def draw_variance(
         sphere bars are drawn and the legend and title say so. Individual NaN entries
         get no bar.
     title : str
-        Title; " (torus not computed)" is appended when the torus values are missing.
+        Title; " (torus not computed)" is appended when the torus values are missing. An
+        empty title (a view under a header that says it) draws none, and puts the legend
+        above the axes, clear of the bars and their labels.
 
     Returns
     -------
@@ -70,9 +80,7 @@ def draw_variance(
     positions = np.arange(d, dtype=np.float64)
     width = 0.4 if has_torus else 0.6
     offset = width / 2 if has_torus else 0.0
-    upright = d <= _UPRIGHT_LABELS_UP_TO
-    label_kw = {"fontsize": 8 if upright else 6.5, "rotation": 0 if upright else 90,
-                "padding": 2}
+    label_kw = _value_label_style(figure, d, 2 if has_torus else 1)
 
     sphere_bars = ax.bar(positions - offset, sphere, width=width, color=SPHERE_COLOR,
                          label="sphere (PNS)", zorder=2)
@@ -90,25 +98,52 @@ def draw_variance(
     else:
         handles.append(Patch(facecolor="none", edgecolor="none"))
         names.append("torus: not computed")
-        title = f"{title} (torus not computed)"
+        if title:
+            title = f"{title} (torus not computed)"
 
-    ax.set_xticks(positions, [f"PNS{k + 1}" for k in range(d)],
+    # "PNS1", "PNS2", … while they fit side by side, else the component numbers alone.
+    named = _fits(figure, d, len(f"PNS{d}"), TICK_SIZE)
+    ax.set_xticks(positions, [f"PNS{k + 1}" if named else f"{k + 1}" for k in range(d)],
                   rotation=0 if d <= 12 else 90)
     ax.set_ylim(0.0, 100.0)
     # One component: room on the right for the legend beside the (100 %) bars.
     ax.set_xlim(-0.6, d - 0.4 if d > 1 else 1.8)
-    ax.set_ylabel("explained variance (%)")
-    ax.set_xlabel("component")
+    ax.set_ylabel("explained variance (%)" if title else "variance (%)")
+    if not named:
+        ax.set_xlabel("PNS component")
+    elif title:
+        ax.set_xlabel("component")
     ax.grid(False, axis="x")
-    # Upper right: the ratios decrease with the component, so the right end is low.
-    ax.legend(handles, names, loc="upper right", fontsize=8, framealpha=0.9)
-    ax.set_title(title, loc="left")
+    if title:
+        # Upper right: the ratios decrease with the component, so the right end is low.
+        ax.legend(handles, names, loc="upper right", fontsize=8, framealpha=0.9)
+        ax.set_title(title, loc="left")
+    else:
+        ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncols=2,
+                  fontsize=8, frameon=False, borderaxespad=0.2, handlelength=1.2,
+                  columnspacing=1.0)
     return ax
+
+
+def _fits(figure: Figure, slots: int, characters: int, points: float) -> bool:
+    """Whether ``characters`` digits in a ``points`` font fit, side by side, in each of
+    ``slots`` equal slots across the figure's axes."""
+    slot = _AXES_SHARE * figure.bbox.width / slots
+    return characters * _CHAR_WIDTH * points * figure.dpi / 72.0 <= 0.95 * slot
+
+
+def _value_label_style(figure: Figure, d: int, bars_per_component: int) -> dict:
+    """Upright value labels when those of neighbouring bars fit side by side in the
+    figure's width, else vertical ones in a smaller font."""
+    widest = len("100.0") if d == 1 else len("00.0")
+    if _fits(figure, d * bars_per_component, widest, _UPRIGHT_SIZE):
+        return {"fontsize": _UPRIGHT_SIZE, "rotation": 0, "padding": 2}
+    return {"fontsize": _VERTICAL_SIZE, "rotation": 90, "padding": 2}
 
 
 def _label_bars(ax: Axes, bars, values: np.ndarray, label_kw: dict) -> None:
     """Write each value on its bar: above it, or inside (centred, white) for tall bars."""
-    tall = values > _INSIDE_ABOVE
+    tall = values > (_INSIDE_ABOVE if label_kw["rotation"] == 0 else _INSIDE_ABOVE_VERTICAL)
     ax.bar_label(bars, labels=[f"{v:.1f}" if not t else "" for v, t in zip(values, tall,
                                                                           strict=True)],
                  **label_kw)

@@ -10,8 +10,8 @@ and a demo fit) and every copy of the bundle ships it.
 A bundle installed read-only (say under ``/opt``) cannot take new entries, and numba only
 uses a cache directory it can write to, so the shipped cache is then copied once to
 ``$XDG_CACHE_HOME/stpca-gui/numba-<build id>`` and used from there. The build id is a hash
-of the bundle's executable, which numba also uses as the source stamp of every frozen
-kernel: another build never reads this copy.
+of the bundle's executables (its build id), also the source stamp of every frozen kernel:
+another build never reads this copy, and the bundle's ``stpca-gui`` and ``stpca`` share it.
 
 The bundle's runtime hook (``packaging/pyi_rth_stpca_numba.py``) selects this locator through
 ``NUMBA_CACHE_LOCATOR_CLASSES``; outside a bundle it declines, and numba's usual locators
@@ -32,6 +32,10 @@ from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
 
 #: The cache directory's name inside the bundle's data directory (``sys._MEIPASS``).
 BUNDLE_CACHE_NAME = "numba_cache"
+#: The file there naming the build (a hash of its executables, written by packaging/build):
+#: the source stamp of every frozen kernel, the same for ``stpca-gui`` and ``stpca``, which
+#: thereby share one cache.
+BUILD_ID_NAME = "build-id"
 
 
 def _is_writable(directory: Path) -> bool:
@@ -42,8 +46,18 @@ def _is_writable(directory: Path) -> bool:
     return True
 
 
+@functools.cache
 def _build_id() -> str:
-    """A short hash of the bundle's executable (it holds all of the bundle's Python code)."""
+    """The bundle's build id: the one ``packaging/build`` writes (:data:`BUILD_ID_NAME`),
+    else a short hash of this executable (it holds all of the bundle's Python code)."""
+    bundle_data = getattr(sys, "_MEIPASS", None)
+    if bundle_data is not None:
+        try:
+            written = (Path(bundle_data) / BUILD_ID_NAME).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            written = ""
+        if written:
+            return written
     digest = hashlib.sha256()
     with open(sys.executable, "rb") as executable:
         for block in iter(lambda: executable.read(1 << 20), b""):
@@ -114,6 +128,11 @@ class BundleCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
 
     def get_cache_path(self) -> str:
         return self._cache_path
+
+    def get_source_stamp(self) -> tuple[str, str]:
+        # numba's stamp of a frozen function is its executable's time and size: the
+        # bundle's two executables would each invalidate the other's kernels.
+        return ("stpca-bundle", _build_id())
 
     @classmethod
     def from_function(cls, py_func, py_file: str):

@@ -12,7 +12,7 @@ from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
-from ...core.atomic import atomic_path
+from ...files.atomic import atomic_path
 from ...model import AnalysisResult, AppState
 from ...plotting.histogram import ScoreHistogram
 from ...plotting.partial_redraw import PartialRedraw
@@ -336,12 +336,15 @@ class VarianceView(MplView):
         super().__init__(state, parent)
         self.canvas.setMinimumSize(200, 120)
         state.result_changed.connect(self.redraw)
+        # The value labels are laid out for the figure's width (upright or vertical).
+        self.canvas.mpl_connect("resize_event", lambda _event: self.redraw())
 
     def redraw(self, *_: object) -> None:
         self.figure.clear()
         self.thaw_layout()
         result = self.state.result
         if result is not None:
-            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio)
+            # No title: the view's header says it.
+            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="")
         self._drawn = result is not None
         self.canvas.draw_idle()

@@ -14,10 +14,11 @@ from pyvistaqt import QtInteractor
 
 from ...model import AppState
 from ...model.live_fit import SMDSSnapshot
+from ...model.session_file import camera_problem
 from ...plotting.export3d import save_plotter_image
 from ...plotting.live_smds import ConfigurationProjection, LiveSMDSScene, live_caption
 from ...plotting.sphere_scene import SphereScene, sphere_view_data
-from ...plotting.torus_scene import TorusScene
+from ...plotting.torus_scene import TorusScene, short_label
 from .base import ViewFrame, current_colors
 
 
@@ -194,7 +195,7 @@ def restore_camera(plotter: BasePlotter, saved: dict[str, Any]) -> bool:
     except (KeyError, TypeError, ValueError):
         return False
     if (any(v.shape != (3,) or not np.all(np.isfinite(v)) for v in vectors)
-            or not np.isfinite(scale) or scale <= 0):
+            or not np.isfinite(scale) or scale <= 0 or camera_problem(saved)):
         return False
     plotter.camera_position = [tuple(v) for v in vectors]
     plotter.camera.parallel_scale = scale
@@ -246,7 +247,7 @@ class TorusView(VtkView):
             combo.blockSignals(True)
             combo.clear()
             if many:
-                combo.addItems(list(dataset.column_names))
+                combo.addItems([short_label(name, 60) for name in dataset.column_names])
                 combo.setCurrentIndex(self.state.torus_axes[k])
             combo.setVisible(many)
             combo.blockSignals(False)

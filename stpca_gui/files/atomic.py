@@ -10,22 +10,36 @@ Files that belong together (the result tables and summary of one fit) are writte
 :func:`atomic_file_set`: all are written to temporaries first and replace their targets
 only then, so either the whole set is new or none of it is.
 
-The module needs only the standard library and lives in the core so that the core's own
-writer (:mod:`~stpca_gui.core.persistence`) uses it too.
+Replacing a file keeps what the user set on it: an existing target's permission bits
+(a private 0600 session stays private) and, for a symbolic link, the link itself (the
+file it points to is replaced). The new content is flushed to the disk (``fsync``) before
+the rename and the folder after it, so a crash leaves the old file or the new one. The
+hidden temporaries of writes that were killed half-way are removed by the next write of
+the same target once they are :data:`ORPHAN_AGE` seconds old.
+
+The module needs only the standard library and lives in the bottom package
+:mod:`stpca_gui.files`, so that every other package (the core's model files too) uses it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import stat
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_file_set", "atomic_path", "atomic_write_text", "check_file_set"]
+__all__ = ["ORPHAN_AGE", "atomic_file_set", "atomic_path", "atomic_write_text", "check_file_set",
+           "remove_orphans"]
 
 #: Attempts at a fresh temporary name before giving up (each name has 48 random bits).
 _NAME_ATTEMPTS = 16
+#: Seconds after its last change when a hidden temporary of a target counts as left over
+#: by a killed write (a write in progress changes its file all the time).
+ORPHAN_AGE = 15 * 60
 
 
 def _hidden_name(target: Path, kind: str, suffix: str) -> Path:
@@ -62,6 +76,68 @@ def _link_backup(target: Path) -> Path | None:
     return None
 
 
+def _final_target(path: Path) -> Path:
+    """The file a write of ``path`` replaces: the target of a symbolic link (followed to
+    its end), else ``path`` itself."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _existing_mode(target: Path) -> int | None:
+    """Permission bits of an existing regular file ``target``, None when there is none."""
+    try:
+        status = os.stat(target)
+    except OSError:
+        return None
+    return stat.S_IMODE(status.st_mode) if stat.S_ISREG(status.st_mode) else None
+
+
+def _flush_to_disk(path: Path, *, folder: bool = False) -> None:
+    """``fsync`` a file (or a folder, to make a rename in it durable); best effort for
+    folders, which some systems cannot open."""
+    try:
+        fd = os.open(path, os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if folder else 0))
+    except OSError:
+        if folder:
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not folder:
+            raise
+    finally:
+        os.close(fd)
+
+
+def remove_orphans(target: str | os.PathLike[str], *, age: float = ORPHAN_AGE) -> list[Path]:
+    """Remove the hidden temporaries that killed writes of ``target`` left beside it.
+
+    Only files named as :func:`atomic_path` names the temporaries of exactly this target
+    (``.<stem>.<12 hex digits>.tmp<suffix>`` or ``.old<suffix>``) and unchanged for ``age``
+    seconds are removed. Returns the paths removed.
+    """
+    target = Path(target)
+    pattern = re.compile(rf"\.{re.escape(target.stem)}\.[0-9a-f]{{12}}\.(tmp|old).*\Z",
+                         re.DOTALL)
+    removed = []
+    now = time.time()
+    try:
+        candidates = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    for candidate in candidates:
+        if not pattern.match(candidate.name):
+            continue
+        try:
+            status = candidate.lstat()
+            if stat.S_ISREG(status.st_mode) and now - status.st_mtime >= age:
+                candidate.unlink()
+                removed.append(candidate)
+        except OSError:
+            continue  # another writer's, or gone meanwhile: not ours to insist on
+    return removed
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path to write; on success it replaces ``path`` in one rename.
@@ -69,7 +145,9 @@ def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iter
     Parameters
     ----------
     path : str or path-like
-        The file to create or replace; its folder must exist.
+        The file to create or replace; its folder must exist. A symbolic link is followed:
+        the file it points to is replaced and the link stays. An existing file's
+        permission bits are kept.
     suffix : str, optional
         Extension of the temporary file, by default the target's (e.g. a lower-case one
         for writers that only know ``.png``).
@@ -86,22 +164,29 @@ def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iter
     OSError
         With a message naming the path when the folder is missing or not writable.
     """
-    target = Path(path)
+    shown = Path(path)
+    target = _final_target(shown)
+    remove_orphans(target)
     try:
         tmp = _create_temporary(target, target.suffix if suffix is None else suffix)
     except OSError as exc:
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise OSError(f"cannot write {shown}: {exc.strerror or exc}") from None
     try:
         yield tmp
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     try:
+        mode = _existing_mode(target)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        _flush_to_disk(tmp)
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         # The message names the user's file, not the temporary one.
-        raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise OSError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    _flush_to_disk(target.parent, folder=True)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -174,9 +259,11 @@ def atomic_file_set(
     except OSError as exc:
         raise OSError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
     temporaries: dict[str, Path] = {}
+    for name in names:
+        remove_orphans(folder / name)
     try:
         for name in names:
-            target = folder / name
+            target = _final_target(folder / name)
             try:
                 temporaries[name] = _create_temporary(target, target.suffix)
             except OSError as exc:
@@ -195,12 +282,16 @@ def _replace_all(folder: Path, temporaries: dict[str, Path]) -> None:
     backups: list[Path] = []
     try:
         for name, tmp in temporaries.items():
-            target = folder / name
+            target = _final_target(folder / name)
             existed = os.path.lexists(target)
             backup = _link_backup(target)
             if backup is not None:
                 backups.append(backup)
             try:
+                mode = _existing_mode(target)
+                if mode is not None:
+                    os.chmod(tmp, mode)
+                _flush_to_disk(tmp)
                 os.replace(tmp, target)
             except OSError as exc:
                 restored = _undo(done)
@@ -211,6 +302,7 @@ def _replace_all(folder: Path, temporaries: dict[str, Path]) -> None:
     finally:
         for backup in backups:
             backup.unlink(missing_ok=True)
+    _flush_to_disk(folder, folder=True)
 
 
 def _undo(done: list[tuple[Path, Path | None, bool]]) -> bool:
