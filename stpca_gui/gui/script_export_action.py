@@ -72,7 +72,8 @@ class ScriptExportAction(QObject):
             return
         result = self.window.state.result
         clusters = result.mode_clusters if result is not None else None
-        self.runner.start(lambda _state: export_script(dataset, parameters, path, clusters))
+        self.runner.start(lambda _state: export_script(dataset, parameters, path,
+                                                             clusters=clusters))
 
     def _on_written(self, outcome) -> None:
         export, files = outcome
