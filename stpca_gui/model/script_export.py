@@ -443,7 +443,7 @@ class _ScriptWriter:
         names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
                   if origin == "structure" else [])
         names += ["DATA_COPY"] if origin != "demo" else []
-        names += ["COLUMNS", "ANGLES_SHA256"]
+        names += ["CLUSTER_RULE", "ALPHA", "COLUMNS", "ANGLES_SHA256"]
         statements += [("assign", name) for name in names]
         statements += [("def", "sha256"), ("def", "load_data")]
         if figures:
