@@ -73,7 +73,7 @@ class ScriptExportAction(QObject):
         result = self.window.state.result
         clusters = result.mode_clusters if result is not None else None
         self.runner.start(lambda _state: export_script(dataset, parameters, path,
-                                                             clusters=clusters))
+                                                       clusters=clusters))
 
     def _on_written(self, outcome) -> None:
         export, files = outcome
