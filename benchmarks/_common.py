@@ -14,7 +14,7 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,23 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     lines.extend("| " + " | ".join(row) + " |" for row in rows)
     return "\n".join(lines)
+
+
+def demo_groups(cases: Sequence[Any], demos: Sequence[str], optimizers: Sequence[str]
+                ) -> Iterator[tuple[str, str, list[Any]]]:
+    """(demo, optimizer, its cases) for each demo × optimizer that has cases, in table
+    order; a case has ``demo`` and ``optimizer`` attributes."""
+    for demo in demos:
+        for optimizer in optimizers:
+            group = [c for c in cases if c.demo == demo and c.optimizer == optimizer]
+            if group:
+                yield demo, optimizer, group
+
+
+def titled_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]
+                 ) -> list[str]:
+    """The lines of a report that show a table under its heading (blank lines between)."""
+    return ["", title, "", markdown_table(headers, rows)]
 
 
 def pass_fail(ok: bool | None) -> str:

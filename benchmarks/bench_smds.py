@@ -267,26 +267,22 @@ def demo_report(results: Sequence[DemoResult], repeats: int) -> str:
                        "median time (s)", "max time (s)", "mean iter", "mean r̂", "r*",
                        "paper stress", "paper time (s)", "paper r̂", "paper r*", "lbfgs PASS"]
     summary_rows = []
-    for demo in DEMOS:
+    for demo, optimizer, cases in common.demo_groups(results, DEMOS, OPTIMIZERS):
         paper = PAPER[demo]
-        for optimizer in OPTIMIZERS:
-            cases = [r for r in results if r.demo == demo and r.optimizer == optimizer]
-            if not cases:
-                continue
-            verdicts = [r.passed for r in cases if r.passed is not None]
-            passed = f"{sum(verdicts)}/{len(verdicts)}" if verdicts else "—"
-            summary_rows.append([
-                demo, optimizer, str(len(cases)),
-                fmt(statistics.fmean(r.stress for r in cases), ".5f"),
-                fmt(max(r.stress for r in cases), ".5f"),
-                fmt(statistics.median(r.time_median_s for r in cases), ".4f"),
-                fmt(max(r.time_median_s for r in cases), ".4f"),
-                fmt(statistics.fmean(r.n_iter for r in cases), ".1f"),
-                fmt(statistics.fmean(r.radius for r in cases), ".3f"),
-                fmt(cases[0].initial_radius, ".3f"),
-                fmt(paper.stress, ".3f"), fmt(paper.seconds, ".2f"), fmt(paper.radius, ".2f"),
-                fmt(paper.initial_radius, ".2f"), passed,
-            ])
+        verdicts = [r.passed for r in cases if r.passed is not None]
+        passed = f"{sum(verdicts)}/{len(verdicts)}" if verdicts else "—"
+        summary_rows.append([
+            demo, optimizer, str(len(cases)),
+            fmt(statistics.fmean(r.stress for r in cases), ".5f"),
+            fmt(max(r.stress for r in cases), ".5f"),
+            fmt(statistics.median(r.time_median_s for r in cases), ".4f"),
+            fmt(max(r.time_median_s for r in cases), ".4f"),
+            fmt(statistics.fmean(r.n_iter for r in cases), ".1f"),
+            fmt(statistics.fmean(r.radius for r in cases), ".3f"),
+            fmt(cases[0].initial_radius, ".3f"),
+            fmt(paper.stress, ".3f"), fmt(paper.seconds, ".2f"), fmt(paper.radius, ".2f"),
+            fmt(paper.initial_radius, ".2f"), passed,
+        ])
     parts = [
         "## 1. Demo fits",
         "",
@@ -299,10 +295,8 @@ def demo_report(results: Sequence[DemoResult], repeats: int) -> str:
         "comparison.",
         "",
         common.markdown_table(headers, rows),
-        "",
-        "### Summary per demo, next to the paper's published numbers",
-        "",
-        common.markdown_table(summary_headers, summary_rows),
+        *common.titled_table("### Summary per demo, next to the paper's published numbers",
+                             summary_headers, summary_rows),
     ]
     return "\n".join(parts)
 
@@ -765,11 +759,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the Markdown report."""
     args = parse_args(argv)
-    if args.child == "sunspots":
-        common.emit_child_result(CHILD_MARKER, child_sunspots())
-        return 0
-    if args.child == "compile":
-        common.emit_child_result(CHILD_MARKER, child_compile())
+    if args.child:  # one measurement in a fresh process, started by run_child
+        children = {"sunspots": child_sunspots, "compile": child_compile}
+        common.emit_child_result(CHILD_MARKER, children[args.child]())
         return 0
 
     started = time.perf_counter()

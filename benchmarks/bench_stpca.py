@@ -339,38 +339,34 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
                      f"curve < {CURVE_CENTRE_TOLERANCE:g} rad"]
 
     summary_rows = []
-    for demo in DEMOS:
+    for demo, optimizer, group in common.demo_groups(cases, DEMOS, OPTIMIZERS):
         paper = PAPER[demo]
-        for optimizer in OPTIMIZERS:
-            group = [c for c in cases if c.demo == demo and c.optimizer == optimizer]
-            if not group:
-                continue
-            k = len(paper.torus_percent)
-            label = "PC1" if k == 1 else "+".join(f"PC{i + 1}" for i in range(k))
-            ours_split = " + ".join(
-                fmt(statistics.fmean(100.0 * c.torus_ratio[i] for c in group), ".1f")
-                for i in range(k))
-            types = sorted({", ".join(c.sphere_types) for c in group})
-            checks = []
-            for attr in ("separation_ok", "curve_ok"):
-                verdicts = [getattr(c, attr) for c in group if getattr(c, attr) is not None]
-                checks.append(f"{sum(verdicts)}/{len(verdicts)}" if verdicts else "—")
-            headline = fmt(statistics.fmean(torus_headline(c) for c in group), ".1f")
-            torus_cell = f"{label}: {ours_split}" + ("" if k == 1 else f" = {headline}")
-            summary_rows.append([
-                demo, optimizer, str(len(group)),
-                mean_range([c.initial_radius for c in group], ".3f"),
-                fmt(paper.initial_radius, ".2f"),
-                mean_range([c.radius for c in group], ".3f"), fmt(paper.radius, ".2f"),
-                mean_range([c.stress for c in group], ".4f"), fmt(paper.stress, ".3f"),
-                torus_cell,
-                paper.percent_label,
-                fmt(statistics.fmean(100.0 * c.sphere_ratio[0] for c in group), ".1f"),
-                " / ".join(types),
-                str(sum(c.curve_breaks for c in group)),
-                checks[0], checks[1],
-                fmt(statistics.median(c.total_s for c in group), ".3f"),
-            ])
+        k = len(paper.torus_percent)
+        label = "PC1" if k == 1 else "+".join(f"PC{i + 1}" for i in range(k))
+        ours_split = " + ".join(
+            fmt(statistics.fmean(100.0 * c.torus_ratio[i] for c in group), ".1f")
+            for i in range(k))
+        types = sorted({", ".join(c.sphere_types) for c in group})
+        checks = []
+        for attr in ("separation_ok", "curve_ok"):
+            verdicts = [getattr(c, attr) for c in group if getattr(c, attr) is not None]
+            checks.append(f"{sum(verdicts)}/{len(verdicts)}" if verdicts else "—")
+        headline = fmt(statistics.fmean(torus_headline(c) for c in group), ".1f")
+        torus_cell = f"{label}: {ours_split}" + ("" if k == 1 else f" = {headline}")
+        summary_rows.append([
+            demo, optimizer, str(len(group)),
+            mean_range([c.initial_radius for c in group], ".3f"),
+            fmt(paper.initial_radius, ".2f"),
+            mean_range([c.radius for c in group], ".3f"), fmt(paper.radius, ".2f"),
+            mean_range([c.stress for c in group], ".4f"), fmt(paper.stress, ".3f"),
+            torus_cell,
+            paper.percent_label,
+            fmt(statistics.fmean(100.0 * c.sphere_ratio[0] for c in group), ".1f"),
+            " / ".join(types),
+            str(sum(c.curve_breaks for c in group)),
+            checks[0], checks[1],
+            fmt(statistics.median(c.total_s for c in group), ".3f"),
+        ])
     summary_headers = ["demo", "optimizer", "seeds", "r* mean (range)", "paper r*",
                        "r̂ mean (range)", "paper r̂", "stress mean (range)", "paper stress",
                        "torus % (mean)", "paper %", "sphere % PC1 (mean)", "PNS types",
@@ -388,14 +384,8 @@ def demo_report(cases: Sequence[DemoCase]) -> str:
         "includes input checks and seeding. r* is `smds_.initial_radius_`, r̂ `radius_`. "
         "Sphere % = PNS explained variance ratio; torus % = the torus explained "
         "variance of section 3.5 (`torus_explained_variance_ratio_`).",
-        "",
-        "### Results per case",
-        "",
-        common.markdown_table(result_headers, result_rows),
-        "",
-        "### Wall time per stage",
-        "",
-        common.markdown_table(time_headers, time_rows),
+        *common.titled_table("### Results per case", result_headers, result_rows),
+        *common.titled_table("### Wall time per stage", time_headers, time_rows),
         "",
         "### Checks on the cluster demos",
         "",

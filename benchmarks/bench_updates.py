@@ -357,12 +357,14 @@ def main() -> None:
     results: dict[str, Any] = {"torus": [], "torus_skipped": None}
     if not args.cancel_only:
         measure_updates(results, args.repeats)
-    log("cancel latency")
-    results["cancel"] = bench_cancel(CANCEL_CASES)
-    log("cancel latency per stage")
-    results["cancel_stages"] = bench_cancel_stages(STAGE_CANCEL_CASES)
-    log("longest time between reports per stage")
-    results["report_gaps"] = bench_report_gaps(GAP_CASES)
+    for key, title, bench, cases in (
+            ("cancel", "cancel latency", bench_cancel, CANCEL_CASES),
+            ("cancel_stages", "cancel latency per stage", bench_cancel_stages,
+             STAGE_CANCEL_CASES),
+            ("report_gaps", "longest time between reports per stage", bench_report_gaps,
+             GAP_CASES)):
+        log(title)
+        results[key] = bench(cases)
     print(report(results))
     if args.json:
         args.json.write_text(json.dumps({"results": results, "targets": TARGETS}, indent=2))
@@ -370,12 +372,11 @@ def main() -> None:
 
 def measure_updates(results: dict[str, Any], repeats: int) -> None:
     """Parts 1–4: selection, scatter, histogram and torus scene updates."""
-    log("selection model")
-    results["selection"] = bench_selection(repeats)
-    log("scores scatter")
-    results["scatter"] = bench_scatter(repeats)
-    log("histogram")
-    results["histogram"] = bench_histogram(repeats)
+    for key, title, bench in (("selection", "selection model", bench_selection),
+                              ("scatter", "scores scatter", bench_scatter),
+                              ("histogram", "histogram", bench_histogram)):
+        log(title)
+        results[key] = bench(repeats)
     with x_display() as display:
         if display is None:
             results["torus_skipped"] = "no X display (DISPLAY unset, Xvfb not installed)"

@@ -66,18 +66,20 @@ def full_sunspots_csv() -> Path:
     Only beside a source checkout with ``../shared``; the tests that compare the bundled
     data set with its source skip without it (everything else uses ``load_sunspots``).
     """
-    path = SHARED_DATA / "sunspots_births.csv"
-    if not path.is_file():
-        pytest.skip(f"the full sunspots table is not available at {path}")
-    return path
+    return _shared_table("sunspots_births.csv", "the full sunspots table")
 
 
 @pytest.fixture(scope="session")
 def small_rna_csv() -> Path:
     """The small_rna.csv the bundled small RNA data set was built from (skips without it)."""
-    path = SHARED_DATA / "small_rna.csv"
+    return _shared_table("small_rna.csv", "the small RNA table")
+
+
+def _shared_table(name: str, what: str) -> Path:
+    """The source table ``name`` in ``../shared/data``; skips the test when it is missing."""
+    path = SHARED_DATA / name
     if not path.is_file():
-        pytest.skip(f"the small RNA table is not available at {path}")
+        pytest.skip(f"{what} is not available at {path}")
     return path
 
 

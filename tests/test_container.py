@@ -112,30 +112,27 @@ def test_compressed_entries_are_refused_before_inflating(tmp_path, files, method
     assert peak < MEMORY_BOUND
 
 
-@pytest.mark.parametrize("method", [9, 99])
-def test_unknown_compression_methods_are_file_errors(tmp_path, files, method):
-    data = bytearray(files["model"].read_bytes())
-    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
-        at = 0
-        while (at := data.find(signature, at)) >= 0:
-            data[at + offset:at + offset + 2] = struct.pack("<H", method)
-            at += 4
-    bad = tmp_path / "method.stpca"
-    bad.write_bytes(bytes(data))
-    with pytest.raises(ModelFileError, match=f"{bad}: .*method {method}"):
-        load_model(bad)
+#: Offsets of two-byte fields in the local and in the central header of a ZIP entry.
+_HEADER_FIELDS = {"flags": (6, 8), "method": (8, 10)}
 
 
-def test_encrypted_entries_are_file_errors(tmp_path, files):
+@pytest.mark.parametrize(("field", "change", "problem"), [
+    ("method", lambda old: 9, "method 9"),
+    ("method", lambda old: 99, "method 99"),
+    ("flags", lambda old: old | 1, "encrypted"),  # bit 0: the entry is encrypted
+], ids=["method-9", "method-99", "encrypted"])
+def test_unsupported_entries_are_file_errors(tmp_path, files, field, change, problem):
     data = bytearray(files["model"].read_bytes())
-    for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+    for signature, offset in zip((b"PK\x03\x04", b"PK\x01\x02"), _HEADER_FIELDS[field],
+                                 strict=True):
         at = 0
         while (at := data.find(signature, at)) >= 0:
-            data[at + offset] |= 1
+            (old,) = struct.unpack_from("<H", data, at + offset)
+            struct.pack_into("<H", data, at + offset, change(old))
             at += 4
-    bad = tmp_path / "encrypted.stpca"
+    bad = tmp_path / f"{field}.stpca"
     bad.write_bytes(bytes(data))
-    with pytest.raises(ModelFileError, match=f"{bad}: .*encrypted"):
+    with pytest.raises(ModelFileError, match=f"{bad}: .*{problem}"):
         load_model(bad)
 
 

@@ -319,7 +319,7 @@ def test_newer_version_asks_for_an_upgrade(saved, tmp_path):
 
     target = tmp_path / "newer.stpca"
     _rewrite(saved[0], target, bump)
-    _rejected(target, f"session format {SESSION_FORMAT_VERSION + 1}", "upgrade stpca-gui")
+    _rejected(target, f"session file format {SESSION_FORMAT_VERSION + 1}", "upgrade stpca-gui")
 
 
 def test_model_file_is_not_a_session(fitted, tmp_path):

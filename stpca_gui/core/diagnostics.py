@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from ._base.progress import CancelCheck
 from .geometry.torus import torus_distance, wrap_angles
 from .smds._diagnostics_kernel import point_pair_sums
+from .smds.pair_stress import pair_stress_is_exact, random_distinct_pairs
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
@@ -115,28 +116,20 @@ def shepard_sample(angles: NDArray[np.float64], units: NDArray[np.float64], radi
 
     Parameters
     ----------
-    angles : ndarray, shape (n, d)
-        Torus sample (radians).
-    units : ndarray, shape (n, d + 1)
-        Its unit vectors on the sphere.
-    radius : float
-        Sphere radius r.
+    angles, units, radius
+        The torus sample (n, d), its unit vectors on the sphere (n, d + 1) and the sphere
+        radius r, as in :func:`~stpca_gui.core.smds.pair_stress.sampled_pair_stress`.
     n_pairs : int
     random_state : int
     """
     n = angles.shape[0]
     if n < 2:
         raise ValueError("a Shepard sample needs at least 2 samples")
-    if n * (n - 1) // 2 <= n_pairs:
-        first, second = np.triu_indices(n, k=1)
-        exact = True
+    exact = pair_stress_is_exact(n, n_pairs)
+    if exact:
+        first, second = (k.astype(np.intp) for k in np.triu_indices(n, k=1))
     else:
-        rng = np.random.default_rng(random_state)
-        first = rng.integers(0, n, size=n_pairs)
-        second = rng.integers(0, n - 1, size=n_pairs)
-        second += second >= first  # distinct, uniform over ordered pairs
-        exact = False
-    first, second = first.astype(np.intp), second.astype(np.intp)
+        first, second = random_distinct_pairs(n, n_pairs, np.random.default_rng(random_state))
     torus = torus_distance(angles[first], angles[second])
     sphere = float(radius) * _unit_sphere_angle(units[first], units[second])
     return ShepardSample(first, second, torus, sphere, exact)

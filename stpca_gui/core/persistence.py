@@ -36,6 +36,7 @@ from .. import __version__
 from ..files.container import (
     ContainerError,
     ContainerReader,
+    check_format,
     detail,
     write_container,
     write_entries,
@@ -333,25 +334,15 @@ def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
     return model
 
 
+#: What a session file opened as a model file is (the session module is a layer above).
+_SESSION_HINT = {"stpca-session": (
+    "this is an stpca session file (data, fit and choices of the app), not a model file; "
+    "open it in stpca-gui, or write a model file with `stpca fit --save-model`")}
+
+
 def _check_metadata(source: Path, metadata: Any) -> None:
-    kind = metadata.get("format") if isinstance(metadata, dict) else None
-    if kind == "stpca-session":
-        raise ModelFileError(
-            f"{source}: this is an stpca session file (data, fit and choices of the app), "
-            "not a model file; open it in stpca-gui, or write a model file with "
-            "`stpca fit --save-model`")
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{source}: not an stpca model file ({METADATA_ENTRY} does not "
-                             f"name the format {FORMAT_NAME!r})")
-    version = metadata.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ModelFileError(f"{source}: damaged model file (format version {version!r})")
-    if version > FORMAT_VERSION:
-        writer = metadata.get("package_version", "unknown")
-        raise ModelFileError(
-            f"{source}: written by stpca-gui {writer} in model file format {version}; this "
-            f"stpca-gui ({__version__}) reads format {FORMAT_VERSION} and older: upgrade "
-            "stpca-gui to load it")
+    check_format(source, metadata, name=FORMAT_NAME, newest=FORMAT_VERSION,
+                 what="model file", error=ModelFileError, mistaken=_SESSION_HINT)
     if "tree" not in metadata:
         raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
 

@@ -50,7 +50,7 @@ from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
-from .prediction.projections import nested_variance, predict_projections
+from .prediction.projections import nested_variance, predict_projections, variance_attributes
 from .scoring_only import missing_attribute
 from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
@@ -307,13 +307,8 @@ class ScaledTorusPCA(Estimator):
         self.radius_ = smds.radius_
         self.stress_ = smds.stress_
         self.all_pairs_stress_ = float(all_pairs_stress)
-        self.scores_ = pns.scores_
-        self.explained_variance_ = pns.explained_variance_
-        self.explained_variance_ratio_ = pns.explained_variance_ratio_
-        self.torus_explained_variance_ = torus_var
-        total = np.sum(torus_var)
-        self.torus_explained_variance_ratio_ = (torus_var / total if total > 0
-                                                else np.full(d, np.nan))
+        for name, value in variance_attributes(pns, torus_var).items():
+            setattr(self, name, value)
         self.principal_curve_ = curve
         self.timings_ = timer.timings
         report(ProgressEvent("done", 1.0, message="done"))

@@ -32,7 +32,7 @@ from ._base.random import RANDOM_STATE, RandomStateLike
 from .geometry.torus import TWO_PI, torus_distance, wrap_angles
 from .geometry.validation import as_float_matrix, check_angles
 from .pns.pns import PrincipalNestedSpheres
-from .prediction.projections import level_scores
+from .prediction.projections import level_scores, variance_attributes
 
 __all__ = [
     "ORDERINGS",
@@ -355,14 +355,9 @@ class TorusPCA(Estimator):
         self.order_ = order
         self.embedding_ = embedding
         self.pns_ = pns
-        self.scores_ = pns.scores_
-        self.explained_variance_ = pns.explained_variance_
-        self.explained_variance_ratio_ = pns.explained_variance_ratio_
         self.mean_ = mean
-        total = float(torus_var.sum())
-        self.torus_explained_variance_ = torus_var
-        self.torus_explained_variance_ratio_ = (torus_var / total if total > 0
-                                                else np.full(d, np.nan))
+        for name, value in variance_attributes(pns, torus_var).items():
+            setattr(self, name, value)
         return self
 
     def fit_transform(self, X: ArrayLike, y: object = None) -> NDArray[np.float64]:

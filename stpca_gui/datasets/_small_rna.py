@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import io
-import lzma
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ._bundled import bundled_text, read_only
 
 #: The bundled file (built by ``_build.py``) inside this package.
 DATA_FILE = "small_rna.csv.xz"
@@ -53,12 +53,6 @@ def cluster_rule(eta: NDArray[np.float64], theta: NDArray[np.float64]) -> NDArra
                     np.where(eta_degrees > 0.0, "II", "V"))
 
 
-def _read_only(values: NDArray) -> NDArray:
-    values = np.ascontiguousarray(values)
-    values.flags.writeable = False
-    return values
-
-
 @dataclass(frozen=True, eq=False)  # arrays: compare the fields, not the objects
 class SmallRna:
     """The small RNA data set: nine angles per nucleotide and its cluster.
@@ -94,8 +88,8 @@ class SmallRna:
         if not set(self.fitted_columns) <= set(self.column_names):
             raise ValueError(f"fitted columns {self.fitted_columns} not all in "
                              f"{self.column_names}")
-        object.__setattr__(self, "angles", _read_only(self.angles))
-        object.__setattr__(self, "cluster", _read_only(self.cluster))
+        object.__setattr__(self, "angles", read_only(self.angles))
+        object.__setattr__(self, "cluster", read_only(self.cluster))
 
     def __len__(self) -> int:
         return int(self.angles.shape[0])
@@ -133,8 +127,7 @@ def load_small_rna() -> SmallRna:
 
 def read_bundled_table() -> tuple[NDArray[np.float64], NDArray[np.str_]]:
     """The bundled table as parsed: the nine angles in degrees, and the clusters."""
-    packed = resources.files(__package__).joinpath("data", DATA_FILE).read_bytes()
-    text = lzma.decompress(packed).decode("ascii")
+    text = bundled_text(DATA_FILE)
     header = text.split("\n", 1)[0].split(",")
     if tuple(header) != (*ANGLE_COLUMNS, "cluster"):
         raise ValueError(f"{DATA_FILE}: unexpected columns {header}")

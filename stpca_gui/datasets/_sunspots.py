@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import io
-import lzma
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ._bundled import bundled_text, read_only
 
 #: The bundled file (built by ``_build.py``) inside this package.
 DATA_FILE = "sunspots_births.csv.xz"
@@ -35,12 +35,6 @@ Longitudes are given to 0.01°; timestamps and values repeat (cycle 23 has 5373 
 only 4970 distinct longitudes), so code must cope with duplicate points. The paper studies
 cycle 23 as the lag-3 series (θ_i, θ_{i+1}, θ_{i+2}) on T³, i = 1..5371.
 """
-
-
-def _read_only(values: NDArray) -> NDArray:
-    values = np.ascontiguousarray(values)
-    values.flags.writeable = False
-    return values
 
 
 @dataclass(frozen=True, eq=False)  # arrays: compare the fields, not the objects
@@ -74,7 +68,7 @@ class Sunspots:
         if len(sizes) != 1 or self.cycle.ndim != 1:
             raise ValueError(f"cycle, theta and phi must be 1-D of one length, got {sizes}")
         for name in ("cycle", "theta", "phi"):
-            object.__setattr__(self, name, _read_only(getattr(self, name)))
+            object.__setattr__(self, name, read_only(getattr(self, name)))
 
     def __len__(self) -> int:
         return int(self.theta.size)
@@ -129,8 +123,7 @@ def load_sunspots(cycle: int | None = None) -> Sunspots:
     >>> series.shape
     (5371, 3)
     """
-    packed = resources.files(__package__).joinpath("data", DATA_FILE).read_bytes()
-    text = lzma.decompress(packed).decode("ascii")
+    text = bundled_text(DATA_FILE)
     table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     data = Sunspots(cycle=table[:, 0].astype(np.int64), theta=table[:, 1], phi=table[:, 2])
     return data if cycle is None else data.of_cycle(cycle)

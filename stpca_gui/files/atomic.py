@@ -91,6 +91,16 @@ def _existing_mode(target: Path) -> int | None:
     return stat.S_IMODE(status.st_mode) if stat.S_ISREG(status.st_mode) else None
 
 
+def _move_into_place(tmp: Path, target: Path) -> None:
+    """Give the written ``tmp`` the target's permission bits, flush it and rename it onto
+    ``target`` (the caller flushes the folder)."""
+    mode = _existing_mode(target)
+    if mode is not None:
+        os.chmod(tmp, mode)
+    _flush_to_disk(tmp)
+    os.replace(tmp, target)
+
+
 def _flush_to_disk(path: Path, *, folder: bool = False) -> None:
     """``fsync`` a file (or a folder, to make a rename in it durable); best effort for
     folders, which some systems cannot open."""
@@ -177,11 +187,7 @@ def atomic_path(path: str | os.PathLike[str], suffix: str | None = None) -> Iter
         tmp.unlink(missing_ok=True)
         raise
     try:
-        mode = _existing_mode(target)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        _flush_to_disk(tmp)
-        os.replace(tmp, target)
+        _move_into_place(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         # The message names the user's file, not the temporary one.
@@ -288,11 +294,7 @@ def _replace_all(folder: Path, temporaries: dict[str, Path]) -> None:
             if backup is not None:
                 backups.append(backup)
             try:
-                mode = _existing_mode(target)
-                if mode is not None:
-                    os.chmod(tmp, mode)
-                _flush_to_disk(tmp)
-                os.replace(tmp, target)
+                _move_into_place(tmp, target)
             except OSError as exc:
                 restored = _undo(done)
                 raise OSError(f"cannot write {target}: {exc.strerror or exc}; " + (

@@ -42,10 +42,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from .. import __version__
 from .atomic import atomic_path
 
-__all__ = ["ARRAY_KINDS", "ContainerError", "ContainerReader", "Limits", "detail",
-           "write_container", "write_entries"]
+__all__ = ["ARRAY_KINDS", "ContainerError", "ContainerReader", "Limits", "check_format",
+           "detail", "write_container", "write_entries"]
 
 #: Array dtype kinds the files may hold: booleans, integers, floats, complex, fixed text.
 ARRAY_KINDS = "biufcU"
@@ -360,6 +361,35 @@ class ContainerReader:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def check_format(source: str | os.PathLike[str], metadata: Any, *, name: str, newest: int,
+                 what: str, error: type[ContainerError],
+                 mistaken: Mapping[str, str] | None = None) -> int:
+    """Check that ``metadata`` (the parsed ``metadata.json``) names the format ``name`` in a
+    version this package reads (1 to ``newest``), and return that version.
+
+    ``what`` names the kind of file in the messages (``"model file"``, ``"session file"``);
+    a failure raises ``error`` with a message starting with ``source``. ``mistaken`` maps
+    the names of the package's other formats to what to tell a user who opened such a file
+    here.
+    """
+    found = metadata.get("format") if isinstance(metadata, dict) else None
+    if mistaken and found in mistaken:
+        raise error(f"{source}: {mistaken[found]}")
+    if found != name:
+        raise error(f"{source}: not an stpca {what} (metadata.json does not name the format "
+                    f"{name!r})")
+    version = metadata.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise error(f"{source}: damaged {what} (format version {version!r})")
+    if version > newest:
+        writer = metadata.get("package_version", "unknown")
+        raise error(
+            f"{source}: written by stpca-gui {writer} in {what} format {version}; this "
+            f"stpca-gui ({__version__}) reads format {newest} and older: upgrade stpca-gui "
+            "to open it")
+    return version
 
 
 def detail(exc: BaseException) -> str:

@@ -532,10 +532,12 @@ class MainWindow(QMainWindow):
         # Text from the data: on one line each, cut when very long, and never markup.
         from html import escape
 
-        from ..plotting.torus_scene import short_label
+        # Not torus_scene's short_label: importing it loads pyvista and VTK in the GUI
+        # thread before the 3-D views' stage.
+        from ..plotting.text import one_line
 
-        title = escape(short_label(dataset.description or dataset.source, 160))
-        columns = escape(", ".join(short_label(name, 40) for name in dataset.column_names))
+        title = escape(one_line(dataset.description or dataset.source, 160))
+        columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
             f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
             f"{labels}")

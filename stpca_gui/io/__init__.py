@@ -10,7 +10,14 @@ from .export import (
     write_results,
     write_score_stream,
 )
-from .tables import AngleChunk, AngleTable, TableError, iter_angle_chunks, read_angle_table
+from .tables import (
+    AngleChunk,
+    AngleTable,
+    TableError,
+    TableOptions,
+    iter_angle_chunks,
+    read_angle_table,
+)
 
 __all__ = [
     "RESULT_FILES",
@@ -18,6 +25,7 @@ __all__ = [
     "AngleTable",
     "DataCopy",
     "TableError",
+    "TableOptions",
     "atomic_file_set",
     "atomic_path",
     "atomic_write_text",

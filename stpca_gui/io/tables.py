@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, TypedDict, Unpack
 
 import numpy as np
 from numpy.typing import NDArray
@@ -275,15 +275,48 @@ def _radians(raw: NDArray[np.float64], degrees: bool) -> tuple[NDArray[np.float6
     return wrap_angles(np.deg2rad(raw) if degrees else raw), suspected
 
 
+class TableOptions(TypedDict, total=False):
+    """How :func:`read_angle_table` and :func:`iter_angle_chunks` read the rows (their
+    keyword arguments besides the columns; each is optional).
+
+    Attributes
+    ----------
+    degrees : bool, default False
+        Values are degrees (converted to radians).
+    label_column : str or None, default None
+        A column of labels (any text) kept alongside the angles.
+    drop_invalid : bool, default False
+        Skip rows with missing or non-numeric angles (listed in ``dropped``) instead of
+        raising.
+    row_filter : (column, value) or None, default None
+        Keep only the rows whose ``column`` equals ``value`` (compared as numbers when both
+        are numeric, so "23" matches "23.0", else as text), e.g. ("cycle", "23").
+    """
+
+    degrees: bool
+    label_column: str | None
+    drop_invalid: bool
+    row_filter: tuple[str, str] | None
+
+
+_OPTION_DEFAULTS: dict[str, Any] = {"degrees": False, "label_column": None,
+                                    "drop_invalid": False, "row_filter": None}
+
+
+def _with_defaults(options: TableOptions) -> dict[str, Any]:
+    """``options`` with every option present, refusing a name that is not one."""
+    unknown = set(options) - set(_OPTION_DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown table option(s): {', '.join(sorted(unknown))}")
+    return {**_OPTION_DEFAULTS, **options}
+
+
 def read_angle_table(
     path: str | Path,
     columns: list[str] | None = None,
     *,
-    degrees: bool = False,
-    label_column: str | None = None,
-    drop_invalid: bool = False,
-    row_filter: tuple[str, str] | None = None,
     provenance_columns: tuple[str, ...] = (),
+    **options: Unpack[TableOptions],
 ) -> AngleTable:
     """Read angle columns from a delimited text file.
 
@@ -293,19 +326,11 @@ def read_angle_table(
     columns : list of str, optional
         Angle columns by header name (or 1-based number as text when there is no header).
         Default: every column except ``label_column``.
-    degrees : bool
-        Values are degrees (converted to radians).
-    label_column : str, optional
-        A column of labels (any text) kept alongside the angles.
-    drop_invalid : bool
-        Skip rows with missing or non-numeric angles (listed in ``dropped``) instead of
-        raising.
-    row_filter : (column, value), optional
-        Keep only the rows whose ``column`` equals ``value`` (compared as numbers when both
-        are numeric, so "23" matches "23.0", else as text), e.g. ("cycle", "23").
     provenance_columns : tuple of str
         Columns kept as text in ``provenance`` when the file has them, and never read as
         angles by default (e.g. ``frame``, ``segid``, ``resid``, ``resname``).
+    **options : TableOptions
+        ``degrees``, ``label_column``, ``drop_invalid``, ``row_filter``.
 
     Raises
     ------
@@ -314,6 +339,8 @@ def read_angle_table(
         file, line and column), too few rows.
     """
     file = Path(path)
+    chosen = _with_defaults(options)
+    label_column, row_filter = chosen["label_column"], chosen["row_filter"]
     try:
         text = file.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -336,7 +363,7 @@ def read_angle_table(
     for line_no, line in body:
         values, label, problem = layout.parse(line_no, line)
         if problem is not None:
-            if not drop_invalid:
+            if not chosen["drop_invalid"]:
                 raise TableError(problem)
             dropped.append((line_no, problem))
             continue
@@ -350,7 +377,7 @@ def read_angle_table(
     if len(rows) < 3:
         where = (f" with {row_filter[0]} = {row_filter[1]}" if row_filter else "")
         raise TableError(f"{file}: {len(rows)} usable row(s){where}; at least 3 are needed")
-    angles, suspected = _radians(np.asarray(rows, dtype=np.float64), degrees)
+    angles, suspected = _radians(np.asarray(rows, dtype=np.float64), chosen["degrees"])
     return AngleTable(
         path=file,
         column_names=tuple(layout.wanted),
@@ -372,11 +399,8 @@ def iter_angle_chunks(
     path: str | Path,
     columns: list[str] | None = None,
     *,
-    degrees: bool = False,
-    label_column: str | None = None,
-    drop_invalid: bool = False,
-    row_filter: tuple[str, str] | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    **options: Unpack[TableOptions],
 ) -> tuple[tuple[str, ...], Iterator[AngleChunk]]:
     """Read a table like :func:`read_angle_table`, ``chunk_rows`` rows at a time.
 
@@ -394,6 +418,7 @@ def iter_angle_chunks(
         file, line and column), unless ``drop_invalid``.
     """
     file = Path(path)
+    chosen = _with_defaults(options)
     try:
         handle = open(file, "rb")  # closed by the generator of chunks, or below
     except FileNotFoundError:
@@ -408,8 +433,8 @@ def iter_angle_chunks(
         first = next(lines, None)
         if first is None:
             raise TableError(f"{file}: the file is empty")
-        layout = _TableLayout(file, first[:2], delimiter, has_header, columns, label_column,
-                              row_filter)
+        layout = _TableLayout(file, first[:2], delimiter, has_header, columns,
+                              chosen["label_column"], chosen["row_filter"])
     except BaseException:
         handle.close()
         raise
@@ -417,8 +442,8 @@ def iter_angle_chunks(
         body = lines
     else:
         body = itertools.chain([first], lines)
-    return tuple(layout.wanted), _chunks(layout, handle, body, degrees, drop_invalid,
-                                         int(chunk_rows))
+    return tuple(layout.wanted), _chunks(layout, handle, body, chosen["degrees"],
+                                         chosen["drop_invalid"], int(chunk_rows))
 
 
 def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:

@@ -44,7 +44,13 @@ from ..core.persistence import (
     model_entries,
     read_model,
 )
-from ..files.container import ContainerError, ContainerReader, detail, write_container
+from ..files.container import (
+    ContainerError,
+    ContainerReader,
+    check_format,
+    detail,
+    write_container,
+)
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
 from .analysis import AnalysisResult, FitParameters
@@ -450,35 +456,32 @@ def camera_problem(camera: Any) -> str:
 
 
 def _check_metadata(source: Path, metadata: Any) -> None:
-    kind = metadata.get("format") if isinstance(metadata, dict) else None
-    if kind == MODEL_FORMAT_NAME:
-        model_kind = metadata.get("kind", "full")  # "scoring-only" or "full"
-        raise SessionFileError(
-            f"{source}: this is an stpca model file ({model_kind} model: a fitted model "
-            "without its data, written by `stpca fit --save-model`), not a session; use it "
-            "with `stpca transform`, or open a session saved with File → Save Session")
-    if kind != SESSION_FORMAT:
-        raise SessionFileError(f"{source}: not an stpca session file ({METADATA_ENTRY} does "
-                               f"not name the format {SESSION_FORMAT!r})")
-    version = metadata.get("format_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise SessionFileError(f"{source}: damaged session file (format version {version!r})")
-    if version > SESSION_FORMAT_VERSION:
-        writer = metadata.get("package_version", "unknown")
-        raise SessionFileError(
-            f"{source}: written by stpca-gui {writer} in session format {version}; this "
-            f"stpca-gui ({__version__}) reads format {SESSION_FORMAT_VERSION} and older: "
-            "upgrade stpca-gui to open it")
+    # "scoring-only" or "full"
+    model_kind = metadata.get("kind", "full") if isinstance(metadata, dict) else "full"
+    model_hint = (f"this is an stpca model file ({model_kind} model: a fitted model without "
+                  "its data, written by `stpca fit --save-model`), not a session; use it "
+                  "with `stpca transform`, or open a session saved with File → Save Session")
+    check_format(source, metadata, name=SESSION_FORMAT, newest=SESSION_FORMAT_VERSION,
+                 what="session file", error=SessionFileError,
+                 mistaken={MODEL_FORMAT_NAME: model_hint})
 
 
-def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
-    known = {f.name for f in dataclasses.fields(Dataset) if f.init}
+def _known_fields(decoder: TreeDecoder, node: dict[str, Any], cls: type, notes: list[str],
+                  what: str) -> dict[str, Any]:
+    """The decoded items of ``node`` that name init fields of the dataclass ``cls``; each
+    other item, written by a newer version, is ignored with a note naming ``what`` it is."""
+    known = {f.name for f in dataclasses.fields(cls) if f.init}
     values = {}
     for key, item in node.items():
         if key in known:
             values[key] = decoder.value(item)
         else:
-            notes.append(f"data set field {key!r} is unknown to this version; ignored")
+            notes.append(f"{what} {key!r} is unknown to this version; ignored")
+    return values
+
+
+def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
+    values = _known_fields(decoder, node, Dataset, notes, "data set field")
     angles = values.get("angles")
     if (not isinstance(angles, np.ndarray) or angles.dtype != np.float64 or angles.ndim != 2
             or not np.all(np.isfinite(angles)) or np.any(np.abs(angles) > math.pi)):
@@ -494,13 +497,7 @@ def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]
 
 def _decode_parameters(decoder: TreeDecoder, node: dict[str, Any], notes: list[str],
                        what: str) -> FitParameters:
-    known = {f.name for f in dataclasses.fields(FitParameters)}
-    values = {}
-    for key, item in node.items():
-        if key in known:
-            values[key] = decoder.value(item)
-        else:
-            notes.append(f"{what}setting {key!r} is unknown to this version; ignored")
+    values = _known_fields(decoder, node, FitParameters, notes, f"{what}setting")
     parameters = FitParameters(**values)
     parameters.validate()
     return parameters

@@ -35,6 +35,7 @@ from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR
 from .curves import periodic_pieces
 from .scene3d import FONT, SceneBase, polylines
+from .text import one_line
 from .torus_geometry import (
     DOUGHNUT_MAJOR_RADIUS,
     DOUGHNUT_MINOR_RADIUS,
@@ -76,10 +77,7 @@ MAX_AXIS_TITLE = 24
 def short_label(text: object, limit: int = MAX_AXIS_TITLE) -> str:
     """A column name fit for an axis title or a menu: on one line (control characters
     become spaces) and at most ``limit`` characters, cut with an ellipsis."""
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in str(text)).split())
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit - 1] + "…" if FONT else flat[:limit - 3] + "..."
+    return one_line(text, limit, "…" if FONT else "...")
 
 
 class TorusScene(SceneBase):

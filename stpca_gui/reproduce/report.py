@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -120,3 +121,18 @@ class Report:
 def percent(values: NDArray[np.float64], k: int = 3) -> str:
     """The first ``k`` ratios as percentages, "90.51 / 3.07 / 6.40"."""
     return " / ".join(f"{100 * v:.2f}" for v in np.asarray(values)[:k])
+
+
+def fit_rows(fits: Mapping[str, Any]) -> list[list[str]]:
+    """The rows every paper-data table shows of its ST-PCA fits (one column per fit, then
+    an empty "paper" and "verdict" cell): stress, SMDS iterations, sphere and torus % per
+    PC."""
+    return [
+        [name] + [value(f) for f in fits.values()] + ["—", ""]
+        for name, value in (
+            ("stress", lambda f: f"{f.stress_:.4f}"),
+            ("SMDS iterations", lambda f: str(f.smds_.n_iter_)),
+            ("sphere % per PC", lambda f: percent(f.explained_variance_ratio_)),
+            ("torus % per PC", lambda f: percent(f.torus_explained_variance_ratio_)),
+        )
+    ]

@@ -43,7 +43,7 @@ from .paper import (
     agrees,
     verdict,
 )
-from .report import Report, percent
+from .report import Report, fit_rows, percent
 
 SECTION = "Small RNA (§5.2)"
 #: Bootstrap resamples of the rates' intervals (multinomial draws of a small table: cheap).
@@ -136,12 +136,7 @@ def _fit_table(report: Report, stpca: dict[str, MethodClusters],
     rows += [
         ["r̂"] + [f"{f.radius_:.3f}" for f in fits.values()] + [RNA_RADIUS.text,
                                                                " / ".join(cells)],
-        ["stress"] + [f"{f.stress_:.4f}" for f in fits.values()] + ["—", ""],
-        ["SMDS iterations"] + [str(f.smds_.n_iter_) for f in fits.values()] + ["—", ""],
-        ["sphere % per PC"] + [percent(f.explained_variance_ratio_) for f in fits.values()]
-        + ["—", ""],
-        ["torus % per PC"] + [percent(f.torus_explained_variance_ratio_)
-                              for f in fits.values()] + ["—", ""],
+        *fit_rows(fits),
         ["PNS sphere types (first three)"] + [", ".join(f.pns_.sphere_types_[:3])
                                               for f in fits.values()] + ["—", ""],
         ["time (s)"] + [f"{seconds[label]:.1f}" for label in fits] + ["—", ""],

@@ -39,7 +39,7 @@ from .paper import (
     sampling_verdict,
     verdict,
 )
-from .report import Report, percent
+from .report import Report, fit_rows, percent
 
 SECTION = "Sunspots (§5.1)"
 #: Other subsamples that measure how much Table 2's numbers move with the (unknown) subsample
@@ -219,12 +219,7 @@ def _full_fits(report: Report, data: SunspotsData) -> dict[str, ScaledTorusPCA]:
         report.check(SECTION, f"principal curve 1 − R² ({label})", f"{worst[label]:.1e}",
                      SUNSPOTS_CURVE_1_MINUS_R2.text, _curve_verdict(worst[label]))
     rows += [
-        ["stress"] + [f"{f.stress_:.4f}" for f in fits.values()] + ["—", ""],
-        ["SMDS iterations"] + [str(f.smds_.n_iter_) for f in fits.values()] + ["—", ""],
-        ["sphere % per PC"] + [percent(f.explained_variance_ratio_) for f in fits.values()]
-        + ["—", ""],
-        ["torus % per PC"] + [percent(f.torus_explained_variance_ratio_)
-                              for f in fits.values()] + ["—", ""],
+        *fit_rows(fits),
         ["PNS sphere types"] + [", ".join(f.pns_.sphere_types_) for f in fits.values()]
         + ["—", ""],
         ["principal curve vs periodic diagonal, 1 − R² (θ2, θ3 on θ1)"]

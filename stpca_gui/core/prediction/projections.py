@@ -12,6 +12,7 @@ with these functions; ``order`` lets other orders of the components be evaluated
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +21,8 @@ from ..geometry.torus import torus_distance
 from ..pns.pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 
-__all__ = ["level_scores", "nested_variance", "predict_projections", "sphere_projections"]
+__all__ = ["level_scores", "nested_variance", "predict_projections", "sphere_projections",
+           "variance_attributes"]
 
 #: Queries solved between two progress reports (and chances to cancel) in batch prediction.
 PREDICTION_BATCH = 512
@@ -116,6 +118,23 @@ def predict_projections(
     if report is not None:
         report(1.0, "torus variance: backwards mean")
     return projections
+
+
+def variance_attributes(pns: PrincipalNestedSpheres,
+                        torus_variance: NDArray[np.float64]) -> dict[str, Any]:
+    """The fitted attributes every torus PCA reports from its PNS fit and the torus
+    variance of the components: ``scores_``, ``explained_variance_`` and
+    ``explained_variance_ratio_`` on the sphere; ``torus_explained_variance_`` and
+    ``torus_explained_variance_ratio_`` (NaN when the total is not positive)."""
+    total = float(np.sum(torus_variance))
+    return {
+        "scores_": pns.scores_,
+        "explained_variance_": pns.explained_variance_,
+        "explained_variance_ratio_": pns.explained_variance_ratio_,
+        "torus_explained_variance_": torus_variance,
+        "torus_explained_variance_ratio_": (torus_variance / total if total > 0
+                                            else np.full(len(torus_variance), np.nan)),
+    }
 
 
 def nested_variance(levels: NDArray[np.float64],

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from ..geometry.torus import torus_cdist, torus_distance
 
 __all__ = ["STRESS_PAIR_SAMPLE", "all_pairs_stress", "pair_stress_is_exact",
-           "sampled_pair_stress"]
+           "random_distinct_pairs", "sampled_pair_stress"]
 
 #: Pairs drawn to estimate the all-pairs stress; with 10⁶ pairs the estimate's relative
 #: standard error is about 0.1 % for typical data.
@@ -25,6 +25,16 @@ _PAIR_BLOCK = 1 << 20
 def pair_stress_is_exact(n_samples: int, n_pairs: int = STRESS_PAIR_SAMPLE) -> bool:
     """Whether :func:`sampled_pair_stress` uses every pair of ``n_samples`` samples."""
     return n_samples * (n_samples - 1) // 2 <= n_pairs
+
+
+def random_distinct_pairs(n_samples: int, n_pairs: int, random_state: np.random.Generator
+                          ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``n_pairs`` ordered pairs (i, j), i ≠ j, of ``n_samples`` samples, drawn uniformly
+    with replacement: the first and the second indices."""
+    first = random_state.integers(0, n_samples, size=n_pairs).astype(np.intp, copy=False)
+    second = random_state.integers(0, n_samples - 1, size=n_pairs).astype(np.intp, copy=False)
+    second += second >= first  # skip i itself: uniform over the others
+    return first, second
 
 
 def sampled_pair_stress(
@@ -50,9 +60,7 @@ def sampled_pair_stress(
     n = angles.shape[0]
     if pair_stress_is_exact(n, n_pairs):
         return all_pairs_stress(angles, units, radius)
-    first = random_state.integers(0, n, size=n_pairs)
-    second = random_state.integers(0, n - 1, size=n_pairs)
-    second += second >= first  # distinct pairs, uniform over ordered pairs
+    first, second = random_distinct_pairs(n, n_pairs, random_state)
     total = 0.0
     for begin in range(0, n_pairs, _PAIR_BLOCK):
         i, j = first[begin:begin + _PAIR_BLOCK], second[begin:begin + _PAIR_BLOCK]
