@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -19,9 +20,11 @@ from .core import (
     load_model,
     make_demo,
 )
+from .core.circstats.mode_test import DEFAULT_ALPHA
+from .core.circstats.modes import MODE_RULES, ModeClustering, model_mode_clusters
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from .core.scoring_only import SCORING_ONLY, model_kind
-from .core.summary import fit_summary
+from .core.summary import fit_summary, mode_cluster_items
 from .files.clash import check_outputs
 from .io import (
     RESULT_FILES,
@@ -86,6 +89,12 @@ def _add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for scores.csv, embedding.csv, principal_curve.csv and "
                              "summary.json")
+    parser.add_argument("--cluster-rule", choices=MODE_RULES, default="tested",
+                        help="PNS1 mode clusters: 'tested' keeps the modes a test supports "
+                             "(default), 'paper' every mode of the plug-in KDE")
+    parser.add_argument("--mode-alpha", type=_level, default=DEFAULT_ALPHA, metavar="A",
+                        help=f"level of the test for the number of modes (default "
+                             f"{DEFAULT_ALPHA})")
     parser.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                         help="write the fitted model to this file (e.g. model.stpca), for "
                              "`stpca transform`")
@@ -181,6 +190,17 @@ def _build_parser() -> argparse.ArgumentParser:
     repro.add_argument("--sunspots", type=Path, default=None,
                        help="a sunspots_births CSV to use instead of the bundled data set")
     return parser
+
+
+def _level(text: str) -> float:
+    """A significance level in (0, 1), for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the level must be a number in (0, 1), got {text!r}")
+    return value
 
 
 def _add_structure_commands(commands: argparse._SubParsersAction) -> None:
@@ -358,6 +378,14 @@ def _fit_and_report(
     model.fit(angles)
     elapsed = time.perf_counter() - start
     _print_summary(model, title, elapsed)
+    # The clusters the app shows: the tested rule on the data set's labels when there is one.
+    cluster_labels = (dataset.labels if dataset is not None and dataset.has_labels
+                      else labels)
+    clusters = model_mode_clusters(model, method=args.cluster_rule, alpha=args.mode_alpha,
+                                   labels=cluster_labels)
+    for item in mode_cluster_items(clusters):
+        if item.shown:
+            print(f"{item.label:<17} {item.text}")
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
         written = model.save(args.save_model, scoring_only=args.scoring_only)
@@ -365,10 +393,11 @@ def _fit_and_report(
               f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:
         args.save_session.parent.mkdir(parents=True, exist_ok=True)
-        print(f"wrote            {_save_session(args, model, dataset, elapsed)}")
+        print(f"wrote            {_save_session(args, model, dataset, elapsed, clusters)}")
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
-                                provenance=provenance, **summary_extra)
+                                provenance=provenance, clusters=clusters,
+                                **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK
 
@@ -385,7 +414,7 @@ def _parameters(args: argparse.Namespace) -> FitParameters:
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
-                  elapsed: float) -> Path:
+                  elapsed: float, clusters: ModeClustering) -> Path:
     """Write the fit of ``dataset`` as a session (model/session_file.py)."""
     from .model import AnalysisResult, AppState
     from .model.session_file import save_session, session_from_state
@@ -393,8 +422,10 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     parameters = _parameters(args)
     state = AppState()
     state.set_dataset(dataset)
-    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                                    wall_time=elapsed))
+    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                            wall_time=elapsed)
+    result.__dict__["mode_clusters"] = clusters  # the clusters printed, as the app's cache
+    state.set_result(result)
     session = session_from_state(state, parameters, {}, name=args.save_session.stem)
     return save_session(session, args.save_session)
 
@@ -584,8 +615,10 @@ def _run_export_script(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
+    clusters = session.result.mode_clusters if session.result is not None else None
     export, written = export_script(session.dataset, parameters, args.out,
-                                    inputs=(("the session file", str(args.session)),))
+                                    inputs=(("the session file", str(args.session)),),
+                                    clusters=clusters)
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")

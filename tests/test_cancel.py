@@ -134,7 +134,7 @@ def test_mode_clusters_check_between_blocks(monkeypatch):
     x = np.random.default_rng(0).uniform(-np.pi, np.pi, 20_000)
     check = raise_after(1)
     with pytest.raises(FitCancelled):
-        periodic_mode_clusters(x, bandwidth=0.01, check=check)
+        periodic_mode_clusters(x, bandwidth=0.01, check=check, method="paper")
     assert check.state["calls"] == 2
 
 

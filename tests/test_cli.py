@@ -45,8 +45,14 @@ def test_demo_cluster_sd_is_passed_stated_and_saved(tmp_path, capsys):
     assert re.search(r"demo\s+clusters-t2 \(data seed 0\): .*cluster sd 0\.5\b", out)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["cluster_sd"] == 0.5
-    dataset = load_session(session).dataset
+    loaded = load_session(session)
+    dataset = loaded.dataset
     assert dataset.demo_options == {"cluster_sd": 0.5}
+    # The session holds the clusters printed and written: rule, level, k̂ and p-values.
+    clusters = loaded.result.mode_clusters
+    assert clusters.method == "tested" and clusters.mode_test.alpha == 0.05
+    assert list(clusters.mode_test.p_values) == summary["mode_clusters"]["p_values"]
+    assert clusters.sizes.tolist() == summary["mode_clusters"]["sizes"]
     expected = make_demo("clusters-t2", cluster_sd=0.5).angles
     assert dataset.angles.tobytes() == expected.tobytes()
 
@@ -102,7 +108,7 @@ def test_fit_writes_all_outputs(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     scores = np.genfromtxt(out / "scores.csv", delimiter=",", names=True)
     assert scores.shape == (300,)
-    assert list(scores.dtype.names) == ["row", "label", "PNS1", "PNS2"]  # --label group
+    assert list(scores.dtype.names) == ["row", "label", "PNS1", "PNS2", "cluster"]
     np.testing.assert_array_equal(scores["row"], np.arange(2, 302))  # file lines
     # PNS1 separates the three clusters of the file.
     pc1 = scores["PNS1"]
@@ -122,6 +128,37 @@ def test_fit_writes_all_outputs(tmp_path, capsys):
     assert summary["explained_variance_ratio"][0] > 0.9
     assert {"numpy", "scipy", "numba", "stpca-gui"} <= set(summary["versions"])
     assert set(summary["timings_seconds"]) >= {"smds", "pns", "curve"}
+    # PNS1's tested mode clusters: every row's cluster, k̂ with the p-value of every step,
+    # sizes, stability and the rate against the labels with its bootstrap interval.
+    clusters = summary["mode_clusters"]
+    assert clusters["rule"] == "tested" and clusters["alpha"] == 0.05
+    assert clusters["k_hat"] == clusters["n_clusters"] == 3
+    assert all(p < 0.05 for p in clusters["p_values"][:2]) and clusters["p_values"][2] >= 0.05
+    assert clusters["torus_uniformity_p_value"] < 1e-6
+    assert sorted(clusters["sizes"]) == [100, 100, 100]
+    assert np.bincount(scores["cluster"].astype(int))[1:].tolist() == clusters["sizes"]
+    assert len(clusters["stability"]) == 3
+    rate = summary["classification_rate"]
+    assert rate["rate"] == 1.0 and rate["low"] <= 1.0 <= rate["high"] and rate["level"] == 0.95
+    printed = capsys.readouterr().out
+    assert "3 clusters — 3 modes (α = 0.05; k=1: p" in printed
+    assert "100.0 % correctly classified" in printed and "95 % CI" in printed
+
+
+def test_fit_paper_rule_and_level_are_options(tmp_path, capsys):
+    source = tmp_path / "angles.csv"
+    _write_clusters(source, degrees=True)
+    out = tmp_path / "result"
+    assert main(["fit", str(source), "--columns", "phi,psi", "--label", "group", "--degrees",
+                 "--out", str(out), "--cluster-rule", "paper"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["mode_clusters"]["rule"] == "paper"
+    assert "k_hat" not in summary["mode_clusters"]
+    assert "paper rule: every mode" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", str(source), "--mode-alpha", "1.5"])
+    assert exit_info.value.code == 2
+    assert "level must be a number in (0, 1)" in capsys.readouterr().err
 
 
 def test_fit_reads_headerless_whitespace_tables(tmp_path, capsys):

@@ -521,13 +521,24 @@ def test_mode_clusters_colour_the_views_and_draw_antimodes(qtbot, window, gui_di
     assert len(clusters.modes) == 3
     assert clusters.classification_rate == pytest.approx(1.0)
     rows = dict(window.summary.rows())
-    assert rows["clusters vs labels"].startswith("100.0 %")
+    assert rows["clusters vs labels"].startswith("100.0 %") and "95 % CI" in rows[
+        "clusters vs labels"]
+    assert "3 modes (α = 0.05; k=1: p" in rows["PNS1 mode clusters"]
+    assert rows["paper's rule"].startswith("3 (every mode, untested)")
     index = window.color_combo.findData("cluster")
     window.color_combo.setCurrentIndex(index)
     process_pending_events()
     hist_axes = window.histogram_view.histogram.axes
     dashed = [line for line in hist_axes.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == 3
+    assert "3 clusters — 3 modes" in window.histogram_view.histogram.cluster_note
+    # The paper's antimodes, on request, dotted beside the tested ones.
+    window.paper_antimodes_action.setChecked(True)
+    process_pending_events()
+    hist_axes = window.histogram_view.histogram.axes
+    assert len([line for line in hist_axes.get_lines() if line.get_linestyle() == ":"]) == 3
+    window.paper_antimodes_action.setChecked(False)
+    process_pending_events()
     window.export_view("histogram", gui_dir / "histogram-mode-clusters.png", dpi=100)
     window.export_window(gui_dir / "window-mode-clusters.png")
     assert_has_content(gui_dir / "histogram-mode-clusters.png")

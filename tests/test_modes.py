@@ -79,7 +79,7 @@ def test_fixture_bandwidth_matches_ks_hpi(oracle: tuple[dict, np.ndarray]) -> No
 def test_fixture_three_clusters(oracle: tuple[dict, np.ndarray]) -> None:
     reference, pns1 = oracle
     theta = pns1 / reference["scale"]
-    result = periodic_mode_clusters(theta, labels=reference["labels"])
+    result = periodic_mode_clusters(theta, labels=reference["labels"], method="paper")
     assert isinstance(result, ModeClustering)
     assert result.bandwidth == pytest.approx(reference["h_hpi_deriv1"], rel=1e-10)
     assert result.n_clusters == reference["nclust"] == 3
@@ -94,7 +94,7 @@ def test_fixture_three_clusters(oracle: tuple[dict, np.ndarray]) -> None:
 def test_fixture_in_score_units(oracle: tuple[dict, np.ndarray]) -> None:
     reference, pns1 = oracle
     scale = reference["scale"]
-    result = periodic_mode_clusters(pns1, period=TWO_PI * scale)
+    result = periodic_mode_clusters(pns1, period=TWO_PI * scale, method="paper")
     assert result.bandwidth == pytest.approx(reference["h_in_score_units"], rel=1e-10)
     assert np.all(circular_gap(result.modes / scale, reference["modes"]) < 0.01)
     assert result.sizes.tolist() == [100, 100, 100]
@@ -102,7 +102,8 @@ def test_fixture_in_score_units(oracle: tuple[dict, np.ndarray]) -> None:
 
 def test_tripled_sample_bandwidth_oversmooths(oracle: tuple[dict, np.ndarray]) -> None:
     reference, pns1 = oracle
-    result = periodic_mode_clusters(pns1 / reference["scale"], bandwidth="hpi_tripled")
+    result = periodic_mode_clusters(pns1 / reference["scale"], bandwidth="hpi_tripled",
+                                    method="paper")
     assert result.bandwidth > 1.0
     assert result.n_clusters == 1
 
@@ -157,7 +158,7 @@ def test_hpi_rejects_degenerate_samples() -> None:
 
 def test_three_well_separated_von_mises_clusters() -> None:
     angles, truth = von_mises_clusters([-2.0, 0.1, 2.2], kappa=30.0, size=120, seed=11)
-    result = periodic_mode_clusters(angles, labels=truth)
+    result = periodic_mode_clusters(angles, labels=truth, method="paper")
     assert result.n_clusters == 3
     assert result.classification_rate == 1.0
     counts = result.confusion.counts
@@ -179,7 +180,7 @@ def test_three_well_separated_von_mises_clusters() -> None:
 
 def test_cluster_split_by_the_cut_is_one_cluster() -> None:
     angles, truth = von_mises_clusters([np.pi, 0.3], kappa=20.0, size=150, seed=12)
-    result = periodic_mode_clusters(angles, labels=truth)
+    result = periodic_mode_clusters(angles, labels=truth, method="paper")
     assert result.n_clusters == 2
     assert result.classification_rate == 1.0
     split = result.labels[truth == 0]
@@ -191,8 +192,8 @@ def test_cluster_split_by_the_cut_is_one_cluster() -> None:
 
 def test_rotation_moves_modes_and_keeps_partition() -> None:
     angles, truth = von_mises_clusters([-1.5, 1.0, 2.6], kappa=25.0, size=80, seed=13)
-    base = periodic_mode_clusters(angles, labels=truth)
-    shifted = periodic_mode_clusters(angles + 2.0, labels=truth)
+    base = periodic_mode_clusters(angles, labels=truth, method="paper")
+    shifted = periodic_mode_clusters(angles + 2.0, labels=truth, method="paper")
     assert shifted.bandwidth == pytest.approx(base.bandwidth, rel=1e-6)
     assert shifted.n_clusters == base.n_clusters == 3
     assert shifted.classification_rate == base.classification_rate == 1.0
@@ -204,7 +205,7 @@ def test_rotation_moves_modes_and_keeps_partition() -> None:
 def test_half_circle_sample_has_no_modes_in_the_empty_half() -> None:
     rng = np.random.default_rng(14)
     angles = rng.uniform(0.0, np.pi, 400)
-    result = periodic_mode_clusters(angles)
+    result = periodic_mode_clusters(angles, method="paper")
     assert result.n_clusters >= 1
     assert np.all((result.modes > -0.1) & (result.modes < np.pi + 0.1))
     empty = (result.antimodes < -0.1) | (result.antimodes > np.pi + 0.1)
@@ -215,18 +216,18 @@ def test_half_circle_sample_has_no_modes_in_the_empty_half() -> None:
 def test_sparse_points_in_an_empty_region_do_not_make_modes() -> None:
     rng = np.random.default_rng(15)
     angles = np.concatenate([rng.vonmises(0.0, 10.0, 5000), [2.5, 3.0]])
-    result = periodic_mode_clusters(angles)
+    result = periodic_mode_clusters(angles, method="paper")
     assert result.n_clusters == 1
     assert result.sizes.tolist() == [angles.size]
     # The two isolated points are genuine (negligible) bumps of the estimate.
-    unguarded = periodic_mode_clusters(angles, min_density=0.0)
+    unguarded = periodic_mode_clusters(angles, min_density=0.0, method="paper")
     assert unguarded.n_clusters == 3
 
 
 def test_unimodal_sample_is_one_cluster() -> None:
     rng = np.random.default_rng(16)
     angles = rng.vonmises(1.0, 4.0, 500)
-    result = periodic_mode_clusters(angles)
+    result = periodic_mode_clusters(angles, method="paper")
     assert result.n_clusters == 1
     assert np.all(result.labels == 0)
     assert result.antimodes.shape == (1,)
@@ -237,12 +238,12 @@ def test_unimodal_sample_is_one_cluster() -> None:
 def test_unmatched_clusters_count_as_errors() -> None:
     angles, _ = von_mises_clusters([-2.0, 0.1, 2.2], kappa=30.0, size=100, seed=17)
     merged = np.repeat([0, 0, 1], 100)  # two true classes, three clusters
-    result = periodic_mode_clusters(angles, labels=merged)
+    result = periodic_mode_clusters(angles, labels=merged, method="paper")
     assert result.n_clusters == 3
     assert result.confusion.counts.shape == (3, 2)
     assert result.classification_rate == pytest.approx(2 / 3)
     named = np.repeat(np.array(["a", "b", "c"]), 100)
-    result = periodic_mode_clusters(angles, labels=named)
+    result = periodic_mode_clusters(angles, labels=named, method="paper")
     assert result.confusion.column_labels.tolist() == ["a", "b", "c"]
     assert result.classification_rate == 1.0
 
@@ -251,7 +252,8 @@ def test_fixed_bandwidth_and_period_units() -> None:
     angles, truth = von_mises_clusters([-2.0, 1.0], kappa=30.0, size=100, seed=18)
     period = 10.0
     values = angles * period / TWO_PI
-    result = periodic_mode_clusters(values, period=period, bandwidth=0.3, labels=truth)
+    result = periodic_mode_clusters(values, period=period, bandwidth=0.3, labels=truth,
+                                    method="paper")
     assert result.bandwidth == 0.3
     assert result.n_clusters == 2
     assert result.classification_rate == 1.0
@@ -260,17 +262,18 @@ def test_fixed_bandwidth_and_period_units() -> None:
 
 def test_invalid_arguments() -> None:
     with pytest.raises(ValueError):
-        periodic_mode_clusters([])
+        periodic_mode_clusters([], method="paper")
     with pytest.raises(ValueError):
-        periodic_mode_clusters([0.0, np.nan])
+        periodic_mode_clusters([0.0, np.nan], method="paper")
     with pytest.raises(ValueError):
-        periodic_mode_clusters([0.0, 1.0], period=-1.0)
+        periodic_mode_clusters([0.0, 1.0], period=-1.0, method="paper")
     with pytest.raises(ValueError):
-        periodic_mode_clusters([0.0, 1.0, 2.0], bandwidth=-0.1)
+        periodic_mode_clusters([0.0, 1.0, 2.0], bandwidth=-0.1, method="paper")
     with pytest.raises(ValueError):
-        periodic_mode_clusters([0.0, 1.0, 2.0], bandwidth="silverman")  # type: ignore[arg-type]
+        periodic_mode_clusters([0.0, 1.0, 2.0], bandwidth="silverman",  # type: ignore[arg-type]
+                               method="paper")
     with pytest.raises(ValueError):
-        periodic_mode_clusters([0.0, 1.0, 2.0], labels=[0, 1])
+        periodic_mode_clusters([0.0, 1.0, 2.0], labels=[0, 1], method="paper")
 
 
 def test_windowed_kernel_sums_equal_the_full_sums():

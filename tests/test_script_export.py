@@ -62,9 +62,18 @@ def _read_scores(path: Path) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]
     with open(path, newline="", encoding="utf-8") as handle:
         header, *rows = list(csv.reader(handle))
     first = 2 if header[1] == "label" else 1
+    last = len(header) - 1 if header[-1] == "cluster" else len(header)  # PNS columns only
     ids = np.array([int(row[0]) for row in rows])
     labels = np.array([row[1] for row in rows]) if first == 2 else None
-    return ids, labels, np.array([[float(v) for v in row[first:]] for row in rows])
+    return ids, labels, np.array([[float(v) for v in row[first:last]] for row in rows])
+
+
+def _read_clusters(path: Path) -> np.ndarray:
+    """The ``cluster`` column of a scores.csv."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert header[-1] == "cluster"
+    return np.array([int(row[-1]) for row in rows])
 
 
 def _check_scores(out: Path, dataset: Dataset, expected: np.ndarray) -> float:
@@ -360,12 +369,17 @@ def test_cli_script_of_a_session_with_a_cluster_sd_regenerates_the_same_data(
     script = tmp_path / "refit.py"
     assert cli.main(["export-script", str(session), str(script)]) == cli.EXIT_OK
     assert "note:" not in capsys.readouterr().err  # regenerated, not read from a copy
-    assert 'make_demo("clusters-t3", random_state=3, cluster_sd=0.45)' in script.read_text()
+    text = script.read_text()
+    assert 'make_demo("clusters-t3", random_state=3, cluster_sd=0.45)' in text
+    # The script carries the cluster rule and level of the session and gives its clusters.
+    assert 'CLUSTER_RULE = "tested"' in text and "ALPHA = 0.05" in text
     out = tmp_path / "out"
     _run_here(script, out, monkeypatch)
     _, _, expected = _read_scores(app_out / "scores.csv")
     _, _, scores = _read_scores(out / "scores.csv")
     assert np.max(np.abs(scores - expected)) <= 1e-9
+    np.testing.assert_array_equal(_read_clusters(out / "scores.csv"),
+                                  _read_clusters(app_out / "scores.csv"))
 
 
 def test_cli_refuses_a_damaged_session_with_a_message(tmp_path, capsys):

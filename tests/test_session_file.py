@@ -98,6 +98,24 @@ def saved(tmp_path_factory, table_dataset, fitted) -> tuple[Path, AppState]:
     return path, state
 
 
+def test_paper_rule_clusters_round_trip_as_paper_rule(tmp_path, table_dataset, fitted):
+    """A session whose clusters were made by the paper's rule (or saved before the test
+    existed: the record's default) reads back as the paper's rule, not as tested."""
+    import dataclasses
+
+    from stpca_gui.core.circstats.modes import model_mode_clusters
+
+    _, result = fitted
+    paper = model_mode_clusters(result.model, method="paper")
+    copy = dataclasses.replace(result)
+    copy.__dict__["mode_clusters"] = paper
+    path = tmp_path / "paper.stpca"
+    save_session(session_from_state(_state(table_dataset, copy), FitParameters(), {}), path)
+    loaded = load_session(path).result.mode_clusters
+    assert loaded.method == "paper" and loaded.mode_test is None
+    np.testing.assert_array_equal(loaded.antimodes, paper.antimodes)
+
+
 def test_round_trip_restores_result_selection_and_choices(saved, fitted):
     path, original = saved
     _, result = fitted
@@ -115,6 +133,10 @@ def test_round_trip_restores_result_selection_and_choices(saved, fitted):
     assert loaded.radius == result.radius and loaded.stress == result.stress
     assert loaded.wall_time == result.wall_time
     np.testing.assert_array_equal(loaded.mode_clusters.labels, result.mode_clusters.labels)
+    # The rule, its level and test (k̂, every step's p-value) and the stability come back.
+    assert loaded.mode_clusters.method == result.mode_clusters.method == "tested"
+    assert loaded.mode_clusters.mode_test == result.mode_clusters.mode_test
+    np.testing.assert_array_equal(loaded.mode_clusters.stability, result.mode_clusters.stability)
     assert loaded.summary_rows() == result.summary_rows()
     # The loaded model still scores new data exactly like the fitted one.
     probe = original.dataset.angles[:7] + 0.01

@@ -5,7 +5,14 @@ from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, Progres
 from ._base.threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circstats.circular import circular_frechet_mean
-from .circstats.modes import ModeClustering, periodic_mode_clusters
+from .circstats.mode_test import ModeTest, silverman_mode_test
+from .circstats.modes import (
+    ModeClustering,
+    model_mode_clusters,
+    periodic_mode_clusters,
+    pns1_mode_clusters,
+)
+from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
 from .circstats.uniformity import UniformityTest, uniformity_tests
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
 from .geometry.series import lagged_embedding
@@ -36,6 +43,7 @@ __all__ = [
     "FitCancelled",
     "Interval",
     "ModeClustering",
+    "ModeTest",
     "ModelFileError",
     "Options",
     "ParamSpec",
@@ -49,6 +57,7 @@ __all__ = [
     "SphericalMDS",
     "TorusGapWarning",
     "TorusPCA",
+    "TorusUniformityTest",
     "UniformityTest",
     "circular_difference",
     "circular_frechet_mean",
@@ -59,12 +68,16 @@ __all__ = [
     "load_model",
     "loaded_libraries",
     "make_demo",
+    "model_mode_clusters",
     "periodic_mode_clusters",
+    "pns1_mode_clusters",
     "run_baselines",
     "save_model",
+    "silverman_mode_test",
     "torus_cdist",
     "torus_distance",
     "torus_pdist",
+    "torus_uniformity_test",
     "uniformity_tests",
     "wasserstein_radius",
     "wrap_angles",

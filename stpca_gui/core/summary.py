@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .circstats.rates import classification_rate_interval
 from .diagnostics import model_flat_patch
 from .smds.pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
 
 if TYPE_CHECKING:
+    from .circstats.modes import ModeClustering
     from .stpca import ScaledTorusPCA
 
-__all__ = ["SummaryItem", "fit_summary", "summary_json"]
+__all__ = ["SummaryItem", "fit_summary", "mode_cluster_items", "summary_json"]
 
 
 @dataclass(frozen=True)
@@ -143,3 +145,52 @@ def _all_pairs_text(stress: float, n: int) -> str:
 def summary_json(items: list[SummaryItem]) -> dict[str, Any]:
     """The items as a JSON-ready mapping (every item, shown or not)."""
     return {item.key: item.value for item in items}
+
+
+def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
+                       n_boot: int = 2000) -> list[SummaryItem]:
+    """The facts of PNS1's mode clusters: the rule and its test, the sizes with each
+    cluster's stability, and, with true labels, the classification rate with its bootstrap
+    interval (:func:`~stpca_gui.core.rates.classification_rate_interval`)."""
+    test = clusters.mode_test
+    value: dict[str, Any] = {
+        "rule": clusters.method, "n_clusters": clusters.n_clusters,
+        "sizes": [int(s) for s in clusters.sizes],
+        "modes": _numbers_or_none(clusters.modes),
+        "antimodes": _numbers_or_none(clusters.antimodes if clusters.has_structure else []),
+        "bandwidth": _number_or_none(clusters.bandwidth),
+        "stability": None if clusters.stability is None
+        else _numbers_or_none(clusters.stability),
+    }
+    if test is not None:
+        value.update({
+            "alpha": test.alpha, "k_hat": test.n_modes, "p_values": list(test.p_values),
+            "raw_p_values": list(test.raw_p_values),
+            "critical_bandwidths": list(test.critical_bandwidths),
+            "calibration": test.calibration, "n_boot": test.n_boot, "k_max": test.k_max,
+            "reached_k_max": test.reached_max,
+            "torus_uniformity_p_value": test.uniformity_p_value,
+            "structure": clusters.has_structure,
+        })
+    sizes = " / ".join(str(int(s)) for s in clusters.sizes)
+    if clusters.stability is not None and clusters.has_structure:
+        sizes += " (stability " + " / ".join(f"{s:.2f}" for s in clusters.stability) + ")"
+    items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
+             SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
+                         sizes, shown=clusters.has_structure)]
+    if clusters.confusion is not None:
+        counts = clusters.confusion.counts
+        rows, cols = np.nonzero(counts)
+        weights = counts[rows, cols]
+        interval = classification_rate_interval(np.repeat(rows, weights),
+                                                np.repeat(cols, weights), level=level,
+                                                n_boot=n_boot)
+        items.append(SummaryItem(
+            "classification_rate", "clusters vs labels",
+            {"rate": interval.rate, "low": interval.low, "high": interval.high,
+             "level": interval.level, "n_boot": interval.n_boot,
+             "misclassified": interval.n_misclassified},
+            f"{100 * interval.rate:.1f} % correctly classified ({interval.n_misclassified} "
+            f"of {interval.n} wrong; {100 * level:.0f} % CI {100 * interval.low:.1f}–"
+            f"{100 * interval.high:.1f} %)"))
+    return items

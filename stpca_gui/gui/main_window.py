@@ -324,6 +324,13 @@ class MainWindow(QMainWindow):
         analysis.addSeparator()
         analysis.addAction(QAction("Compare &methods…", self, triggered=self.compare_methods))
         analysis.addAction(QAction("&Uniformity tests…", self, triggered=self.uniformity_tests))
+        analysis.addSeparator()
+        self.paper_antimodes_action = QAction(
+            "Show the &paper rule's antimodes", self, checkable=True,
+            toolTip="Add the antimodes of every mode of the plug-in KDE (the paper's rule, "
+                    "untested) to the PNS1 histogram, dotted, beside the tested ones",
+            toggled=self.state.set_show_paper_antimodes)
+        analysis.addAction(self.paper_antimodes_action)
 
         selection = bar.addMenu("&Selection")
         selection.addAction(QAction("&Undo", self, shortcut=QKeySequence.StandardKey.Undo,
@@ -696,6 +703,7 @@ class MainWindow(QMainWindow):
         # One set: when any file cannot be written, none of the old ones is replaced.
         return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
                              labels=dataset.labels, provenance=dataset.provenance,
+                             clusters=result.mode_clusters,
                              extra_files={"selection.csv": "\n".join(lines) + "\n"},
                              source=str(dataset.source))
 

@@ -14,8 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
+from ..core.circstats.modes import ModeClustering
 from ..core.stpca import ScaledTorusPCA
-from ..core.summary import fit_summary, summary_json
+from ..core.summary import fit_summary, mode_cluster_items, summary_json
 from ..files.atomic import atomic_file_set, atomic_path
 
 #: The files :func:`write_results` writes, in order.
@@ -52,6 +53,14 @@ def _scores_header(n_components: int, labelled: bool, provenance: Sequence[str] 
             *[f"PNS{k + 1}" for k in range(n_components)]]
 
 
+def _with_clusters(header: list[str], columns: list[Any],
+                   clusters: ModeClustering | None) -> tuple[list[str], list[Any]]:
+    """Add the ``cluster`` column (1 … K, PNS1's mode cluster of every row) when known."""
+    if clusters is None:
+        return header, columns
+    return [*header, "cluster"], [*columns, clusters.labels + 1]
+
+
 def _scores_columns(ids: NDArray[np.int64], labels: Any, scores: NDArray[np.float64],
                     provenance: Sequence[Any] = ()) -> list[Any]:
     for column in provenance:
@@ -72,6 +81,7 @@ def result_tables(
     row_ids: NDArray[np.int64] | None = None,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
     provenance: Mapping[str, Any] | None = None,
+    clusters: ModeClustering | None = None,
 ) -> dict[str, str]:
     """CSV texts of the scores, embedding and principal curve of a fitted model.
 
@@ -89,13 +99,17 @@ def result_tables(
     provenance : mapping of str to array, optional
         Columns copied into the scores table after the label (e.g. ``frame``, ``resid`` of
         torsions read from a structure).
+    clusters : ModeClustering, optional
+        PNS1's mode clusters of the rows; written as the last column of the scores table,
+        ``cluster`` (1 … K).
     """
     n, d = model.scores_.shape
     ids = np.arange(1, n + 1) if row_ids is None else np.asarray(row_ids)
     carried = dict(provenance or {})
-    scores = _csv_text(_scores_header(d, labels is not None, list(carried)),
-                       _scores_columns(ids, labels, model.scores_,
-                                       [np.asarray(c) for c in carried.values()]))
+    scores = _csv_text(*_with_clusters(
+        _scores_header(d, labels is not None, list(carried)),
+        _scores_columns(ids, labels, model.scores_, [np.asarray(c) for c in carried.values()]),
+        clusters))
     embedding = _csv_text(["row", *[f"y{k + 1}" for k in range(d + 1)]],
                           [ids, *model.embedding_.T])
     curve = model.principal_curve_
@@ -114,16 +128,22 @@ def _versions() -> dict[str, str]:
             "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
 
 
-def summary_dict(model: ScaledTorusPCA, **extra: Any) -> dict[str, Any]:
+def summary_dict(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
+                 **extra: Any) -> dict[str, Any]:
     """JSON-ready summary of a fitted model: :func:`~stpca_gui.core.summary.fit_summary`,
+    PNS1's mode clusters when given (:func:`~stpca_gui.core.summary.mode_cluster_items`),
     the versions of the software and ``extra`` (e.g. the input file)."""
-    summary = summary_json(fit_summary(model))
+    items = fit_summary(model)
+    if clusters is not None:
+        items += mode_cluster_items(clusters)
+    summary = summary_json(items)
     summary["versions"] = _versions()
     summary.update(extra)
     return summary
 
 
-def summary_text(model: ScaledTorusPCA, **extra: Any) -> str:
+def summary_text(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
+                 **extra: Any) -> str:
     """:func:`summary_dict` as strict JSON text (``null`` for missing numbers, never NaN).
 
     Raises
@@ -132,7 +152,8 @@ def summary_text(model: ScaledTorusPCA, **extra: Any) -> str:
         When a value is not finite: the facts are converted at their source, so this only
         guards against a NaN slipping in again.
     """
-    return json.dumps(summary_dict(model, **extra), indent=2, allow_nan=False) + "\n"
+    return json.dumps(summary_dict(model, clusters, **extra), indent=2,
+                      allow_nan=False) + "\n"
 
 
 def write_results(
@@ -143,6 +164,7 @@ def write_results(
     *,
     labels: Sequence[str] | NDArray[np.str_] | None = None,
     provenance: Mapping[str, Any] | None = None,
+    clusters: ModeClustering | None = None,
     extra_files: Mapping[str, str] | None = None,
     **summary_extra: Any,
 ) -> list[Path]:
@@ -150,8 +172,8 @@ def write_results(
 
     Parameters
     ----------
-    model, column_names, row_ids, labels, provenance
-        As for :func:`result_tables`.
+    model, column_names, row_ids, labels, provenance, clusters
+        As for :func:`result_tables`; the clusters also go to summary.json.
     out_dir : str or path-like
         The folder; created if needed.
     extra_files : mapping of str to str, optional
@@ -171,8 +193,8 @@ def write_results(
         :func:`~stpca_gui.files.atomic.atomic_file_set`, so then no file has changed.
     """
     folder = Path(out_dir)
-    texts = result_tables(model, column_names, row_ids, labels, provenance)
-    texts["summary.json"] = summary_text(model, **summary_extra)
+    texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)
+    texts["summary.json"] = summary_text(model, clusters, **summary_extra)
     texts.update(extra_files or {})
     with atomic_file_set(folder, texts) as temporaries:
         for name, tmp in temporaries.items():

@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
-from ..core.circstats.modes import ModeClustering, periodic_mode_clusters
+from ..core.circstats.modes import ModeClustering, model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
-from ..core.summary import fit_summary
+from ..core.summary import fit_summary, mode_cluster_items
 from .dataset import Dataset
 from .live_fit import LIVE_INTERVAL, LiveSMDS
 from .tasks import TaskState
@@ -165,9 +165,22 @@ class AnalysisResult:
 
     @cached_property
     def mode_clusters(self) -> ModeClustering:
-        """Periodic mode clustering of PNS1 (paper section 5), checked against the labels
-        when the data have them."""
+        """The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
+        first tested for uniformity on the torus), with each cluster's stability, checked
+        against the labels when the data have them. A session may bring clusters made by
+        another rule or level: they say which (``method``, ``mode_test.alpha``)."""
         return _cluster_pns1(self)
+
+    @cached_property
+    def paper_mode_clusters(self) -> ModeClustering:
+        """PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested),
+        for comparison."""
+        if self.mode_clusters.method == "paper":
+            return self.mode_clusters
+        return model_mode_clusters(self.model, method="paper", labels=self._labels())
+
+    def _labels(self) -> NDArray | None:
+        return self.dataset.labels if self.dataset.has_labels else None
 
     @cached_property
     def diagnostics(self) -> FitDiagnostics:
@@ -195,11 +208,13 @@ class AnalysisResult:
         rows = [(item.label, item.text) for item in fit_summary(self.model) if item.shown]
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
         clusters = self.mode_clusters
-        rows.append(("PNS1 mode clusters", f"{len(clusters.modes)} (bandwidth "
-                                           f"{clusters.bandwidth:.3g})"))
-        if clusters.classification_rate is not None:
-            rows.append(("clusters vs labels", f"{100 * clusters.classification_rate:.1f} % "
-                                               "correctly classified"))
+        rows += [(item.label, item.text) for item in mode_cluster_items(clusters) if item.shown]
+        if clusters.method != "paper":
+            paper = self.paper_mode_clusters
+            text = f"{paper.n_clusters} (every mode, untested)"
+            if paper.classification_rate is not None:
+                text += f", {100 * paper.classification_rate:.1f} % correct"
+            rows.append(("paper's rule", text))
         return rows
 
     # Read-only views of the fitted estimator for the app, so it needs no estimator names.
@@ -280,9 +295,8 @@ def _holding_back_done(
 
 
 def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None) -> ModeClustering:
-    labels = result.dataset.labels if result.dataset.has_labels else None
-    return periodic_mode_clusters(result.pns1, period=result.pns1_period, labels=labels,
-                                  check=check)
+    return model_mode_clusters(result.model, labels=result._labels(), stability=True,
+                               check=check)
 
 
 def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,

@@ -43,8 +43,8 @@ class AppState:
     color_mode_changed : psygnal.Signal
         Emitted with the new colour mode.
     view_options_changed : psygnal.Signal
-        Emitted with the option's name, ``"scatter_components"`` or ``"torus_axes"``, when
-        it changes.
+        Emitted with the option's name, ``"scatter_components"``, ``"torus_axes"`` or
+        ``"paper_antimodes"``, when it changes.
     """
 
     dataset_changed = Signal(object)
@@ -59,6 +59,7 @@ class AppState:
         self._color_mode: ColorMode = "label"
         self._scatter: tuple[int, int] = (0, 1)
         self._torus_axes: tuple[int, ...] = (0, 1, 2)
+        self._show_paper_antimodes = False
 
     # ------------------------------------------------------------------ data set
     @property
@@ -157,6 +158,19 @@ class AppState:
             self.color_mode_changed.emit(self._color_mode)
 
     # -------------------------------------------------------------- view options
+    @property
+    def show_paper_antimodes(self) -> bool:
+        """Whether the histogram adds the antimodes of the paper's (untested) rule, drawn
+        distinctly, beside the tested ones."""
+        return self._show_paper_antimodes
+
+    def set_show_paper_antimodes(self, show: bool) -> None:
+        """Show or hide the paper rule's antimodes; emits ``view_options_changed``
+        (``"paper_antimodes"``) on a change."""
+        if bool(show) != self._show_paper_antimodes:
+            self._show_paper_antimodes = bool(show)
+            self.view_options_changed.emit("paper_antimodes")
+
     @property
     def scatter_components(self) -> tuple[int, int]:
         """PNS components (0-based) on the x and y axes of the scores scatter."""

@@ -47,6 +47,8 @@ import numpy as np
 
 from .. import __version__
 from ..core import DEMO_NAMES, ScaledTorusPCA
+from ..core.circstats.mode_test import DEFAULT_ALPHA
+from ..core.circstats.modes import MODE_RULES, ModeClustering
 from ..files.atomic import atomic_file_set
 from ..files.clash import OutputClashError, check_outputs
 from ..files.digest import angles_sha256, file_sha256
@@ -90,7 +92,8 @@ class ScriptExport:
 
 
 def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: str | Path,
-                  now: datetime.datetime | None = None) -> ScriptExport:
+                  now: datetime.datetime | None = None,
+                  clusters: ModeClustering | None = None) -> ScriptExport:
     """The script that refits ``parameters`` on ``dataset`` (nothing is written).
 
     Parameters
@@ -115,7 +118,7 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
                          "(Parameters → Seed) and fit again")
     path = Path(script_path).resolve()
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    writer = _ScriptWriter(dataset, parameters, path, when)
+    writer = _ScriptWriter(dataset, parameters, path, when, _cluster_settings(clusters))
     note = ""
     if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
         origin = "copy"
@@ -194,16 +197,33 @@ def _check_copy_place(path: Path) -> None:
 
 
 def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path,
-                  inputs: tuple[tuple[str, str], ...] = ()) -> tuple[ScriptExport, list[Path]]:
+                  inputs: tuple[tuple[str, str], ...] = (),
+                  clusters: ModeClustering | None = None) -> tuple[ScriptExport, list[Path]]:
     """:func:`python_script`, then :func:`write_script`; returns both results.
 
     ``inputs`` are further files the export must not replace (e.g. the session it comes
-    from), as (description, path)."""
-    export = python_script(dataset, parameters, script_path=script_path)
+    from), as (description, path); ``clusters`` the mode clusters shown, whose rule and level
+    the script repeats."""
+    export = python_script(dataset, parameters, script_path=script_path, clusters=clusters)
     if inputs:
         export = ScriptExport(export.script_path, export.script, export.data_files,
                               export.data_origin, export.note, (*export.inputs, *inputs))
     return export, write_script(export)
+
+
+def _cluster_settings(clusters: ModeClustering | None) -> tuple[str, float]:
+    """The rule and level of the mode clusters shown (the tested rule at 0.05 by default).
+
+    They may come from a session file: only a known rule and a level in (0, 1) are written
+    into the script, anything else gives the defaults."""
+    if clusters is None or clusters.method not in MODE_RULES:
+        return "tested", DEFAULT_ALPHA
+    test = clusters.mode_test
+    alpha = float(test.alpha) if test is not None and isinstance(test.alpha, float) else (
+        DEFAULT_ALPHA)
+    if not 0.0 < alpha < 1.0:
+        alpha = DEFAULT_ALPHA
+    return str(clusters.method), alpha
 
 
 def _literal(value: Any) -> str:
@@ -298,7 +318,9 @@ def _reproduces(script: str, script_path: Path, dataset: Dataset) -> str:
 class _ScriptWriter:
     """The text of the script, section by section."""
 
-    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str):
+    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str,
+                 cluster_settings: tuple[str, float] = ("tested", DEFAULT_ALPHA)):
+        self.cluster_rule, self.alpha = cluster_settings
         self.dataset = dataset
         self.parameters = parameters
         self.path = path
@@ -336,7 +358,7 @@ class _ScriptWriter:
         return file_sha256(self.source_path)
 
     def _imports(self, origin: str, *, figures: bool) -> str:
-        core = ["ScaledTorusPCA"]
+        core = ["ScaledTorusPCA", "model_mode_clusters"]
         if origin != "copy" and self.dataset.lagged_embeddings:
             core.append("lagged_embedding")
         if origin == "demo":
@@ -397,7 +419,11 @@ class _ScriptWriter:
                       _assignment("LABEL_BY", values["LABEL_BY"])]
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
-        lines += [_assignment("COLUMNS", values["COLUMNS"]),
+        lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
+                  "# level ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
+                  f"CLUSTER_RULE = {_literal(self.cluster_rule)}",
+                  f"ALPHA = {self.alpha!r}",
+                  _assignment("COLUMNS", values["COLUMNS"]),
                   "# sha256 of the angles the app fitted (float64, little-endian, C order)",
                   f"ANGLES_SHA256 = {_literal(values['ANGLES_SHA256'])}"]
         return "\n".join(lines)
@@ -417,7 +443,7 @@ class _ScriptWriter:
         names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
                   if origin == "structure" else [])
         names += ["DATA_COPY"] if origin != "demo" else []
-        names += ["COLUMNS", "ANGLES_SHA256"]
+        names += ["CLUSTER_RULE", "ALPHA", "COLUMNS", "ANGLES_SHA256"]
         statements += [("assign", name) for name in names]
         statements += [("def", "sha256"), ("def", "load_data")]
         if figures:
@@ -587,14 +613,21 @@ class _ScriptWriter:
             "    model = ScaledTorusPCA(", *self._estimator_lines(), "    ).fit(angles)", "",
             "    # Results: scores.csv (full precision), embedding.csv, principal_curve.csv and",
             "    # summary.json (radius, stress, explained variance on the sphere and the torus)",
+            "    # PNS1 mode clusters, as the app showed them; the cluster of every row goes to",
+            "    # scores.csv, the test's p-values, sizes and stability to summary.json",
+            "    clusters = model_mode_clusters(model, method=CLUSTER_RULE, alpha=ALPHA,",
+            "                                   labels=labels)",
+            "    print(clusters.describe())",
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
+            "                            clusters=clusters,",
             "                            source=DATA_SOURCE)",
             "    for where, ratio in ((\"sphere\", model.explained_variance_ratio_),",
             "                         (\"torus\", model.torus_explained_variance_ratio_)):",
             "        percent = \", \".join(f\"{100 * r:.1f}\" for r in ratio)",
             "        print(f\"explained variance on the {where} (%): {percent}\")", "",
             "    # Figures: the app's views. The 3-D ones need OpenGL (a display, EGL or OSMesa).",
-            "    written += write_plot_figures(model, args.out, labels=labels)",
+            "    written += write_plot_figures(model, args.out, labels=labels,",
+            "                                  cluster_rule=CLUSTER_RULE, alpha=ALPHA)",
             "    if can_render_off_screen():",
             "        written += write_scene_figures(model, angles, args.out, column_names=COLUMNS,",
             "                                       labels=labels)",

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
+from ..core.circstats.mode_test import ModeTest
 from ..core.circstats.modes import ConfusionTable, ModeClustering
 from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
@@ -92,7 +93,7 @@ class SessionFileError(ContainerError):
 @cache
 def _record_classes() -> dict[str, type]:
     """The records a session file may hold outside its model."""
-    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable)}
+    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable, ModeTest)}
 
 
 @dataclass(frozen=True, eq=False)

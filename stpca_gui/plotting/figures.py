@@ -21,7 +21,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..core.circstats.modes import periodic_mode_clusters
+from ..core.circstats.mode_test import DEFAULT_ALPHA
+from ..core.circstats.modes import ModeRule, model_mode_clusters
 from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
 from .colors import PointColoring
@@ -54,7 +55,8 @@ def _save(figure: Figure, path: Path, dpi: int) -> Path:
 
 
 def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | None = None,
-                       dpi: int = 150) -> list[Path]:
+                       dpi: int = 150, cluster_rule: ModeRule = "tested",
+                       alpha: float = DEFAULT_ALPHA) -> list[Path]:
     """Write scores.png, pns1_histogram.png and variance.png (matplotlib, Agg).
 
     Parameters
@@ -66,6 +68,11 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
     labels : array_like of str, shape (n,), optional
         A label per sample: colours and the histogram's stacked groups.
     dpi : int, default 150
+    cluster_rule : {"tested", "paper"}, default "tested"
+        Whose antimodes the histogram draws (:func:`~stpca_gui.core.modes.
+        model_mode_clusters`); with the tested rule the paper's are added, dotted.
+    alpha : float, default 0.05
+        Level of the tested rule.
 
     Returns
     -------
@@ -89,12 +96,13 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
     written.append(_save(figure, out / PLOT_FIGURES[0], dpi))
 
     figure = Figure(figsize=FIGURE_SIZE, layout="constrained")
-    clusters = periodic_mode_clusters(pns1, period=period, labels=labels)
+    clusters = model_mode_clusters(model, method=cluster_rule, alpha=alpha, stability=False)
+    paper = (model_mode_clusters(model, method="paper") if cluster_rule != "paper" else None)
     codes, names = (None, None) if labels is None else encode_labels(labels)
     histogram = ScoreHistogram(figure, shows_selection=False)
     histogram.draw(pns1, period, group_codes=codes, group_names=names,
                    bandwidth=clusters.bandwidth)
-    histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])
+    histogram.show_mode_clusters(clusters, paper=paper)
     written.append(_save(figure, out / PLOT_FIGURES[1], dpi))
 
     figure = Figure(figsize=FIGURE_SIZE, layout="constrained")

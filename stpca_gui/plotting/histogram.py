@@ -13,6 +13,7 @@ with the bandwidth of the whole sample, is the part of the curve they make up).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -30,6 +31,9 @@ from .colors import CURVE_COLOR, SELECTION_PALETTE, label_palette
 from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
+if TYPE_CHECKING:
+    from ..core.circstats.modes import ModeClustering
+
 #: Points of the density curves over one period.
 KDE_POINTS = 512
 #: More groups than this are not stacked (a bar of 20 slivers is unreadable): the histogram
@@ -41,12 +45,21 @@ SELECTION_COLOR = SELECTION_PALETTE[0]
 #: Colour of the shaded range and the antimode lines.
 RANGE_COLOR = SELECTION_PALETTE[1]
 ANTIMODE_COLOR = "#444444"
+#: Antimodes of the paper's rule (every mode, untested), when shown for comparison.
+PAPER_ANTIMODE_COLOR = "#D55E00"
 #: Legend entries that still fit inside the axes without hiding the bars.
 _LEGEND_INSIDE_MAX = 8
 #: z-orders: the histogram (stacked by group) and the legend are static; the selection's
 #: bars, its curve, the density curve and the selection count are redrawn on a new
 #: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
 _BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
+
+
+def _wrapped_note(line: str, width: int = 62) -> str:
+    """A long note line broken at ", " / "; " so that it fits the axes."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(line, width=width, break_long_words=False)) or line
 
 
 def periodic_range_mask(
@@ -468,4 +481,29 @@ class ScoreHistogram:
     @property
     def antimode_lines(self) -> list:
         return list(self._antimode_artists)
+
+    def show_mode_clusters(self, clusters: ModeClustering,
+                           paper: ModeClustering | None = None) -> None:
+        """Draw the antimodes of ``clusters`` (dashed; none when there is one cluster) and a
+        note saying what they are: k̂ and the p-value of every step for tested clusters,
+        "no cluster structure" for one. With ``paper``, its antimodes are added as dotted
+        lines of another colour, the paper's untested rule for comparison.
+        """
+        self.set_antimodes(clusters.antimodes if clusters.has_structure else [])
+        if paper is not None and paper.has_structure:
+            for x in wrap_angles(np.asarray(paper.antimodes, dtype=np.float64), self._period):
+                self._antimode_artists.append(self._ax.axvline(
+                    float(x), color=PAPER_ANTIMODE_COLOR, linestyle=":", linewidth=1.2,
+                    zorder=5.5))
+        lines = [clusters.describe()]
+        if paper is not None:
+            lines.append(f"paper's rule (dotted): {paper.n_clusters} clusters, untested")
+        # A left title: the layout keeps room for it, clear of the legend and the count.
+        self._ax.set_title("\n".join(_wrapped_note(line) for line in lines), loc="left",
+                           fontsize=7.5, color="#222222")
+
+    @property
+    def cluster_note(self) -> str:
+        """The note on the clusters drawn ("" before :meth:`show_mode_clusters`)."""
+        return self._ax.get_title(loc="left")
 

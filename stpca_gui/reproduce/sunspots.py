@@ -25,7 +25,7 @@ from ..datasets import PAPER_CYCLE, load_sunspots
 from ..io.tables import read_angle_table
 from ..plotting.histogram import ScoreHistogram
 from ..plotting.scores import ScoresScatter
-from .clusters import mode_clusters, pns1_mode_clusters
+from .clusters import mode_clusters, pns1_mode_clusters, tested_pns1_clusters
 from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits, subsample_rows
 from .paper import (
     METHODS,
@@ -541,10 +541,12 @@ def _mode_clusters(report: Report, fits: dict[str, ScaledTorusPCA]) -> None:
         share = f"uniform samples of n = {n} give {low:.0f}–{high:.0f} modes in 95 %"
         cell = (f"agrees: {share}" if count <= high else
                 f"**differs**: more modes than {share}")
-        rows.append(report.check(SECTION, f"ST-PCA ({label}) PNS1 modes", str(count),
-                                 "no cluster structure", cell))
+        rows.append([*report.check(SECTION, f"ST-PCA ({label}) PNS1 modes", str(count),
+                                   "no cluster structure", cell),
+                     tested_pns1_clusters(fit).describe()])
     report.add("### Cluster structure of ST-PCA's first scores (the paper's Fig. 5a)", "")
-    report.table(["scores", "modes of the periodic KDE", "paper", "verdict"], rows)
+    report.table(["scores", "modes of the periodic KDE", "paper", "verdict",
+                  "tested rule (ours, docs/mode_test.md)"], rows)
 
 
 def _figures(report: Report, fit: ScaledTorusPCA, t_pca: dict[str, TorusPCA]) -> None:

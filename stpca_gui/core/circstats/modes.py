@@ -1,5 +1,13 @@
 """Clustering of a periodic sample (e.g. the PNS1 score) by the modes of its density (paper, §5).
 
+Two rules. The default, ``method="tested"``, keeps only the modes the data support: the
+number of modes k̂ comes from Silverman's critical-bandwidth test
+(:mod:`~stpca_gui.core.circstats.mode_test`) and the clusters are the domains of attraction of the
+modes of the wrapped-normal KDE at the critical bandwidth for k̂ modes; k̂ = 1 means no
+cluster structure (``docs/mode_test.md``). :func:`pns1_mode_clusters`, the product's rule
+for PNS1, first tests the data for uniformity on the torus. ``method="paper"`` is the
+paper's rule, described below: every local maximum of the KDE with the plug-in bandwidth.
+
 The sample ``x_1, …, x_n`` of a quantity with period ``P`` is wrapped to [−P/2, P/2) and
 *tripled*, ``{x_i − P, x_i, x_i + P}``, and the ordinary Gaussian kernel density estimate of
 the tripled sample is evaluated on one period:
@@ -21,6 +29,7 @@ derivative, :func:`~stpca_gui.core.circstats.bandwidth.hpi_derivative`
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -30,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 
 from .._base.progress import CancelCheck
+from .._base.random import RandomStateLike
 from ..geometry.torus import wrap_angles
 from ._modes_kernel import windowed_log_kde_terms
 from .bandwidth import (
@@ -38,11 +48,24 @@ from .bandwidth import (
     hpi_derivative,
     unwrapped_at_largest_gap,
 )
+from .mode_test import (
+    DEFAULT_ALPHA,
+    DEFAULT_K_MAX,
+    DEFAULT_N_BOOT,
+    Calibration,
+    ModeTest,
+    attraction_domains,
+    silverman_mode_test,
+)
 from .rates import best_matching_rate
 
 TWO_PI = 2.0 * np.pi
 
 BandwidthChoice = Literal["hpi", "hpi_tripled"]
+#: ``"tested"``: the modes the test supports (default); ``"paper"``: every mode of the KDE
+#: with the plug-in bandwidth, as in the paper.
+ModeRule = Literal["tested", "paper"]
+MODE_RULES: tuple[ModeRule, ...] = ("tested", "paper")
 
 #: Grid points evaluated between two cancel checks when scanning the density.
 _BLOCK_POINTS = 1024
@@ -162,6 +185,13 @@ class ModeClustering:
         clusters count as errors.
     confusion : ConfusionTable or None
         With true labels: clusters × labels table.
+    method : {"tested", "paper"}
+        The rule that made the clusters (``"paper"`` for results saved before the test).
+    mode_test : ModeTest or None
+        With the tested rule: the test behind k̂ (p-value of every step).
+    stability : ndarray of float, shape (K,), or None
+        When asked for: each cluster's mean bootstrap Jaccard similarity
+        (:func:`~stpca_gui.core.circstats.cluster_stability.cluster_stability`).
     """
 
     labels: NDArray[np.int64]
@@ -173,11 +203,30 @@ class ModeClustering:
     period: float
     classification_rate: float | None = None
     confusion: ConfusionTable | None = None
+    method: str = "paper"
+    mode_test: ModeTest | None = None
+    stability: NDArray[np.float64] | None = None
 
     @property
     def n_clusters(self) -> int:
         """Number of clusters K."""
         return int(self.modes.size)
+
+    @property
+    def has_structure(self) -> bool:
+        """Whether the clustering finds more than one cluster."""
+        return self.n_clusters > 1
+
+    def describe(self) -> str:
+        """One line for people: the rule, the number of clusters and, for the tested rule,
+        the p-value of every step (e.g. "3 clusters (tested, α = 0.05; k=1: p<0.004, …)")."""
+        if self.mode_test is not None:
+            verdict = self.mode_test.verdict()
+            if not self.has_structure:
+                return f"1 cluster — {verdict}"
+            return f"{self.n_clusters} clusters — {verdict}"
+        count = f"{self.n_clusters} cluster{'s' if self.n_clusters != 1 else ''}"
+        return f"{count} (paper rule: every mode, bandwidth {self.bandwidth:.3g}, untested)"
 
     @property
     def sizes(self) -> NDArray[np.int64]:
@@ -268,12 +317,53 @@ def periodic_mode_clusters(
     bandwidth: float | BandwidthChoice | None = None,
     labels: ArrayLike | None = None,
     *,
+    method: ModeRule = "tested",
+    alpha: float = DEFAULT_ALPHA,
+    k_max: int = DEFAULT_K_MAX,
+    n_boot: int = DEFAULT_N_BOOT,
+    calibration: Calibration = "silverman",
+    random_state: RandomStateLike = 0,
     grid_size: int | None = None,
     min_density: float = 1e-3,
     min_prominence: float = 1e-6,
     check: CancelCheck | None = None,
 ) -> ModeClustering:
-    """Cluster a periodic sample by the modes of the KDE of its tripled sample.
+    """Cluster a periodic sample by the modes of its density: the tested modes (default) or
+    every mode of the KDE (``method="paper"``).
+
+    ``method="tested"``: k̂ from :func:`~stpca_gui.core.circstats.mode_test.silverman_mode_test`
+    (``alpha``, ``k_max``, ``n_boot``, ``calibration``, ``random_state``), the clusters are
+    the domains of attraction of the modes of the wrapped-normal KDE at the critical
+    bandwidth for k̂ modes; ``bandwidth``, ``grid_size``, ``min_density`` and
+    ``min_prominence`` belong to the paper's rule and must be left at their defaults.
+    ``method="paper"``: the paper's rule, as described below.
+    """
+    if method == "tested":
+        if bandwidth is not None or grid_size is not None:
+            raise ValueError("the tested rule chooses its own bandwidth and grid; "
+                             "use method='paper' to give them")
+        return _tested_clusters(angles, period, labels, alpha=alpha, k_max=k_max,
+                                n_boot=n_boot, calibration=calibration,
+                                random_state=random_state, check=check)
+    if method != "paper":
+        raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
+    return _paper_clusters(angles, period, bandwidth, labels, grid_size=grid_size,
+                           min_density=min_density, min_prominence=min_prominence,
+                           check=check)
+
+
+def _paper_clusters(
+    angles: ArrayLike,
+    period: float = TWO_PI,
+    bandwidth: float | BandwidthChoice | None = None,
+    labels: ArrayLike | None = None,
+    *,
+    grid_size: int | None = None,
+    min_density: float = 1e-3,
+    min_prominence: float = 1e-6,
+    check: CancelCheck | None = None,
+) -> ModeClustering:
+    """Cluster a periodic sample by the modes of the KDE of its tripled sample (the paper).
 
     Parameters
     ----------
@@ -330,11 +420,7 @@ def periodic_mode_clusters(
     if not np.isfinite(h) or h <= 0.0:
         raise ValueError(f"bandwidth must be positive and finite, got {h}")
 
-    true_labels = None
-    if labels is not None:
-        true_labels = np.asarray(labels).ravel()
-        if true_labels.shape != (n,):
-            raise ValueError(f"labels must have shape ({n},), got {true_labels.shape}")
+    true_labels = _checked_labels(labels, n)
 
     if grid_size is None:
         m = int(np.clip(2 ** math.ceil(math.log2(_POINTS_PER_BANDWIDTH * period / h)),
@@ -371,14 +457,7 @@ def periodic_mode_clusters(
     else:
         modes = positions[kept_max]
         antimodes = positions[preceding]
-        if modes.size == 1:
-            cluster = np.zeros(n, dtype=np.int64)
-        else:
-            start = antimodes[0]
-            bounds = np.mod(antimodes - start, period)
-            rel = np.mod(wrapped - start, period)
-            cluster = (np.searchsorted(bounds, rel, side="right") - 1).astype(np.int64)
-            cluster = np.clip(cluster, 0, modes.size - 1)
+        cluster = _arc_labels(wrapped, antimodes, period)
 
     rate = None
     confusion = None
@@ -398,6 +477,93 @@ def periodic_mode_clusters(
     )
 
 
+def _checked_labels(labels: ArrayLike | None, n: int) -> NDArray | None:
+    if labels is None:
+        return None
+    true_labels = np.asarray(labels).ravel()
+    if true_labels.shape != (n,):
+        raise ValueError(f"labels must have shape ({n},), got {true_labels.shape}")
+    return true_labels
+
+
+def _arc_labels(wrapped: NDArray[np.float64], antimodes: NDArray[np.float64],
+                period: float) -> NDArray[np.int64]:
+    """Cluster k = the arc from ``antimodes[k]`` to ``antimodes[k + 1]`` (circularly)."""
+    if antimodes.size <= 1:
+        return np.zeros(wrapped.size, dtype=np.int64)
+    start = antimodes[0]
+    bounds = np.mod(antimodes - start, period)
+    rel = np.mod(wrapped - start, period)
+    cluster = (np.searchsorted(bounds, rel, side="right") - 1).astype(np.int64)
+    return np.clip(cluster, 0, antimodes.size - 1)
+
+
+def _modes_and_preceding_antimodes(
+    maxima: NDArray[np.float64], minima: NDArray[np.float64], period: float,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Modes increasing in [−P/2, P/2), each with the antimode just before it (circularly)."""
+    modes = np.sort(wrap_angles(maxima, period))
+    minima = wrap_angles(minima, period)
+    before = np.mod(modes[:, None] - minima[None, :], period)
+    return modes, minima[np.argmin(before, axis=1)]
+
+
+def _tested_clusters(
+    angles: ArrayLike, period: float, labels: ArrayLike | None, *, alpha: float,
+    k_max: int, n_boot: int, calibration: Calibration, random_state: RandomStateLike,
+    check: CancelCheck | None, test: ModeTest | None = None,
+) -> ModeClustering:
+    """Domains of attraction of the modes of the KDE at the critical bandwidth for k̂."""
+    period = check_period(period)
+    x = check_periodic_sample(angles)
+    true_labels = _checked_labels(labels, x.size)
+    if test is None:
+        test = silverman_mode_test(x, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
+                                   calibration=calibration, random_state=random_state,
+                                   check=check)
+    return clusters_for_test(x, period, test, true_labels)
+
+
+def clusters_for_test(
+    angles: ArrayLike, period: float, test: ModeTest, labels: ArrayLike | None = None,
+) -> ModeClustering:
+    """The clusters of a finished :class:`ModeTest`: the domains of attraction of the modes
+    of the wrapped-normal KDE at the critical bandwidth for ``test.n_modes`` modes (one
+    cluster when ``n_modes`` is 1)."""
+    from .mode_test import _BinnedSample, _critical, _unit_angles
+
+    period = check_period(period)
+    x = check_periodic_sample(angles)
+    true_labels = _checked_labels(labels, x.size)
+    wrapped = wrap_angles(x, period)
+    sample = _BinnedSample(_unit_angles(x, period))
+    k = max(int(test.n_modes), 1)
+    if len(test.critical_bandwidths) >= k:
+        h = test.critical_bandwidths[k - 1] * TWO_PI / period
+    else:  # the uniformity test stood in for the mode test: show the one-mode density
+        h = _critical(sample, 1)
+    node = period / sample.size
+    grid = -0.5 * period + node * np.arange(sample.size)
+    density = sample.density(h) * (TWO_PI / period)
+    if k == 1:
+        top = int(np.argmax(density))
+        modes = np.array([grid[top]])
+        antimodes = np.array([grid[int(np.argmin(density))]])
+        cluster = np.zeros(x.size, dtype=np.int64)
+    else:
+        maxima, minima = attraction_domains(sample.derivative(h))
+        modes, antimodes = _modes_and_preceding_antimodes(
+            -0.5 * period + node * maxima, -0.5 * period + node * minima, period)
+        cluster = _arc_labels(wrapped, antimodes, period)
+    rate = confusion = None
+    if true_labels is not None:
+        rate, confusion = _classification(cluster, modes.size, true_labels)
+    return ModeClustering(labels=cluster, modes=modes, antimodes=antimodes,
+                          bandwidth=float(h * period / TWO_PI), grid=grid, density=density,
+                          period=period, classification_rate=rate, confusion=confusion,
+                          method="tested", mode_test=test)
+
+
 def _classification(
     cluster: NDArray[np.int64], k: int, true_labels: NDArray
 ) -> tuple[float, ConfusionTable]:
@@ -411,3 +577,76 @@ def _classification(
     table = ConfusionTable(counts=counts, row_labels=np.arange(k, dtype=np.int64),
                            column_labels=values, matching=matching)
     return matched / cluster.size, table
+
+
+def pns1_mode_clusters(
+    pns1: ArrayLike,
+    period: float,
+    *,
+    torus_angles: ArrayLike | None = None,
+    method: ModeRule = "tested",
+    alpha: float = DEFAULT_ALPHA,
+    labels: ArrayLike | None = None,
+    stability: bool = False,
+    random_state: RandomStateLike = 0,
+    check: CancelCheck | None = None,
+) -> ModeClustering:
+    """The product's mode clusters of PNS1 (app, command line, sessions).
+
+    With the tested rule and ``torus_angles`` (the data the PNS1 scores come from), the data
+    are first tested for uniformity on the torus
+    (:func:`~stpca_gui.core.circstats.torus_uniformity.torus_uniformity_test`): PNS1 of uniform data
+    is not uniform on its circle (the ST-PCA map's geometry puts broad bumps on it), so a
+    mode test of PNS1 alone would find "clusters" in noise at large n. When uniformity is
+    not rejected at ``alpha`` the answer is one cluster, "no cluster structure"; otherwise
+    the modes of PNS1 are tested (:func:`periodic_mode_clusters`). ``stability=True`` adds
+    each cluster's bootstrap stability (:func:`~stpca_gui.core.circstats.cluster_stability.
+    cluster_stability`). ``method="paper"`` gives the paper's clusters, untested.
+    """
+    if method == "paper":
+        clusters = periodic_mode_clusters(pns1, period, labels=labels, method="paper",
+                                          check=check)
+        return dataclasses.replace(clusters, stability=None)
+    if method != "tested":
+        raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
+    from .cluster_stability import cluster_stability
+    from .torus_uniformity import torus_uniformity_test
+
+    period = check_period(period)
+    x = check_periodic_sample(pns1)
+    uniformity = None
+    if torus_angles is not None:
+        uniformity = torus_uniformity_test(torus_angles).p_value
+    if uniformity is not None and uniformity >= alpha:
+        test = ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), alpha=float(alpha),
+                        calibration="silverman", n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
+                        period=period, n=x.size, uniformity_p_value=uniformity)
+    else:
+        test = silverman_mode_test(x, period, alpha=alpha, random_state=random_state,
+                                   check=check)
+        if uniformity is not None:
+            test = dataclasses.replace(test, uniformity_p_value=uniformity)
+    clusters = clusters_for_test(x, period, test, labels)
+    if stability:
+        figures = cluster_stability(x, period, clusters.antimodes, clusters.n_clusters,
+                                    random_state=random_state, check=check)
+        clusters = dataclasses.replace(clusters, stability=figures)
+    return clusters
+
+
+def model_mode_clusters(
+    model: object,
+    *,
+    method: ModeRule = "tested",
+    alpha: float = DEFAULT_ALPHA,
+    labels: ArrayLike | None = None,
+    stability: bool = True,
+    check: CancelCheck | None = None,
+) -> ModeClustering:
+    """:func:`pns1_mode_clusters` of a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA`:
+    its PNS1 scores, their period and, for the uniformity test, the angles it was fitted on.
+    """
+    period = TWO_PI * float(model.pns_.circle_radius_)  # type: ignore[attr-defined]
+    return pns1_mode_clusters(model.scores_[:, 0], period,  # type: ignore[attr-defined]
+                              torus_angles=getattr(model, "angles_", None), method=method,
+                              alpha=alpha, labels=labels, stability=stability, check=check)

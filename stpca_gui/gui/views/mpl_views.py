@@ -280,6 +280,11 @@ class HistogramView(MplView):
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_selection)
         state.color_mode_changed.connect(self.redraw)
+        state.view_options_changed.connect(self._on_view_option)
+
+    def _on_view_option(self, name: str) -> None:
+        if name == "paper_antimodes" and self._drawn:
+            self.redraw()
 
     def redraw(self, *_: object) -> None:
         result = self._result_or_blank()
@@ -291,7 +296,8 @@ class HistogramView(MplView):
         self.histogram.draw(result.pns1, result.pns1_period, group_codes=codes,
                             selected=self.state.selection.mask(), group_names=names,
                             bandwidth=clusters.bandwidth)
-        self.histogram.set_antimodes(clusters.antimodes if len(clusters.modes) > 1 else [])
+        paper = result.paper_mode_clusters if self.state.show_paper_antimodes else None
+        self.histogram.show_mode_clusters(clusters, paper=paper)
         self._span = SpanSelector(self.histogram.axes, self._on_span, "horizontal",
                                   useblit=True, minspan=1e-6,
                                   props={"alpha": 0.2, "facecolor": "#0072B2"})
