@@ -71,6 +71,13 @@ def _size_rates(p: np.ndarray) -> dict[str, np.ndarray]:
     return {"p1": (p[:, 0] < ALPHA).mean(axis=0), "combined": (step < ALPHA).mean(axis=0)}
 
 
+
+def start_table(title: str, columns: list[str]) -> None:
+    """Print a Markdown section title and a table's header; rows follow as they are measured."""
+    print(f"\n## {title}\n")
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
 def part_size(args: argparse.Namespace, out: dict) -> None:
     nulls = ["vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)"]
     rows = []
@@ -120,11 +127,10 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
     cases = [(2, 1.0, 0.5), (2, 1.5, 0.5), (2, 1.5, 0.1), (2, 2.0, 0.1),
              (3, 1.5, 1 / 3), (3, 2.0, 0.1), (4, 1.5, 0.25), (4, 1.5, 0.1)]
     rows = []
-    print(f"\n## Power: share of replicates with k̂ = k (von Mises κ = {kappa:g}, "
-          "Hall–York, α = 0.05)\n")
-    print("| components k | separation (rad) | weight of the last | n | replicates | "
-          "k̂ = k | k̂ > 1 | mean k̂ |")
-    print("|---|---|---|---|---|---|---|---|")
+    start_table(f"Power: share of replicates with k̂ = k (von Mises κ = {kappa:g}, "
+                "Hall–York, α = 0.05)",
+                ["components k", "separation (rad)", "weight of the last", "n", "replicates",
+                 "k̂ = k", "k̂ > 1", "mean k̂"])
     for n in args.sizes:
         reps = args.power_reps if n <= 5000 else max(args.power_reps // 4, 10)
         for k, separation, small in cases:
@@ -171,10 +177,10 @@ def part_pipeline(args: argparse.Namespace, out: dict) -> None:
     from stpca_gui.core.circstats.torus_uniformity import torus_uniformity_test
 
     rows = []
-    print("\n## Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05\n")
-    print("| d | n | replicates | mode test on PNS1 alone (k̂ > 1) | torus uniformity "
-          "rejected | product rule (k̂ > 1) | paper rule: mean clusters |")
-    print("|---|---|---|---|---|---|---|")
+    start_table("Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05",
+                ["d", "n", "replicates", "mode test on PNS1 alone (k̂ > 1)",
+                 "torus uniformity rejected", "product rule (k̂ > 1)",
+                 "paper rule: mean clusters"])
     for n, reps in zip(args.sizes, args.pipeline_reps, strict=False):
         for d in (2, 3, 4):
             alone = gate = product = paper = 0
@@ -203,10 +209,9 @@ def part_pipeline(args: argparse.Namespace, out: dict) -> None:
 
 def part_noise(args: argparse.Namespace, out: dict) -> None:
     rows = []
-    print("\n## Uniform noise on the torus through the product (one default fit each)\n")
-    print("| d | n | torus uniformity p | k̂ (product) | clusters (product) | "
-          "PNS1 alone k̂ | clusters (paper rule) |")
-    print("|---|---|---|---|---|---|---|")
+    start_table("Uniform noise on the torus through the product (one default fit each)",
+                ["d", "n", "torus uniformity p", "k̂ (product)", "clusters (product)",
+                 "PNS1 alone k̂", "clusters (paper rule)"])
     for d in (2, 3, 4):
         for n in args.noise_sizes:
             angles = np.random.default_rng(d * 31 + n).uniform(-np.pi, np.pi, (n, d))
@@ -249,10 +254,10 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
         angles, labels = _small_rna()
         sets.append(("small RNA (7 angles)", angles, labels))
     rows = []
-    print("\n## Data sets: k̂ and clusters under both rules\n")
-    print("| data | n | torus unif. p | k̂ (p-values) | clusters tested (sizes) | stability | "
-          "clusters paper | rate tested [95 % CI] | rate paper [95 % CI] |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    start_table("Data sets: k̂ and clusters under both rules",
+                ["data", "n", "torus unif. p", "k̂ (p-values)", "clusters tested (sizes)",
+                 "stability", "clusters paper", "rate tested [95 % CI]",
+                 "rate paper [95 % CI]"])
     for name, angles, labels in sets:
         model = _fit_pns1(angles)
         res = _clusters_both(angles, model, labels)
@@ -286,9 +291,8 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
 
 def part_speed(args: argparse.Namespace, out: dict) -> None:
     rows = []
-    print("\n## Speed of the test (default n_boot = 500, k_max = 8)\n")
-    print("| sample | n | k̂ | seconds (best of 3) | load average |")
-    print("|---|---|---|---|---|")
+    start_table("Speed of the test (default n_boot = 500, k_max = 8)",
+                ["sample", "n", "k̂", "seconds (best of 3)", "load average"])
     rng = np.random.default_rng(5)
     cases = [("3-component mixture", _mixture(rng, 5371, 3, 2.0, 1 / 3, 8.0)),
              ("von Mises κ=2", rng.vonmises(0, 2, 5371)),

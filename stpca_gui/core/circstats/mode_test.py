@@ -448,7 +448,7 @@ def silverman_mode_test(
     Parameters
     ----------
     angles : array_like, shape (n,)
-        The sample (any real values; only their position modulo ``period`` matters).
+        The sample, e.g. the PNS1 scores, read modulo ``period``.
     period : float, default 2π
         The period (``2π·circle_radius`` for PNS1 scores).
     alpha : float, default 0.05

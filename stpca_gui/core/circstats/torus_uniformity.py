@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
 # The χ² tail from scipy.special: scipy.stats would cost the app's start about a second.
 from scipy.special import chdtrc
 
