@@ -162,9 +162,14 @@ def test_cli_session_opens_with_the_printed_scores(cli_run, tmp_path):
     assert f"wrote            {session_path}" in printed
     with open(out / "scores.csv", newline="") as handle:
         rows = list(csv.reader(handle))
-    written = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
+    score_columns = [k for k, name in enumerate(rows[0]) if name.startswith("PNS")]
+    written = np.array([[float(row[k]) for k in score_columns] for row in rows[1:]])
     session = load_session(session_path)
     np.testing.assert_array_equal(session.result.scores, written)
+    # The clusters the session stores are the ones scores.csv printed (numbered from 1).
+    clusters = [int(row[rows[0].index("cluster")]) for row in rows[1:]]
+    np.testing.assert_array_equal(session.result.mode_clusters.labels + 1, clusters)  # 1 … K
+    assert len(set(clusters)) == 3
     assert session.dataset.source == "demo:clusters-t3" and session.result.wall_time > 0
 
     shot = tmp_path / "session.png"
