@@ -172,7 +172,7 @@ def test_fit_label_column_is_written_to_scores(tmp_path, capsys):
                  "--curve-points", "40"]) == 0, capsys.readouterr().err
     with open(out / "scores.csv", newline="") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0] == ["row", "label", "PNS1", "PNS2"]
+    assert rows[0] == ["row", "label", "PNS1", "PNS2", "cluster"]
     assert [r[1] for r in rows[1:]] == list(names)
     assert [int(r[0]) for r in rows[1:]] == list(range(2, 302))
 
