@@ -249,7 +249,7 @@ def test_cli_dihedrals_table_feeds_fit_and_provenance_reaches_scores(tmp_path, c
     assert main(["fit", str(table), "--degrees", "--curve-points", "30",
                  "--out", str(tmp_path / "fit")]) == 0
     scores = (tmp_path / "fit" / "scores.csv").read_text().splitlines()
-    assert scores[0] == "row,frame,segid,resid,resname,PNS1,PNS2"
+    assert scores[0] == "row,frame,segid,resid,resname,PNS1,PNS2,cluster"
     assert scores[1].startswith("2,0,4AKE,10,GLY,") and scores[-1].startswith("148,96,4AKE,12,")
     assert "angles d          2" in capsys.readouterr().out
 
