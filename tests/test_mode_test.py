@@ -3,6 +3,7 @@ kept exactly (issue 22)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -18,10 +19,13 @@ from stpca_gui.core.circstats.mode_test import (
     silverman_mode_test,
 )
 from stpca_gui.core.circstats.modes import (
+    clusters_for_test,
     model_mode_clusters,
     periodic_mode_clusters,
+    plug_in_bandwidth,
     pns1_mode_clusters,
 )
+from stpca_gui.core.circstats.prominence import merge_shallowest_antimodes
 from stpca_gui.core.circstats.torus_uniformity import torus_frequencies, torus_uniformity_test
 from stpca_gui.core.demos import make_demo
 
@@ -211,6 +215,110 @@ def test_tested_rule_finds_the_three_clusters_of_the_demos(test_data, case):
     assert clusters.n_clusters == 3
 
 
+# ----------------------------------------------- boundaries: the plug-in KDE merged down to k̂
+def _bumps(theta: np.ndarray) -> np.ndarray:
+    """Three von Mises bumps: 3 at 0, 1 at 2.0 and 2 at 3.0 (the last two overlapping, so
+    the valley between them is shallow; the third bump's arc crosses ±π)."""
+    return sum(a * np.exp(8.0 * (np.cos(theta - mu) - 1.0))
+               for a, mu in ((3.0, 0.0), (1.0, 2.0), (2.0, 3.0)))
+
+
+def _extrema(f, points: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+    """Maxima and minima of a periodic function, by the sign of its differences on a grid."""
+    theta = -np.pi + TWO_PI * np.arange(points) / points
+    values = f(theta)
+    rising = np.roll(values, -1) > values
+    top = rising[:-1] & ~rising[1:]
+    bottom = ~rising[:-1] & rising[1:]
+    return theta[1:][top], theta[1:][bottom]
+
+
+def test_merging_removes_the_shallowest_antimode_around_the_circle():
+    maxima, minima = _extrema(_bumps)
+    assert maxima.size == minima.size == 3
+    np.testing.assert_allclose(np.sort(maxima), [0.0, 2.0, 3.0], atol=0.1)
+    shallow = int(np.argmin(np.abs(minima - 2.5)))  # the valley between 2.0 and 3.0
+    for k, expected_modes in ((3, [0.0, 2.0, 3.0]), (2, [0.0, 3.0]), (1, [0.0])):
+        rng = np.random.default_rng(k)  # the input order does not matter
+        perm_max, perm_min = rng.permutation(3), rng.permutation(3)
+        kept, starts = merge_shallowest_antimodes(
+            maxima[perm_max], _bumps(maxima[perm_max]), minima[perm_min],
+            _bumps(minima[perm_min]), k, TWO_PI)
+        np.testing.assert_allclose(maxima[perm_max][kept], expected_modes, atol=0.1)
+        kept_minima = minima[perm_min][starts]
+        if k == 2:
+            # The valley at 2.5 is gone; the mode at 3 starts after the one between 0 and 2
+            # and its arc runs across ±π to the deep valley near −1.6.
+            assert shallow not in perm_min[starts]
+            assert 0.5 < kept_minima[1] < 2.0 and -2.5 < kept_minima[0] < -0.5
+    with pytest.raises(ValueError, match="n_modes"):
+        merge_shallowest_antimodes(maxima, _bumps(maxima), minima, _bumps(minima), 4, TWO_PI)
+
+
+def _separated_clusters() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(21)
+    sample = np.concatenate([rng.vonmises(c, k, 300) for c, k in ((-2.0, 10.0), (0.3, 10.0),
+                                                                  (2.0, 25.0))])
+    return sample, np.repeat(np.arange(3), 300)
+
+
+def test_tested_clusters_are_the_paper_rules_when_both_have_k_hat_modes(test_data):
+    stored = np.load(test_data / "paper_mode_clusters.npz")
+    for case in ("clusters-t2_0", "clusters-t3_1"):
+        pns1, period = stored[f"{case}/pns1"], float(stored[f"{case}/period"])
+        tested = periodic_mode_clusters(pns1, period, n_boot=200)
+        assert tested.n_clusters == 3 and tested.method == "tested"
+        np.testing.assert_array_equal(tested.labels, stored[f"{case}/labels"])
+        np.testing.assert_array_equal(tested.antimodes, stored[f"{case}/antimodes"])
+        np.testing.assert_array_equal(tested.modes, stored[f"{case}/modes"])
+        assert tested.bandwidth == periodic_mode_clusters(pns1, period, method="paper").bandwidth
+
+
+def test_fewer_tested_modes_merge_the_plug_in_clusters_and_more_fall_back():
+    sample, _ = _separated_clusters()
+    paper = periodic_mode_clusters(sample, method="paper")
+    assert paper.n_clusters == 3
+    test = silverman_mode_test(sample, n_boot=50)
+    assert test.n_modes == 3
+    two = clusters_for_test(sample, TWO_PI, dataclasses.replace(test, n_modes=2))
+    # Two of the paper's antimodes are kept: the shallowest one (depth: the lower of its two
+    # neighbouring modes' heights above it) is gone, and its two clusters are one.
+    assert two.n_clusters == 2 and set(two.antimodes) < set(paper.antimodes)
+
+    def height(points: np.ndarray) -> np.ndarray:
+        return np.interp(points, paper.grid, paper.density, period=TWO_PI)
+
+    depth = [min(height(paper.modes[j - 1:j] if j else paper.modes[-1:])[0],
+                 height(paper.modes[j:j + 1])[0]) - height(paper.antimodes[j:j + 1])[0]
+             for j in range(3)]
+    gone = int(np.argmin(depth))
+    assert paper.antimodes[gone] not in two.antimodes
+    joined = [(gone - 1) % 3, gone]  # the paper's clusters on either side of it
+    assert np.unique(two.labels[np.isin(paper.labels, joined)]).size == 1
+    other = np.setdiff1d(np.arange(3), joined)
+    np.testing.assert_array_equal(np.isin(paper.labels, other),
+                                  two.labels != two.labels[np.isin(paper.labels, joined)][0])
+    # More modes than the plug-in KDE has: the critical-bandwidth domains for k̂ = 4.
+    h4 = critical_bandwidth(sample, 4)
+    four = clusters_for_test(sample, TWO_PI, dataclasses.replace(
+        test, n_modes=4, critical_bandwidths=(*test.critical_bandwidths[:3], h4)))
+    assert four.n_clusters == 4 and four.bandwidth == pytest.approx(h4)
+
+
+def test_small_rna_tested_rate_is_no_worse_than_the_paper_rules():
+    """Issue 22's target: 3 clusters, rate ≥ the paper rule's (the critical-bandwidth
+    boundaries gave 0.868 against 0.884)."""
+    from stpca_gui.datasets import load_small_rna
+    from stpca_gui.model import FitParameters
+
+    rna = load_small_rna()
+    model = FitParameters().to_estimator().fit(rna.fitted_angles)
+    tested = model_mode_clusters(model, labels=rna.cluster, stability=False)
+    paper = model_mode_clusters(model, labels=rna.cluster, method="paper")
+    assert tested.n_clusters == paper.n_clusters == 3
+    assert tested.classification_rate >= paper.classification_rate > 0.85
+
+
 # --------------------------------------------------------------------- torus uniformity gate
 def test_torus_frequencies_are_the_low_frequencies_once_each():
     freqs = torus_frequencies(4)
@@ -263,6 +371,10 @@ def test_stability_is_high_for_separated_clusters_and_lower_for_overlapping_ones
     stable = cluster_stability(separated, TWO_PI, clusters.antimodes, clusters.n_clusters,
                                n_boot=40)
     assert stable.shape == (3,) and np.all(stable > 0.95)
+    # The product's rule (plug-in boundaries on every resample) is as stable here.
+    plug_in = cluster_stability(separated, TWO_PI, clusters.antimodes, clusters.n_clusters,
+                                n_boot=40, bandwidth=plug_in_bandwidth(separated))
+    assert np.all(plug_in > 0.95)
     # A small cluster overlapping a big one: its boundary moves from resample to resample.
     close = np.concatenate([rng.vonmises(0.0, 8.0, 900), rng.vonmises(1.5, 8.0, 250)])
     found = periodic_mode_clusters(close)

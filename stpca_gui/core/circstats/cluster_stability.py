@@ -2,9 +2,16 @@
 
 For each of ``n_boot`` bootstrap resamples of the periodic sample (one multinomial draw of
 the sample's counts on the grid of :mod:`~stpca_gui.core.circstats.mode_test`, O(grid) per resample
-whatever n) the tested rule is applied again with the same number of modes k̂: the critical
-bandwidth for k̂ modes of the resample, and the domains of attraction of its modes. Every
-point of the *original* sample then falls in one resampled cluster. A cluster C's stability
+whatever n) the tested rule's boundaries (:func:`~stpca_gui.core.circstats.modes.
+clusters_for_test`) are found again with the same number of modes k̂: the antimodes of the
+resample's KDE at the plug-in bandwidth, its shallowest ones merged away when it has more
+than k̂ modes, or, when it has fewer, the domains of attraction of the modes at the
+resample's critical bandwidth for k̂ modes. The plug-in bandwidth is the original sample's
+(``bandwidth``), held fixed over the resamples: recomputing it needs the resampled points
+themselves, O(n) each, where the rest is O(grid); and the KDE is the binned wrapped-normal
+one of the test, not the paper's exact sum. Without ``bandwidth`` only the critical-bandwidth
+domains are used (the rule before the plug-in boundaries). Every point of the *original*
+sample then falls in one resampled cluster. A cluster C's stability
 is the mean over resamples of its best Jaccard similarity with a resampled cluster,
 
     s(C) = mean_b max_j |C ∩ C*_bj| / |C ∪ C*_bj|,
@@ -26,6 +33,7 @@ from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike, check_random_state
 from .bandwidth import check_period, check_periodic_sample
 from .mode_test import GRID_POINTS, _BinnedSample, _critical, _unit_angles, attraction_domains
+from .prominence import merge_shallowest_antimodes
 
 __all__ = ["DEFAULT_STABILITY_RESAMPLES", "cluster_stability"]
 
@@ -42,6 +50,25 @@ def _node_labels(antimodes_in_nodes: NDArray[np.float64], size: int) -> NDArray[
     return np.mod(np.searchsorted(bounds, nodes, side="right") - 1, bounds.size)
 
 
+def _boundaries(sample: _BinnedSample, n_modes: int, plug_in: float | None
+                ) -> NDArray[np.float64]:
+    """The antimodes (node units) of the tested rule's ``n_modes`` clusters of a resample:
+    those of its KDE at the plug-in bandwidth (radians), merged down to ``n_modes`` when it
+    has more modes, else those of its KDE at its critical bandwidth for ``n_modes``."""
+    if plug_in is not None:
+        maxima, minima = attraction_domains(sample.derivative(plug_in))
+        if maxima.size >= n_modes:
+            density = sample.density(plug_in)
+            nodes = np.arange(density.size + 1, dtype=np.float64)
+            closed = np.append(density, density[0])  # periodic interpolation
+            _, kept = merge_shallowest_antimodes(
+                maxima, np.interp(maxima, nodes, closed), minima,
+                np.interp(minima, nodes, closed), n_modes, float(density.size))
+            return minima[kept]
+    _, minima = attraction_domains(sample.derivative(_critical(sample, n_modes)))
+    return minima
+
+
 def cluster_stability(
     angles: ArrayLike,
     period: float,
@@ -49,6 +76,7 @@ def cluster_stability(
     n_modes: int,
     *,
     n_boot: int = DEFAULT_STABILITY_RESAMPLES,
+    bandwidth: float | None = None,
     random_state: RandomStateLike = 0,
     check: CancelCheck | None = None,
 ) -> NDArray[np.float64]:
@@ -67,6 +95,11 @@ def cluster_stability(
         k̂, the number of modes each resample is clustered into.
     n_boot : int, default 100
         Bootstrap resamples.
+    bandwidth : float, optional
+        The plug-in bandwidth of the sample (data units,
+        :func:`~stpca_gui.core.circstats.modes.plug_in_bandwidth`): the resamples' boundaries
+        are then found by the tested rule's (module docstring). Without it, by the critical
+        bandwidth alone.
     random_state : int, Generator or None, default 0
         Seed of the resampling.
     check : callable, optional
@@ -93,15 +126,14 @@ def cluster_stability(
     sizes = np.bincount(original, weights=histogram, minlength=k)
     rng = check_random_state(random_state)
     n = x.size
+    plug_in = None if bandwidth is None else float(bandwidth) * 2 * np.pi / period
     total = np.zeros(k)
     for _ in range(int(n_boot)):
         if check is not None:
             check()
         counts = rng.multinomial(n, histogram / n).astype(np.float64)
         sample = _BinnedSample.from_counts(counts, n)
-        h = _critical(sample, int(n_modes))
-        _, minima = attraction_domains(sample.derivative(h))
-        resampled = _node_labels(minima, GRID_POINTS)
+        resampled = _node_labels(_boundaries(sample, int(n_modes), plug_in), GRID_POINTS)
         m = int(resampled.max()) + 1
         inter = np.zeros((k, m))
         np.add.at(inter, (original, resampled), histogram)
