@@ -128,3 +128,30 @@ def test_every_mode_clustering_of_the_report_goes_through_one_function() -> None
     callers = sorted(path.name for path in folder.glob("*.py")
                      if "periodic_mode_clusters(" in path.read_text())
     assert callers == ["clusters.py"]
+
+
+def test_the_rna_section_shows_the_tested_rule_beside_the_papers(tmp_path) -> None:
+    """§5.2's tested-rule rows: k̂ with its step p-values, the clusters and their sizes, the
+    rate with its interval and the paired difference from the paper's rule."""
+    from stpca_gui.datasets import load_small_rna
+    from stpca_gui.model import FitParameters
+    from stpca_gui.reproduce.rna import _scored, _tested_rule
+
+    rna = load_small_rna()
+    fit = FitParameters().to_estimator().fit(rna.fitted_angles)
+    paper = _scored("ST-PCA (converged)", fit, rna.cluster, 50)
+    report = Report(tmp_path, [])
+    _tested_rule(report, {paper.name: paper}, rna.cluster, 50)
+    row = next(line for line in report.lines if line.startswith("| ST-PCA (converged)"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1].startswith("3 clusters — 3 modes (α = 0.05; k=1: p")
+    assert "k=3: p=" in cells[1]
+    count, sizes = cells[2].split(" ", 1)
+    assert count == "3" and sum(int(s) for s in sizes.strip("()").split(", ")) == 190
+    tested_rate = float(cells[3].split(" ")[0])
+    low, high = (float(v) for v in cells[3].split("(")[1].rstrip(")").split("–"))
+    assert low <= tested_rate <= high
+    assert cells[5].startswith("3: ") and tested_rate >= float(cells[5].split(" ")[1])
+    assert float(cells[6]) == pytest.approx(tested_rate - float(cells[5].split(" ")[1]),
+                                            abs=1e-9)
+    assert cells[8] == "no: the same classification"
