@@ -257,8 +257,8 @@ def test_dataset_from_table_with_degrees_labels_and_dropped_rows(tmp_path):
     assert ds.source == str(path) and ds.name == "angles.csv"
     assert np.allclose(ds.angles[0], np.deg2rad([-60, 140]))
     assert np.allclose(ds.angles[2], np.deg2rad([170, -170]))  # 190° wrapped
-    assert ds.label_names() == ("beta", "alpha", "gamma")
-    assert ds.label_codes().tolist() == [0, 1, 0, 2]
+    assert ds.label_names() == ("alpha", "beta", "gamma")  # legends in natural order
+    assert ds.label_codes().tolist() == [1, 0, 1, 2]
     assert "1 rows skipped" in ds.description
 
     plain = Dataset.from_table(read_angle_table(path, ["phi", "psi"], drop_invalid=True))
@@ -526,3 +526,17 @@ def test_recent_files_missing_store_and_small_bound(tmp_path):
     assert not (tmp_path / "absent.json").exists()  # autosave off
     recent.save()
     assert RecentFiles(tmp_path / "absent.json").paths() == recent.paths()
+
+
+@pytest.mark.parametrize(("labels", "names"), [
+    (["II", "V", "I", "II"], ["I", "II", "V"]),  # the small RNA's clusters, by value
+    (["IX", "V", "X", "IV"], ["IV", "V", "IX", "X"]),
+    (["site 10", "site 2", "Site 1", "noise"], ["noise", "Site 1", "site 2", "site 10"]),
+    ([3, 10, 1], ["1", "3", "10"]),
+])
+def test_labels_are_encoded_in_natural_order(labels, names):
+    from stpca_gui.model.dataset import encode_labels
+
+    codes, found = encode_labels(labels)
+    assert found == names
+    assert [found[c] for c in codes] == [str(label) for label in labels]

@@ -342,7 +342,7 @@ def test_histogram_update_selection_and_single_colour(fitted):
     assert all(p.get_height() == 0 for p in hist.selection_bars.patches)
     legend = [t.get_text() for t in hist.axes.get_legend().get_texts()]
     assert "selection" not in legend  # nothing selected: no entry for it
-    assert hist.selection_text.get_text() == "no selection"
+    assert hist.selection_text.get_text() == ""
     selection_bars = hist.selection_bars
     mask = hist.range_mask(-1.0, 0.0)
     hist.update_selection(mask)
@@ -361,7 +361,7 @@ def test_histogram_update_selection_and_single_colour(fitted):
         f"{count:,} of {n:,} selected ({100 * count / n:.1f}%)")
     hist.update_selection(None)
     assert not hist.selection_line.get_visible()
-    assert hist.selection_text.get_text() == "no selection"
+    assert hist.selection_text.get_text() == ""
 
 
 def test_range_masks_wrap_around_the_period():
@@ -510,7 +510,7 @@ def test_histogram_without_selection_has_no_selection_legend_or_count():
     assert "selection" not in labels and static.selection_text is None
     # The app's histogram names the selection in its legend only while there is one.
     assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
-    assert shown.selection_text.get_text() == "no selection"
+    assert shown.selection_text.get_text() == ""
     shown.update_selection(values > 0)
     assert "selection" in [t.get_text() for t in shown.axes.get_legend().get_texts()]
     assert len(shown.axes.get_legend().get_texts()) == 3  # one legend, not a second one

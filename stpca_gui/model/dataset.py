@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,8 +30,38 @@ def _readonly(values: NDArray) -> NDArray:
     return values
 
 
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_ROMAN_NUMERAL = re.compile(r"M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
+
+
+def _roman_value(name: str) -> int | None:
+    """The value of a Roman numeral ("II" → 2, "IV" → 4), None for anything else."""
+    if not name or not _ROMAN_NUMERAL.fullmatch(name):
+        return None
+    values = [_ROMAN[c] for c in name]
+    return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+
+
+def _natural_key(name: str) -> tuple:
+    """Sort key reading runs of digits as numbers ("site 2" before "site 10")."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+                 for part in re.split(r"(\d+)", name) if part)
+
+
+def label_order(names: Sequence[str]) -> list[int]:
+    """Positions of ``names`` in the order people expect in a legend: by value when every
+    name is a Roman numeral (the small RNA's clusters I, II, V), else in natural order
+    (numbers inside names by value, letters ignoring case)."""
+    romans = [_roman_value(name) for name in names]
+    if names and all(value is not None for value in romans):
+        return sorted(range(len(names)), key=lambda k: romans[k])
+    keys = [_natural_key(name) for name in names]
+    return sorted(range(len(names)), key=lambda k: (keys[k], names[k]))
+
+
 def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
-    """An integer code per sample and the label names, in order of first appearance.
+    """An integer code per sample and the label names, in natural order (:func:`label_order`:
+    legends then read I, II, V or site 1, site 2, site 10).
 
     Returns
     -------
@@ -39,11 +70,12 @@ def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
     names : list of str
     """
     values = np.asarray(labels).ravel()
-    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
+    unique, inverse = np.unique(values, return_inverse=True)
+    names = [str(value) for value in unique]
+    order = label_order(names)
     rank = np.empty(len(unique), dtype=np.int64)
     rank[order] = np.arange(len(unique))
-    return rank[inverse.ravel()], [str(unique[k]) for k in order]
+    return rank[inverse.ravel()], [names[k] for k in order]
 
 
 def _table_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -332,13 +364,13 @@ class Dataset:
         return _readonly(codes), tuple(names)
 
     def label_names(self) -> tuple[str, ...]:
-        """Distinct labels in order of first appearance (empty without labels)."""
+        """Distinct labels in natural order (:func:`label_order`; empty without labels)."""
         return self._label_encoding[1]
 
     def label_codes(self) -> NDArray[np.int64]:
         """An integer per sample: the position of its label in :meth:`label_names`.
 
-        Codes follow the order in which labels first appear in the data, so they do not
-        change when rows are appended. All zeros when there are no labels.
+        Codes follow the natural order of the label names (:func:`encode_labels`), the
+        order of the legends. All zeros when there are no labels.
         """
         return self._label_encoding[0]

@@ -53,7 +53,8 @@ def label_palette(n_labels: int) -> NDArray[np.float64]:
 
 def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
     """RGBA per sample from categorical labels (any values): the colour of the label's code
-    (order of first appearance) in :func:`label_palette`."""
+    (natural order of the names, :func:`~stpca_gui.model.dataset.encode_labels`) in
+    :func:`label_palette`."""
     codes, names = encode_labels(labels)
     return label_palette(len(names))[codes]
 
@@ -94,7 +95,7 @@ class PointColoring:
     n : int
         Number of samples.
     labels, label_codes, pns1, pns1_period, point_stress
-        The data of the modes; ``label_codes`` (codes in order of first appearance, as
+        The data of the modes; ``label_codes`` (codes in natural order of the names, as
         :func:`~stpca_gui.model.dataset.encode_labels` gives them) saves encoding ``labels``.
     """
 

@@ -188,7 +188,7 @@ class ScoreHistogram:
         period : float
             Period of the values, ``2π·circle_radius_`` for PNS1.
         group_codes : array_like of int, shape (n,), optional
-            Group of each sample, 0 … k−1 (e.g. label codes in order of first appearance).
+            Group of each sample, 0 … k−1 (e.g. label codes, names in natural order).
             The histogram is stacked by group, one series per group in the group's colour;
             with more than ``MAX_GROUPS`` groups it is drawn in one colour.
         selected : array_like of bool (n,) or of group numbers, optional
@@ -418,9 +418,8 @@ class ScoreHistogram:
             self._selection_text.set_text(f"{count:,} of {n:,} selected "
                                           f"({100.0 * count / n:.1f}%)")
             self._selection_text.set_color(SELECTION_COLOR)
-        else:
-            self._selection_text.set_text("no selection")
-            self._selection_text.set_color(ANTIMODE_COLOR)
+        else:  # nothing selected: nothing to say (issue 25: no text for an empty selection)
+            self._selection_text.set_text("")
 
     # ------------------------------------------------------------------ ranges
     def range_mask(self, lo: float, hi: float) -> NDArray[np.bool_]:
