@@ -31,8 +31,10 @@ modes has more than k; weighted Bonferroni). On the circle the first test alone 
 against modes spread evenly round the circle, where the data's first Fourier coefficient is
 at noise level and f_{h_1} nearly uniform; the second catches them (``docs/mode_test.md``).
 
-The clusters are the domains of attraction of the modes of ``f_{h_k̂}`` (arcs between its
-antimodes): :func:`~stpca_gui.core.circstats.modes.clusters_for_test`.
+The test decides how many clusters there are; where their boundaries lie is decided by
+:func:`~stpca_gui.core.circstats.modes.clusters_for_test` (the paper rule's plug-in KDE, its
+least prominent modes merged down to k̂, or the domains of attraction of the modes of
+``f_{h_k̂}`` when the plug-in KDE has fewer than k̂ modes).
 """
 
 from __future__ import annotations

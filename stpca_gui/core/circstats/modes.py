@@ -2,9 +2,11 @@
 
 Two rules. The default, ``method="tested"``, keeps only the modes the data support: the
 number of modes k̂ comes from Silverman's critical-bandwidth test
-(:mod:`~stpca_gui.core.circstats.mode_test`) and the clusters are the domains of attraction of the
-modes of the wrapped-normal KDE at the critical bandwidth for k̂ modes; k̂ = 1 means no
-cluster structure (``docs/mode_test.md``). :func:`pns1_mode_clusters`, the product's rule
+(:mod:`~stpca_gui.core.circstats.mode_test`) and the clusters' boundaries are the antimodes of
+the paper's plug-in KDE below, its least prominent modes merged away down to k̂ (the
+domains of attraction of the modes of the KDE at the critical bandwidth for k̂ modes when
+the plug-in KDE has fewer than k̂: :func:`clusters_for_test`); k̂ = 1 means no cluster
+structure (``docs/mode_test.md``). :func:`pns1_mode_clusters`, the product's rule
 for PNS1, first tests the data for uniformity on the torus. ``method="paper"`` is the
 paper's rule, described below: every local maximum of the KDE with the plug-in bandwidth.
 
@@ -173,11 +175,13 @@ class ModeClustering:
         increasing direction): cluster k is the arc from ``antimodes[k]`` to
         ``antimodes[(k + 1) % K]``, in [−P/2, P/2). With one cluster, the single antimode.
     bandwidth : float
-        Gaussian kernel standard deviation, in data units.
+        Gaussian kernel standard deviation, in data units, of the density whose antimodes
+        bound the clusters (the tested rule: the plug-in bandwidth, or the critical one for
+        k̂ modes when the plug-in density has fewer, :func:`clusters_for_test`).
     grid : ndarray, shape (m,)
         Equispaced evaluation points covering [−P/2, P/2).
     density : ndarray, shape (m,)
-        The density on ``grid`` (integrates to about one over a period).
+        That density on ``grid`` (integrates to about one over a period).
     period : float
         The period P.
     classification_rate : float or None
@@ -333,9 +337,9 @@ def periodic_mode_clusters(
     every mode of the KDE (``method="paper"``).
 
     ``method="tested"``: k̂ from :func:`~stpca_gui.core.circstats.mode_test.silverman_mode_test`
-    (``alpha``, ``k_max``, ``n_boot``, ``calibration``, ``random_state``), the clusters are
-    the domains of attraction of the modes of the wrapped-normal KDE at the critical
-    bandwidth for k̂ modes; ``bandwidth``, ``grid_size``, ``min_density`` and
+    (``alpha``, ``k_max``, ``n_boot``, ``calibration``, ``random_state``), the clusters
+    from :func:`clusters_for_test` (the paper rule's antimodes merged down to k̂, or the
+    critical-bandwidth domains); ``bandwidth``, ``grid_size``, ``min_density`` and
     ``min_prominence`` belong to the paper's rule and must be left at their defaults.
     ``method="paper"``: the paper's rule, as described below.
     """
@@ -522,7 +526,7 @@ def _tested_clusters(
     k_max: int, n_boot: int, calibration: Calibration, random_state: RandomStateLike,
     check: CancelCheck | None, test: ModeTest | None = None,
 ) -> ModeClustering:
-    """Domains of attraction of the modes of the KDE at the critical bandwidth for k̂."""
+    """The test's k̂ and :func:`clusters_for_test`'s boundaries."""
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = _checked_labels(labels, x.size)
