@@ -238,7 +238,7 @@ def _small_rna() -> tuple[np.ndarray, np.ndarray]:
 
 
 def part_data(args: argparse.Namespace, out: dict) -> None:
-    from stpca_gui.core import rates
+    from stpca_gui.core.circstats import rates
     from stpca_gui.core.demos import make_demo
 
     sets = []
