@@ -42,7 +42,7 @@ def _roman_value(name: str) -> int | None:
     return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
 
 
-def _natural_key(name: str) -> tuple:
+def _natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key reading runs of digits as numbers ("site 2" before "site 10")."""
     return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
                  for part in re.split(r"(\d+)", name) if part)
