@@ -486,7 +486,20 @@ def _paper_clusters(
 
 def plug_in_bandwidth(angles: ArrayLike, period: float = TWO_PI) -> float:
     """The paper rule's bandwidth: :func:`hpi_derivative` (first derivative) of the sample
-    cut at its largest circular gap, in data units."""
+    cut at its largest circular gap.
+
+    Parameters
+    ----------
+    angles : array_like, shape (n,)
+        The periodic sample.
+    period : float, default 2π
+        Its period.
+
+    Returns
+    -------
+    float
+        The Gaussian kernel's standard deviation, in data units.
+    """
     x = check_periodic_sample(angles)
     return float(hpi_derivative(unwrapped_at_largest_gap(x, check_period(period)),
                                 deriv_order=1))
@@ -557,7 +570,25 @@ def clusters_for_test(
     being the least smoothed density with that many, it places the antimodes where the
     smallest of the k̂ bumps just survives rather than where the density is lowest; on the
     small RNA data its boundaries cost 3 points of 190 against the plug-in's
-    (``docs/mode_test.md``). ``check`` is passed to the density scan.
+    (``docs/mode_test.md``).
+
+    Parameters
+    ----------
+    angles : array_like, shape (n,)
+        The sample the test was run on.
+    period : float
+        Its period.
+    test : ModeTest
+        The finished test (k̂ = ``test.n_modes``; its critical bandwidths for the fallback).
+    labels : array_like, shape (n,), optional
+        True labels, for the classification rate and the confusion table.
+    check : callable, optional
+        Cancel check, passed to the density scan.
+
+    Returns
+    -------
+    ModeClustering
+        ``method="tested"``, with ``test`` attached.
     """
     period = check_period(period)
     x = check_periodic_sample(angles)
