@@ -28,6 +28,7 @@ from stpca_gui.core.circstats.modes import (
 from stpca_gui.core.circstats.prominence import merge_shallowest_antimodes
 from stpca_gui.core.circstats.torus_uniformity import torus_frequencies, torus_uniformity_test
 from stpca_gui.core.demos import make_demo
+from stpca_gui.core.geometry.torus import wrap_angles
 
 TWO_PI = 2.0 * np.pi
 
@@ -303,6 +304,23 @@ def test_fewer_tested_modes_merge_the_plug_in_clusters_and_more_fall_back():
     four = clusters_for_test(sample, TWO_PI, dataclasses.replace(
         test, n_modes=4, critical_bandwidths=(*test.critical_bandwidths[:3], h4)))
     assert four.n_clusters == 4 and four.bandwidth == pytest.approx(h4)
+
+
+def test_stability_resamples_use_the_same_boundaries_as_the_clusters():
+    """cluster_stability's rule, applied to the sample itself, puts the boundaries where
+    clusters_for_test does (within the binned KDE's accuracy), merged or not."""
+    from stpca_gui.core.circstats.cluster_stability import _boundaries
+    from stpca_gui.core.circstats.mode_test import GRID_POINTS, _BinnedSample, _unit_angles
+
+    sample, _ = _separated_clusters()
+    test = silverman_mode_test(sample, n_boot=50)
+    binned = _BinnedSample(_unit_angles(sample, TWO_PI))
+    for k in (3, 2):
+        clusters = clusters_for_test(sample, TWO_PI, dataclasses.replace(test, n_modes=k))
+        nodes = _boundaries(binned, k, plug_in_bandwidth(sample))
+        found = np.sort(-np.pi + nodes * TWO_PI / GRID_POINTS)
+        gaps = np.abs(wrap_angles(found - np.sort(clusters.antimodes)))
+        assert found.size == k and np.all(gaps < 0.02)
 
 
 def test_small_rna_tested_rate_is_no_worse_than_the_paper_rules():
