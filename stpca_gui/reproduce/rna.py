@@ -4,7 +4,8 @@ clusters I / II / V that the pseudotorsions show.
 ST-PCA is fitted by our converged optimiser and by the paper's procedure, T-PCA in both
 orderings; the first scores of each are clustered by the paper's mode rule
 (:mod:`.clusters`) and scored against the true clusters (:mod:`stpca_gui.core.rates`: the
-best one-to-one matching, with bootstrap intervals and paired differences).
+best one-to-one matching, with bootstrap intervals and paired differences); the product's
+tested rule is shown beside it (k̂ with its step p-values, rate, paired difference).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..core import (
     TorusPCA,
     wrap_angles,
 )
+from ..core.circstats.mode_test import DEFAULT_ALPHA
 from ..core.circstats.rates import (
     RateDifference,
     RateInterval,
@@ -285,21 +287,21 @@ def _tested_rule(report: Report, methods: dict[str, MethodClusters], labels: NDA
             p_value = test.p_values[clusters.n_clusters - 1]
             fewer.append(f"{name}: {clusters.n_clusters} of the paper rule's "
                          f"{paper.clusters.n_clusters} modes (the step k = "
-                         f"{clusters.n_clusters} has p = {p_value:.3g} ≥ α)")
+                         f"{clusters.n_clusters} has p = {p_value:.3g} ≥ α = {test.alpha:g})")
     report.add("### The tested rule beside the paper's (ours, docs/mode_test.md)", "",
                "The product's default: the number of clusters k̂ from Silverman's test on "
                "the circle (p-value of every step), the boundaries from the paper rule's "
                "plug-in KDE (its shallowest antimodes merged away when it has more than k̂ "
                "modes). Same rates and paired bootstrap as above; the difference is tested "
                "− paper's rule.", "")
-    report.table(["method", "k̂ (tested, α = 0.05)", "clusters (sizes)",
+    report.table(["method", f"k̂ (tested, α = {DEFAULT_ALPHA:g})", "clusters (sizes)",
                   f"rate ({100 * LEVEL:.0f} % bootstrap)", "misclassified",
                   "paper's rule: clusters, rate", "tested − paper",
                   f"{100 * LEVEL:.0f} % interval", "interval excludes 0?"], rows)
     if fewer:
         report.add("Where the test supports fewer clusters than the paper's rule draws, the "
-                   "extra modes are not distinguishable from noise at α = 0.05 on 190 "
-                   "points: " + "; ".join(fewer) + ".", "")
+                   f"extra modes are not distinguishable from noise on {labels.size} points: "
+                   + "; ".join(fewer) + ".", "")
 
 
 def _excludes_zero(d: RateDifference) -> str:
