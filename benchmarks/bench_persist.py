@@ -95,7 +95,10 @@ def run_transform(model_path: Path, source: Path, out: Path, python: str = sys.e
     load = common.load_average_text()
     command = ["/usr/bin/time", "-v", python, "-m", "stpca_gui.cli", "transform",
                str(model_path), str(source), "--out", str(out)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    # Run from the data's folder: ``-m`` puts the working directory first on sys.path, and
+    # from a checkout's root that checkout's stpca_gui would be imported whatever ``python``.
+    result = subprocess.run(command, capture_output=True, text=True, check=False,
+                            cwd=source.parent)
     if result.returncode != 0:
         raise RuntimeError(f"stpca transform failed:\n{result.stderr[-2000:]}")
 
