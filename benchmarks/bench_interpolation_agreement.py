@@ -151,11 +151,7 @@ def main() -> int:
          "new stress < old", "new stress > old"],
         [summary("random", [r for r in rows if not r["differing"]]),
          summary("new and old differ by > 1e-6", [r for r in rows if r["differing"]])]))
-    results["load_after"] = common.load_average_text()
-    print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
-    if args.json is not None:
-        common.write_json(args.json, results, log)
-    return 0
+    return common.finish(results, args.json, log)
 
 
 if __name__ == "__main__":

@@ -232,11 +232,7 @@ def main() -> int:
         print("\n## dask LocalCluster (2 processes)\n")
         print(f"{cluster['rows']:,} rows: largest |difference| from the in-memory transform "
               f"{cluster['max_abs_difference']:.2e} ({cluster['seconds']:.1f} s)")
-    results["load_after"] = common.load_average_text()
-    print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
-    if args.json is not None:
-        common.write_json(args.json, results, log)
-    return 0
+    return common.finish(results, args.json, log)
 
 
 if __name__ == "__main__":
