@@ -243,3 +243,13 @@ def write_json(path: Path, payload: dict[str, Any], log: Callable[[str], None]) 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2) + "\n")
     log(f"JSON written to {path}")
+
+
+def finish(results: dict[str, Any], json_path: Path | None, log: Callable[[str], None]) -> int:
+    """Print the load average at the start and now, write ``results`` (with the load now)
+    to ``json_path`` if given, and return the exit status 0."""
+    results["load_after"] = load_average_text()
+    print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
+    if json_path is not None:
+        write_json(json_path, results, log)
+    return 0

@@ -4,7 +4,7 @@ Usage::
 
     uv run python benchmarks/bench_persist.py [--large-n 200000] [--landmarks 200]
         [--rows 1000000] [--workdir /tmp/stpca-bench-persist] [--skip-large]
-        [--skip-transform] [--skip-cluster] [--json OUT]
+        [--skip-transform] [--skip-cluster] [--repeats 1] [--compare-python PY] [--json OUT]
 
 Printed as Markdown to stdout (progress on stderr):
 
@@ -16,9 +16,15 @@ Printed as Markdown to stdout (progress on stderr):
    the scoring-only file (``scoring_only=True``) and whether it scores bit-identically.
 2. **stpca transform**: a ``--rows``-row CSV of new T⁴ points (written to ``--workdir``,
    removed afterwards) scored with the landmark model by ``stpca transform`` in a child
-   process under ``/usr/bin/time -v`` (wall time, peak RSS). The reading and writing alone
-   (the chunked reader and the streamed writer without scoring) are timed in-process, to
-   show what the pipeline costs next to the interpolation map T̂.
+   process under ``/usr/bin/time -v`` (wall time, user + system CPU time, peak RSS),
+   ``--repeats`` times. With ``--compare-python`` (the interpreter of another checkout's
+   virtual environment, e.g. ``../old/.venv/bin/python``) that checkout's ``stpca
+   transform`` scores the same file with the same model file, its runs interleaved with
+   these (this, other, this, other …), each with the load average at its start: on a
+   shared machine the pairs see the same load, and the CPU time depends little on it.
+   The reading and writing alone (the chunked reader and the streamed writer without
+   scoring) are timed in-process, to show what the pipeline costs next to the
+   interpolation map T̂.
 3. **dask LocalCluster** (2 worker processes, 1 thread each): ``transform`` of a 20,000-row
    dask array against the in-memory transform (largest absolute difference).
 """
@@ -83,17 +89,37 @@ def write_csv(path: Path, rows: int, rng: np.random.Generator, block: int = 100_
                        fmt="%.10f")
 
 
-def run_transform(model_path: Path, source: Path, out: Path) -> dict:
-    command = ["/usr/bin/time", "-v", sys.executable, "-m", "stpca_gui.cli", "transform",
+def run_transform(model_path: Path, source: Path, out: Path, python: str = sys.executable
+                  ) -> dict:
+    """``stpca transform`` of ``source`` by ``python``'s stpca_gui under /usr/bin/time -v."""
+    load = common.load_average_text()
+    command = ["/usr/bin/time", "-v", python, "-m", "stpca_gui.cli", "transform",
                str(model_path), str(source), "--out", str(out)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    # Run from the data's folder: ``-m`` puts the working directory first on sys.path, and
+    # from a checkout's root that checkout's stpca_gui would be imported whatever ``python``.
+    result = subprocess.run(command, capture_output=True, text=True, check=False,
+                            cwd=source.parent)
     if result.returncode != 0:
         raise RuntimeError(f"stpca transform failed:\n{result.stderr[-2000:]}")
-    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)[1])
-    clock = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)",
-                      result.stderr)[1]
+
+    def reading(label: str) -> str:
+        return re.search(re.escape(label) + r": ([\d:.]+)", result.stderr)[1]
+
+    clock = reading("Elapsed (wall clock) time (h:mm:ss or m:ss)")
     seconds = sum(float(part) * 60**k for k, part in enumerate(reversed(clock.split(":"))))
-    return {"wall_s": seconds, "peak_rss_mb": peak_kb / 1024}
+    return {"wall_s": seconds, "peak_rss_mb": int(reading("Maximum resident set size (kbytes)"))
+            / 1024, "cpu_s": float(reading("User time (seconds)"))
+            + float(reading("System time (seconds)")), "load": load}
+
+
+def transform_rows(label: str, runs: list[dict], rows: int) -> list[str]:
+    """One table row: median and best of the runs of one checkout."""
+    walls = [run["wall_s"] for run in runs]
+    return [label, str(len(runs)), fmt(float(np.median(walls)), ".2f"), fmt(min(walls), ".2f"),
+            fmt(rows / float(np.median(walls)), ",.0f"), fmt(rows / min(walls), ",.0f"),
+            fmt(float(np.median([run["cpu_s"] for run in runs])), ".2f"),
+            fmt(max(run["peak_rss_mb"] for run in runs), ".0f"),
+            "; ".join(run["load"].split(",")[0] for run in runs)]
 
 
 def io_only_seconds(source: Path, out: Path) -> float:
@@ -127,6 +153,9 @@ def main() -> int:
     parser.add_argument("--skip-large", action="store_true")
     parser.add_argument("--skip-transform", action="store_true")
     parser.add_argument("--skip-cluster", action="store_true")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--compare-python", default=None,
+                        help="another checkout's interpreter, timed interleaved with this one")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -164,19 +193,36 @@ def main() -> int:
         source, out = args.workdir / "new.csv", args.workdir / "scores.csv"
         log(f"writing {args.rows} rows to {source}")
         write_csv(source, args.rows, rng)
-        log("stpca transform (child process under /usr/bin/time -v)")
-        measured = run_transform(rows[-1]["path"], source, out)
+        log("stpca transform (child processes under /usr/bin/time -v)")
+        runs: dict[str, list[dict]] = {"this": [], "compared": []}
+        for _ in range(args.repeats):
+            runs["this"].append(run_transform(rows[-1]["path"], source, out))
+            if args.compare_python:
+                runs["compared"].append(run_transform(rows[-1]["path"], source, out,
+                                                      args.compare_python))
+        measured = dict(runs["this"][0])
         measured["io_only_s"] = io_only_seconds(source, args.workdir / "io-only.csv")
         measured.update(rows=args.rows, input_mb=source.stat().st_size / 2**20,
-                        rows_per_s=args.rows / measured["wall_s"], m=args.landmarks)
+                        rows_per_s=args.rows / measured["wall_s"], m=args.landmarks,
+                        runs=runs["this"], compared_runs=runs["compared"],
+                        compare_python=args.compare_python)
         results["transform"] = measured
-        print("\n## stpca transform\n")
+        print(f"\n## stpca transform ({args.rows:,} rows, {measured['input_mb']:.0f} MB, "
+              f"m = {args.landmarks}; reading + writing alone "
+              f"{measured['io_only_s']:.1f} s)\n")
         print(common.markdown_table(
-            ["rows", "input MB", "m", "wall s", "rows/s", "peak RSS MB",
-             "read + write only s"],
-            [[f"{args.rows:,}", fmt(measured["input_mb"], ".0f"), str(args.landmarks),
-              fmt(measured["wall_s"], ".1f"), fmt(measured["rows_per_s"], ",.0f"),
-              fmt(measured["peak_rss_mb"], ".0f"), fmt(measured["io_only_s"], ".1f")]]))
+            ["checkout", "runs", "median wall s", "best wall s", "median rows/s",
+             "best rows/s", "median CPU s", "peak RSS MB", "load average (1 min) at start"],
+            [transform_rows(label, found, args.rows) for label, found in
+             (("this", runs["this"]), (str(args.compare_python), runs["compared"]))
+             if found]))
+        if runs["compared"]:
+            ratio = (np.median([r["wall_s"] for r in runs["compared"]])
+                     / np.median([r["wall_s"] for r in runs["this"]]))
+            cpu_ratio = (np.median([r["cpu_s"] for r in runs["compared"]])
+                         / np.median([r["cpu_s"] for r in runs["this"]]))
+            print(f"\nthis / compared: {ratio:.2f}× the rows/s (medians), "
+                  f"{cpu_ratio:.2f}× less CPU time")
         shutil.rmtree(args.workdir, ignore_errors=True)
 
     if large is not None and not args.skip_cluster:
@@ -186,11 +232,7 @@ def main() -> int:
         print("\n## dask LocalCluster (2 processes)\n")
         print(f"{cluster['rows']:,} rows: largest |difference| from the in-memory transform "
               f"{cluster['max_abs_difference']:.2e} ({cluster['seconds']:.1f} s)")
-    results["load_after"] = common.load_average_text()
-    print(f"\nload average before / after: {results['load_before']} / {results['load_after']}")
-    if args.json is not None:
-        common.write_json(args.json, results, log)
-    return 0
+    return common.finish(results, args.json, log)
 
 
 if __name__ == "__main__":

@@ -61,20 +61,17 @@ def test_importing_core_loads_no_gui_module():
 #: Run in a fresh interpreter: warm_up(), then real use (exact and landmark fits, scoring,
 #: uniformity tests, mode clustering); print the kernel signatures real use added.
 _COVERAGE_SCRIPT = """
-import json, numpy as np, numba
+import json, sys, numpy as np, numba
 from stpca_gui import core
 from stpca_gui.core import warmup
-from stpca_gui.core.circstats import _modes_kernel, _uniformity_kernel
 from stpca_gui.core.diagnostics import fit_diagnostics
-from stpca_gui.core.geometry import _torus_kernel
-from stpca_gui.core.pns import _subsphere_kernel
-from stpca_gui.core.prediction import _prediction_kernel
-from stpca_gui.core.smds import _diagnostics_kernel, _smds_kernel
-modules = (_diagnostics_kernel, _modes_kernel, _prediction_kernel, _smds_kernel,
-           _subsphere_kernel, _torus_kernel, _uniformity_kernel)
 def signatures():
-    # Kernels inlined into their callers (inline="always") are never compiled on their own.
+    # Every kernel of every core module loaded so far (a kernel module that only real use
+    # imports counts too). Kernels inlined into their callers (inline="always") are never
+    # compiled on their own.
     found = {}
+    modules = [m for name, m in list(sys.modules.items())
+               if name.startswith("stpca_gui.core") and m is not None]
     for module in modules:
         for name, value in vars(module).items():
             if (isinstance(value, numba.core.registry.CPUDispatcher)
@@ -94,6 +91,7 @@ core.uniformity_tests(model.scores_[:, 0], n_replicates=20, random_state=0,
                       calibration="monte_carlo")
 core.uniformity_tests(np.linspace(0, 6, 400), n_replicates=20, random_state=0)
 core.periodic_mode_clusters(model.scores_[:, 0])
+core.periodic_mode_clusters(model.scores_[:, 0], method="tested")
 core.torus_pdist(demo.angles[:20])
 fit_diagnostics(model)
 after = signatures()

@@ -3,6 +3,8 @@ streamed in chunks, with clear errors and no output left behind on bad input."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import sys
@@ -14,6 +16,7 @@ import pytest
 from stpca_gui.cli import main
 from stpca_gui.core import ScaledTorusPCA, make_demo
 from stpca_gui.core.persistence import FORMAT_VERSION, METADATA_ENTRY
+from stpca_gui.io.export import _csv_text
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +61,29 @@ def test_transform_writes_the_models_scores_in_any_chunk_size(saved_model, new_t
         np.testing.assert_array_equal(table["label"], [f"g{k}" for k in labels])
         scores = np.column_stack([table[f"PNS{k}"] for k in (1, 2, 3)])
         np.testing.assert_array_equal(scores, expected)  # repr() of floats round-trips
+
+
+def test_unlabelled_scores_are_the_csv_modules_bytes_in_input_order(saved_model, new_table,
+                                                                   tmp_path, capsys):
+    # Without labels the rows are formatted by one % per row, and the chunks are scored
+    # on a background thread ahead of the writing: the same bytes as the csv module's
+    # writer (repr of every float), chunks in input order.
+    model, model_path = saved_model
+    source, angles, _ = new_table
+    out = tmp_path / "scores.csv"
+    code = main(["transform", str(model_path), str(source), "--degrees", "--columns", "a,b,c",
+                 "--out", str(out), "--chunk-rows", "37"])
+    assert code == 0, capsys.readouterr().err
+    expected = io.StringIO()
+    writer = csv.writer(expected, lineterminator="\n")
+    writer.writerow(["row", "PNS1", "PNS2", "PNS3"])
+    writer.writerows([row, *scores] for row, scores in
+                     zip(range(2, 202), model.transform(angles).tolist(), strict=True))
+    assert out.read_text(encoding="utf-8") == expected.getvalue()
+    special = np.array([[0.0, -0.0, 1e-300, np.nan], [np.inf, -np.inf, 5e-324, 1e16]])
+    assert _csv_text(None, [np.array([7, 8]), *special.T]) == "".join(
+        ",".join(map(repr, [row, *values])) + "\n"
+        for row, values in zip([7, 8], special.tolist(), strict=True))
 
 
 def test_fit_saves_a_model_that_transform_reads(new_table, tmp_path, capsys):

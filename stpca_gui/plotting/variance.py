@@ -21,6 +21,10 @@ TORUS_COLOR = PALETTE[0]
 #: into each other.
 _UPRIGHT_SIZE = 8.0
 _VERTICAL_SIZE = 6.5
+#: Smallest font (points) for a label inside a narrow bar; the line height of the font
+#: as a share of its size (DejaVu Sans, measured: a vertical label's width across its bar).
+_SMALLEST_SIZE = 5.0
+_LINE_HEIGHT = 1.25
 #: Width of a digit or point as a share of the font size (DejaVu Sans, a little over).
 _CHAR_WIDTH = 0.64
 #: Share of the figure's width the axes take (the rest: y ticks and label).
@@ -81,6 +85,9 @@ def draw_variance(
     width = 0.4 if has_torus else 0.6
     offset = width / 2 if has_torus else 0.0
     label_kw = _value_label_style(figure, d, 2 if has_torus else 1)
+    x_span = d + 0.2 if d > 1 else 2.4
+    label_kw["inside"] = _inside_label_style(
+        figure, _AXES_SHARE * figure.bbox.width * width / x_span, label_kw["fontsize"])
 
     sphere_bars = ax.bar(positions - offset, sphere, width=width, color=SPHERE_COLOR,
                          label="sphere (PNS)", zorder=2)
@@ -125,10 +132,11 @@ def draw_variance(
     return ax
 
 
-def _fits(figure: Figure, slots: int, characters: int, points: float) -> bool:
+def _fits(figure: Figure, slots: int, characters: int, points: float,
+          share: float = _AXES_SHARE) -> bool:
     """Whether ``characters`` digits in a ``points`` font fit, side by side, in each of
-    ``slots`` equal slots across the figure's axes."""
-    slot = _AXES_SHARE * figure.bbox.width / slots
+    ``slots`` equal slots across ``share`` of the figure's width (default: its axes)."""
+    slot = share * figure.bbox.width / slots
     return characters * _CHAR_WIDTH * points * figure.dpi / 72.0 <= 0.95 * slot
 
 
@@ -141,12 +149,26 @@ def _value_label_style(figure: Figure, d: int, bars_per_component: int) -> dict:
     return {"fontsize": _VERTICAL_SIZE, "rotation": 90, "padding": 2}
 
 
+def _inside_label_style(figure: Figure, bar_pixels: float, points: float) -> dict:
+    """Rotation and font size of the labels written inside tall bars: they must fit the
+    bar's width (white text past the edge looks clipped), upright when they can."""
+    pixels_per_point = figure.dpi / 72.0
+    if len("00.0") * _CHAR_WIDTH * points * pixels_per_point <= 0.9 * bar_pixels:
+        return {"rotation": 0, "fontsize": points}
+    # Vertical: the text's width across the bar is its line height; keep a pixel aside.
+    fitting = (bar_pixels - 3.0) / (_LINE_HEIGHT * pixels_per_point)
+    return {"rotation": 90, "fontsize": float(np.clip(fitting, _SMALLEST_SIZE, points))}
+
+
 def _label_bars(ax: Axes, bars, values: np.ndarray, label_kw: dict) -> None:
     """Write each value on its bar: above it, or inside (centred, white) for tall bars."""
+    label_kw = dict(label_kw)
+    inside = label_kw.pop("inside", {})
     tall = values > (_INSIDE_ABOVE if label_kw["rotation"] == 0 else _INSIDE_ABOVE_VERTICAL)
     ax.bar_label(bars, labels=[f"{v:.1f}" if not t else "" for v, t in zip(values, tall,
                                                                           strict=True)],
                  **label_kw)
     ax.bar_label(bars, labels=[f"{v:.1f}" if t else "" for v, t in zip(values, tall,
                                                                       strict=True)],
-                 label_type="center", color="white", **{**label_kw, "padding": 0})
+                 label_type="center", color="white",
+                 **{**label_kw, "padding": 0, **inside})
