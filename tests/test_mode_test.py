@@ -306,6 +306,28 @@ def test_fewer_tested_modes_merge_the_plug_in_clusters_and_more_fall_back():
     assert four.n_clusters == 4 and four.bandwidth == pytest.approx(h4)
 
 
+def test_given_paper_clusters_give_the_same_tested_clusters_and_stability():
+    sample, labels = _separated_clusters()
+    paper = periodic_mode_clusters(sample, method="paper", labels=labels)
+    test = silverman_mode_test(sample, n_boot=50)
+    for k in (2, 3):  # merged and as they are
+        k_test = dataclasses.replace(test, n_modes=k)
+        given = clusters_for_test(sample, TWO_PI, k_test, labels, paper=paper)
+        computed = clusters_for_test(sample, TWO_PI, k_test, labels)
+        assert given.n_clusters == k and given.bandwidth == computed.bandwidth
+        assert given.classification_rate == computed.classification_rate
+        for field in ("labels", "modes", "antimodes", "density"):
+            np.testing.assert_array_equal(getattr(given, field), getattr(computed, field))
+    given = pns1_mode_clusters(sample, TWO_PI, stability=True, labels=labels, paper=paper)
+    computed = pns1_mode_clusters(sample, TWO_PI, stability=True, labels=labels)
+    np.testing.assert_array_equal(given.labels, computed.labels)
+    np.testing.assert_array_equal(given.stability, computed.stability)
+    with pytest.raises(ValueError, match="paper rule's clusters of the same sample"):
+        clusters_for_test(sample, TWO_PI, test, paper=computed)  # the tested rule's
+    with pytest.raises(ValueError, match="paper rule's clusters of the same sample"):
+        clusters_for_test(sample[:-1], TWO_PI, test, paper=paper)
+
+
 def test_stability_resamples_use_the_same_boundaries_as_the_clusters():
     """cluster_stability's rule, applied to the sample itself, puts the boundaries where
     clusters_for_test does (within the binned KDE's accuracy), merged or not."""

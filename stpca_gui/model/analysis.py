@@ -272,7 +272,12 @@ def run_analysis(
                 raise FitCancelled("cancelled during modes")
 
         check()
-    result.__dict__["mode_clusters"] = _cluster_pns1(result, check)  # fills the cache
+    # Both rules, which the Result panel shows side by side; the tested rule's boundaries
+    # start from the paper rule's clusters, computed once (fills the caches).
+    paper = model_mode_clusters(estimator, method="paper", labels=result._labels(),
+                                check=check)
+    result.__dict__["paper_mode_clusters"] = paper
+    result.__dict__["mode_clusters"] = _cluster_pns1(result, check, paper)
     if callback is not None and done and callback(done[0]):
         raise FitCancelled("cancelled at the end")
     return result
@@ -294,9 +299,10 @@ def _holding_back_done(
     return forward
 
 
-def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None) -> ModeClustering:
+def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None,
+                  paper: ModeClustering | None = None) -> ModeClustering:
     return model_mode_clusters(result.model, labels=result._labels(), stability=True,
-                               check=check)
+                               paper=paper, check=check)
 
 
 def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,

@@ -96,8 +96,12 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
     written.append(_save(figure, out / PLOT_FIGURES[0], dpi))
 
     figure = Figure(figsize=FIGURE_SIZE, layout="constrained")
-    clusters = model_mode_clusters(model, method=cluster_rule, alpha=alpha, stability=False)
-    paper = (model_mode_clusters(model, method="paper") if cluster_rule != "paper" else None)
+    paper = model_mode_clusters(model, method="paper")
+    if cluster_rule == "paper":
+        clusters, paper = paper, None  # the paper rule's antimodes are drawn once
+    else:  # the tested rule starts from the paper rule's clusters, drawn beside it
+        clusters = model_mode_clusters(model, method=cluster_rule, alpha=alpha,
+                                       stability=False, paper=paper)
     codes, names = (None, None) if labels is None else encode_labels(labels)
     histogram = ScoreHistogram(figure, shows_selection=False)
     histogram.draw(pns1, period, group_codes=codes, group_names=names,

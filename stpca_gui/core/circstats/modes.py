@@ -118,6 +118,13 @@ class _TripledKde:
     n: int
     h: float
 
+    @classmethod
+    def of(cls, angles: NDArray[np.float64], period: float, h: float) -> _TripledKde:
+        """The KDE with bandwidth ``h`` of a periodic sample (wrapped, sorted, tripled)."""
+        ordered = np.sort(wrap_angles(angles, period))
+        return cls(sample=np.concatenate([ordered - period, ordered, ordered + period]),
+                   n=ordered.size, h=float(h))
+
     def log_density(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
         log_sum, _ = _log_kde_terms(points, self.sample, self.h)
         return log_sum - math.log(self.n * self.h * math.sqrt(TWO_PI))
@@ -354,7 +361,7 @@ def periodic_mode_clusters(
         raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
     return _paper_clusters(angles, period, bandwidth, labels, grid_size=grid_size,
                            min_density=min_density, min_prominence=min_prominence,
-                           check=check)[0]
+                           check=check)
 
 
 def _paper_clusters(
@@ -367,7 +374,7 @@ def _paper_clusters(
     min_density: float = 1e-3,
     min_prominence: float = 1e-6,
     check: CancelCheck | None = None,
-) -> tuple[ModeClustering, _TripledKde]:
+) -> ModeClustering:
     """Cluster a periodic sample by the modes of the KDE of its tripled sample (the paper).
 
     Parameters
@@ -399,9 +406,7 @@ def _paper_clusters(
 
     Returns
     -------
-    clusters : ModeClustering
-    kde : _TripledKde
-        The density whose modes they are (to evaluate it at other points).
+    ModeClustering
 
     Raises
     ------
@@ -481,7 +486,7 @@ def _paper_clusters(
         period=period,
         classification_rate=rate,
         confusion=confusion,
-    ), kde
+    )
 
 
 def plug_in_bandwidth(angles: ArrayLike, period: float = TWO_PI) -> float:
@@ -552,7 +557,7 @@ def _tested_clusters(
 
 def clusters_for_test(
     angles: ArrayLike, period: float, test: ModeTest, labels: ArrayLike | None = None,
-    *, check: CancelCheck | None = None,
+    *, paper: ModeClustering | None = None, check: CancelCheck | None = None,
 ) -> ModeClustering:
     """The clusters of a finished :class:`ModeTest`: ``test.n_modes`` (k̂) clusters.
 
@@ -582,6 +587,9 @@ def clusters_for_test(
         The finished test (k̂ = ``test.n_modes``; its critical bandwidths for the fallback).
     labels : array_like, shape (n,), optional
         True labels, for the classification rate and the confusion table.
+    paper : ModeClustering, optional
+        The paper rule's clusters of the same sample with the default (plug-in) bandwidth,
+        when the caller has them already (the app shows both rules): not computed again.
     check : callable, optional
         Cancel check, passed to the density scan.
 
@@ -589,30 +597,40 @@ def clusters_for_test(
     -------
     ModeClustering
         ``method="tested"``, with ``test`` attached.
+
+    Raises
+    ------
+    ValueError
+        When ``paper`` is not the paper rule's clustering of a sample of this size.
     """
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = _checked_labels(labels, x.size)
     k = max(int(test.n_modes), 1)
+    if paper is not None and (paper.method != "paper" or paper.labels.size != x.size):
+        raise ValueError("paper must be the paper rule's clusters of the same sample")
     if k > 1:
-        plug_in, kde = _paper_clusters(x, period, check=check)
-        if plug_in.n_clusters >= k:
-            return _merged_plug_in_clusters(x, plug_in, kde, test, true_labels)
+        if paper is None:
+            paper = _paper_clusters(x, period, check=check)
+        if paper.n_clusters >= k:
+            return _merged_plug_in_clusters(x, paper, test, true_labels)
     return _critical_clusters(x, period, test, true_labels)
 
 
 def _merged_plug_in_clusters(
-    x: NDArray[np.float64], plug_in: ModeClustering, kde: _TripledKde, test: ModeTest,
+    x: NDArray[np.float64], plug_in: ModeClustering, test: ModeTest,
     true_labels: NDArray | None,
 ) -> ModeClustering:
     """The paper rule's clusters with their least prominent modes merged down to k̂."""
     period = plug_in.period
     k = int(test.n_modes)
-    kept_modes, kept_antimodes = merge_shallowest_antimodes(
-        plug_in.modes, kde.density(plug_in.modes), plug_in.antimodes,
-        kde.density(plug_in.antimodes), k, period)
-    modes = plug_in.modes[kept_modes]
-    antimodes = plug_in.antimodes[kept_antimodes]
+    modes, antimodes = plug_in.modes, plug_in.antimodes
+    if plug_in.n_clusters > k:
+        # The depths need the exact KDE at the extrema (the grid's would round them).
+        kde = _TripledKde.of(x, period, plug_in.bandwidth)
+        kept_modes, kept_antimodes = merge_shallowest_antimodes(
+            modes, kde.density(modes), antimodes, kde.density(antimodes), k, period)
+        modes, antimodes = modes[kept_modes], antimodes[kept_antimodes]
     cluster = _arc_labels(wrap_angles(x, period), antimodes, period)
     rate = confusion = None
     if true_labels is not None:
@@ -682,6 +700,7 @@ def pns1_mode_clusters(
     labels: ArrayLike | None = None,
     stability: bool = False,
     random_state: RandomStateLike = 0,
+    paper: ModeClustering | None = None,
     check: CancelCheck | None = None,
 ) -> ModeClustering:
     """The product's mode clusters of PNS1 (app, command line, sessions).
@@ -694,7 +713,9 @@ def pns1_mode_clusters(
     not rejected at ``alpha`` the answer is one cluster, "no cluster structure"; otherwise
     the modes of PNS1 are tested (:func:`periodic_mode_clusters`). ``stability=True`` adds
     each cluster's bootstrap stability (:func:`~stpca_gui.core.circstats.cluster_stability.
-    cluster_stability`). ``method="paper"`` gives the paper's clusters, untested.
+    cluster_stability`). ``method="paper"`` gives the paper's clusters, untested. ``paper``:
+    those clusters of the same PNS1 when the caller has them already
+    (:func:`clusters_for_test`).
     """
     if method == "paper":
         clusters = periodic_mode_clusters(pns1, period, labels=labels, method="paper",
@@ -719,10 +740,11 @@ def pns1_mode_clusters(
                                    check=check)
         if uniformity is not None:
             test = dataclasses.replace(test, uniformity_p_value=uniformity)
-    clusters = clusters_for_test(x, period, test, labels, check=check)
+    clusters = clusters_for_test(x, period, test, labels, paper=paper, check=check)
     if stability:
+        plug_in = paper.bandwidth if paper is not None else plug_in_bandwidth(x, period)
         figures = cluster_stability(x, period, clusters.antimodes, clusters.n_clusters,
-                                    bandwidth=plug_in_bandwidth(x, period),
+                                    bandwidth=plug_in,
                                     random_state=random_state, check=check)
         clusters = dataclasses.replace(clusters, stability=figures)
     return clusters
@@ -735,6 +757,7 @@ def model_mode_clusters(
     alpha: float = DEFAULT_ALPHA,
     labels: ArrayLike | None = None,
     stability: bool = True,
+    paper: ModeClustering | None = None,
     check: CancelCheck | None = None,
 ) -> ModeClustering:
     """:func:`pns1_mode_clusters` of a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA`:
@@ -743,4 +766,5 @@ def model_mode_clusters(
     period = TWO_PI * float(model.pns_.circle_radius_)  # type: ignore[attr-defined]
     return pns1_mode_clusters(model.scores_[:, 0], period,  # type: ignore[attr-defined]
                               torus_angles=getattr(model, "angles_", None), method=method,
-                              alpha=alpha, labels=labels, stability=stability, check=check)
+                              alpha=alpha, labels=labels, stability=stability, paper=paper,
+                              check=check)
