@@ -216,9 +216,7 @@ def _add_structure_commands(commands: argparse._SubParsersAction) -> None:
                     "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
                     "TABLE --degrees` reads as it is; its provenance columns (frame, segid, "
                     "resid, resname) are carried into scores.csv.")
-    dihedrals.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
-    dihedrals.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
-                           help="DCD, XTC, TRR, NetCDF, … read in order")
+    _add_structure_files(dihedrals)
     dihedrals.add_argument("--set", dest="dihedral_set", default="backbone", choices=SET_NAMES,
                            help="the torsions: backbone φ/ψ, side-chain chi (χ1/χ2; more with "
                                 "--angles), rna-backbone α–ζ and χ, rna-pseudo η/θ, or custom "
@@ -246,11 +244,17 @@ def _add_structure_commands(commands: argparse._SubParsersAction) -> None:
                     "clusters.csv (frame, cluster, distance to the medoid); pooled data give "
                     "residue_clusters.csv (how often each residue visits each cluster).")
     representatives.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
-    representatives.add_argument("topology", type=Path)
-    representatives.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY")
+    _add_structure_files(representatives)
     representatives.add_argument("--atoms", default="all",
                                  help="atoms written to the PDB files (default: all)")
     representatives.add_argument("--out", type=Path, required=True, help="output folder")
+
+
+def _add_structure_files(command: argparse.ArgumentParser) -> None:
+    """The structure and its trajectories, as MDAnalysis reads them."""
+    command.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
+    command.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
+                         help="DCD, XTC, TRR, NetCDF, … read in order")
 
 
 def _dihedral_settings(args: argparse.Namespace):
