@@ -551,3 +551,18 @@ def test_labels_are_encoded_in_natural_order(labels, names):
     codes, found = encode_labels(labels)
     assert found == names
     assert [found[c] for c in codes] == [str(label) for label in labels]
+
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["V", "I", "II", "IV", "XII"], ["I", "II", "IV", "V", "XII"]),  # clusters by value
+    (["site 10", "site 2", "Site 1"], ["Site 1", "site 2", "site 10"]),  # numbers by value
+    (["M", "C", "L", "D"], ["C", "D", "L", "M"]),  # amino-acid codes are letters
+    (["II", "beta", "I"], ["beta", "I", "II"]),  # not all numerals: natural order
+])
+def test_label_order_reads_numerals_and_numbers_by_value(names, expected):
+    from stpca_gui.model.dataset import encode_labels, label_order
+
+    assert [names[k] for k in label_order(names)] == expected
+    codes, ordered = encode_labels(np.array(names))
+    assert ordered == expected
+    assert [ordered[c] for c in codes] == names

@@ -30,8 +30,10 @@ def _readonly(values: NDArray) -> NDArray:
     return values
 
 
-_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_ROMAN_NUMERAL = re.compile(r"M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
+# Cluster numerals up to 39 only: with L, C, D and M, letter labels such as amino-acid
+# codes ("C", "D", "L", "M") would be taken for numbers and leave alphabetical order.
+_ROMAN = {"I": 1, "V": 5, "X": 10}
+_ROMAN_NUMERAL = re.compile(r"X{0,3}(IX|IV|V?I{0,3})")
 
 
 def _roman_value(name: str) -> int | None:
