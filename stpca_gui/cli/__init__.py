@@ -4,33 +4,25 @@ Commands: ``fit``, ``demo``, ``demos``, ``info``, ``transform``, ``export-script
 ``dihedrals``, ``representatives`` and ``reproduce``. One module per command group
 (:mod:`.fitting`, :mod:`.transform`, :mod:`.sessions`, :mod:`.structures`,
 :mod:`.reproduction`) registers its commands on the parser built by :mod:`.parser`; the
-argument groups several commands share are declared once in :mod:`.arguments`.
+argument groups several commands share are declared once in :mod:`.arguments`, and
+:mod:`.guard` turns every failure into a one-line message.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
-from ..core import FitCancelled
-from ..io import TableError
-from .common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .guard import run_guarded
 from .parser import build_parser
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+__all__ = ["EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``stpca`` console script; returns the process exit code."""
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (TableError, ValueError, OSError) as exc:
-        print(f"stpca: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except FitCancelled:
-        print("stpca: cancelled", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("stpca: interrupted", file=sys.stderr)
-        return 130
+    """Entry point of the ``stpca`` console script; returns the process exit code.
+
+    Every failure of a command is one line on stderr and exit code 1 (130 when
+    interrupted); ``--debug`` prints the traceback too (:mod:`.guard`).
+    """
+    return run_guarded(build_parser().parse_args(argv))

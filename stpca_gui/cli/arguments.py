@@ -12,7 +12,7 @@ import argparse
 import math
 from pathlib import Path
 
-from ..core import ParamSpec, ScaledTorusPCA
+from ..core import Interval, ParamSpec, ScaledTorusPCA
 from ..core.circstats.mode_test import DEFAULT_ALPHA
 from ..core.circstats.modes import MODE_RULES
 
@@ -30,6 +30,22 @@ def value_parser(spec: ParamSpec):
             except ValueError:
                 pass
         raise argparse.ArgumentTypeError(f"must be {spec.describe(typed=True)}, not {text!r}")
+
+    return parse
+
+
+def bounded_int(interval: Interval):
+    """argparse ``type`` for an integer option checked against ``interval`` at parse time,
+    so that ``--stride 10**30`` is a usage error naming the flag, not an overflow later."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not interval.accepts(value):
+            raise argparse.ArgumentTypeError(f"must be {interval.describe()}, not {text!r}")
+        return value
 
     return parse
 

@@ -11,6 +11,8 @@ from ..io import check_file_set
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: Ctrl-C, as shells report a process ended by SIGINT (128 + 2).
+EXIT_INTERRUPTED = 130
 
 
 def check_output_file(path: Path) -> None:

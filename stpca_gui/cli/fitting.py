@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import ScaledTorusPCA, load_model, make_demo
+from ..core import Interval, ScaledTorusPCA, load_model, make_demo
 from ..core.circstats.modes import ModeClustering, model_mode_clusters
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from ..core.scoring_only import SCORING_ONLY, model_kind
@@ -21,8 +21,18 @@ from ..io import RESULT_FILES, check_file_set, read_angle_table, write_results
 from ..io.structures.table import PROVENANCE_COLUMNS
 from ..model import Dataset, FitParameters
 from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
-from .arguments import add_fit_outputs, add_model_options, add_table_options, columns
+from .arguments import (
+    add_fit_outputs,
+    add_model_options,
+    add_table_options,
+    bounded_int,
+    columns,
+)
 from .common import EXIT_OK, check_output_file, report_dropped
+
+#: What to try when a fit runs out of memory.
+FIT_MEMORY_HINT = ("fit on landmarks (--landmarks N; an exact fit needs n × n matrices) or "
+                   "on fewer rows or columns")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -34,21 +44,22 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_table_options(fit)
     add_model_options(fit)
     add_fit_outputs(fit)
-    fit.set_defaults(func=run_fit)
+    fit.set_defaults(func=run_fit, memory_hint=FIT_MEMORY_HINT)
 
     demo = commands.add_parser(
         "demo", help="run ST-PCA on a built-in demo dataset and print a summary",
         description="Run ST-PCA on a built-in demo dataset.")
     demo.add_argument("name", nargs="?", default="clusters-t3", choices=DEMO_NAMES,
                       help="demo dataset (default: clusters-t3)")
-    demo.add_argument("--data-seed", type=int, default=0, help="seed of the simulated data")
+    demo.add_argument("--data-seed", type=bounded_int(Interval(int, 0, None)), default=0,
+                      help="seed of the simulated data")
     demo.add_argument("--cluster-sd", type=float, default=None, metavar="SD",
                       help=f"standard deviation (radians) of the clusters of "
                            f"{' and '.join(CLUSTER_DEMOS)} (default: {DEFAULT_CLUSTER_SD:g}; "
                            "the paper does not state it)")
     add_model_options(demo)
     add_fit_outputs(demo)
-    demo.set_defaults(func=run_demo)
+    demo.set_defaults(func=run_demo, memory_hint=FIT_MEMORY_HINT)
 
     demos = commands.add_parser("demos", help="list the built-in demo datasets",
                                 description="List the built-in demo datasets.")

@@ -8,8 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-from .arguments import add_structure_files
+from ..core import Interval
+from .arguments import add_structure_files, bounded_int
 from .common import EXIT_OK, check_output_file
+
+#: More frames than any trajectory has; frame options beyond it are refused when parsed.
+MAX_FRAMES = 10**12
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -38,11 +42,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     dihedrals.add_argument("--torsion", action="append", default=[], metavar="NAME=S1;S2;S3;S4",
                            help="a user-defined torsion: four selections of one atom each "
                                 "(repeatable; implies --set custom --layout per-frame)")
-    dihedrals.add_argument("--start", type=int, default=None, help="first frame (0-based)")
-    dihedrals.add_argument("--stop", type=int, default=None, help="stop before this frame")
-    dihedrals.add_argument("--stride", type=int, default=1, help="every N-th frame")
+    frame = bounded_int(Interval(int, 0, MAX_FRAMES))
+    dihedrals.add_argument("--start", type=frame, default=None, help="first frame (0-based)")
+    dihedrals.add_argument("--stop", type=frame, default=None, help="stop before this frame")
+    dihedrals.add_argument("--stride", type=bounded_int(Interval(int, 1, MAX_FRAMES)),
+                           default=1, help="every N-th frame")
     dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
-    dihedrals.set_defaults(func=run_dihedrals)
+    dihedrals.set_defaults(func=run_dihedrals,
+                           memory_hint="read fewer frames (--start, --stop, --stride) or fewer "
+                                       "residues (--select)")
 
     representatives = commands.add_parser(
         "representatives", help="the frames or residues of a session's clusters",
@@ -55,7 +63,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     representatives.add_argument("--atoms", default="all",
                                  help="atoms written to the PDB files (default: all)")
     representatives.add_argument("--out", type=Path, required=True, help="output folder")
-    representatives.set_defaults(func=run_representatives)
+    representatives.set_defaults(func=run_representatives,
+                                 memory_hint="write fewer atoms (--atoms)")
 
 
 def run_dihedrals(args: argparse.Namespace) -> int:

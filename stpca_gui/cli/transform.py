@@ -14,16 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from ..core import ScaledTorusPCA, load_model
+from ..core import Interval, ScaledTorusPCA, load_model
 from ..core.scoring_only import model_kind
 from ..files.clash import check_outputs
 from ..io import AngleChunk, iter_angle_chunks, write_score_stream
 from ..io.tables import CHUNK_ROWS
-from .arguments import add_table_options, columns
+from .arguments import add_table_options, bounded_int, columns
 from .common import EXIT_OK, check_output_file, report_dropped
 
 #: How long ``stpca transform --scheduler`` tries to reach the scheduler.
 SCHEDULER_TIMEOUT = "20s"
+#: The rows ``--chunk-rows`` may ask for at a time.
+CHUNK_ROWS_ALLOWED = Interval(int, 1, 10**7)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -38,13 +40,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_table_options(transform)
     transform.add_argument("--out", type=Path, required=True,
                            help="the scores table to write (CSV)")
-    transform.add_argument("--chunk-rows", type=int, default=CHUNK_ROWS, metavar="N",
+    transform.add_argument("--chunk-rows", type=bounded_int(CHUNK_ROWS_ALLOWED),
+                           default=CHUNK_ROWS, metavar="N",
                            help=f"rows read and scored at a time (default: {CHUNK_ROWS})")
     transform.add_argument("--scheduler", default=None, metavar="ADDRESS",
                            help="score the chunks on a running dask scheduler, e.g. "
                                 "tcp://10.0.0.5:8786 (needs stpca-gui[distributed] here and "
                                 "stpca-gui on the workers)")
-    transform.set_defaults(func=run_transform)
+    transform.set_defaults(func=run_transform,
+                           memory_hint="score fewer rows at a time (a smaller --chunk-rows)")
 
 
 def run_transform(args: argparse.Namespace) -> int:
@@ -53,8 +57,6 @@ def run_transform(args: argparse.Namespace) -> int:
                   [("the input table", args.input), ("the model file", args.model)])
     model = load_model(args.model)
     check_output_file(args.out)
-    if args.chunk_rows < 1:
-        raise ValueError(f"--chunk-rows must be a positive integer; got {args.chunk_rows}")
     column_names, chunks = iter_angle_chunks(
         args.input, columns(args), degrees=args.degrees, label_column=args.label,
         drop_invalid=args.drop_invalid, chunk_rows=args.chunk_rows)
