@@ -23,8 +23,9 @@ from .core import (
     load_model,
     make_demo,
 )
-from .core.circstats.mode_test import DEFAULT_ALPHA
-from .core.circstats.modes import MODE_RULES, ModeClustering, model_mode_clusters
+from .core.circstats.mode_clustering import MODE_RULES, ModeClustering
+from .core.circstats.silverman import DEFAULT_ALPHA
+from .core.clusters import model_mode_clusters
 from .core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from .core.scoring_only import SCORING_ONLY, model_kind
 from .core.summary import fit_summary, mode_cluster_items
