@@ -24,8 +24,9 @@ from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
 from .scoring_only import ScoringOnlyError
+from .smds.classical import classical_mds
 from .smds.radius import wasserstein_radius
-from .smds.smds import SphericalMDS, classical_mds
+from .smds.smds import SphericalMDS
 from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
 from .tpca import TorusGapWarning, TorusPCA
 
