@@ -27,7 +27,7 @@ as ST-PCA does:
     reports them); the sphere (PNS) shares are kept too.
 
 Every method has the signature ``method(angles, *, check=None) -> BaselineResult`` (``check``
-a :data:`~stpca_gui.core.progress.CancelCheck`, called between its steps and, for T-PCA,
+a :data:`~stpca_gui.core._base.progress.CancelCheck`, called between its steps and, for T-PCA,
 inside its fit, so that a comparison can be cancelled midway) and is listed in
 :data:`BASELINES` under its display name, so a caller can run all of them on the same data
 (see :func:`run_baselines`); ``BaselineResult.convention`` says which variance its

@@ -69,7 +69,7 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
         A label per sample: colours and the histogram's stacked groups.
     dpi : int, default 150
     cluster_rule : {"tested", "paper"}, default "tested"
-        Whose antimodes the histogram draws (:func:`~stpca_gui.core.modes.
+        Whose antimodes the histogram draws (:func:`~stpca_gui.core.circstats.modes.
         model_mode_clusters`); with the tested rule the paper's are added, dotted.
     alpha : float, default 0.05
         Level of the tested rule.
