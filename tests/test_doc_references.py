@@ -203,7 +203,8 @@ def _scopes(module: str | None, cls: str | None) -> list[str]:
     return scopes
 
 
-def resolve(reference: Reference) -> bool:
+def resolve(reference: Reference) -> bool | None:
+    """Whether the reference resolves (``None``: it is not one, e.g. a variable)."""
     name = reference.name
     if reference.kind == "path":
         return _resolve_path(name)
