@@ -3,7 +3,7 @@
 Every benchmark run with ``--record`` writes its headline numbers, with the date, commit,
 machine and load average, to ``benchmarks/results/<benchmark>.json``. This script renders
 the rows below from those files into docs/measured.md, so that the page never states a
-number no benchmark recorded; tests/test_measured_page.py checks that the committed page
+number no benchmark recorded; tests/docs/test_measured_page.py checks that the committed page
 is what this script gives and that every recorded case is shown.
 
     uv run python benchmarks/measured.py           # rewrite docs/measured.md

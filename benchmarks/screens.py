@@ -7,7 +7,7 @@
 
 Without ``DISPLAY`` the script starts its own Xvfb (as the tests do). :data:`IMAGES` names
 every image under docs/images/ and the README's screenshot with what makes it; a new image
-is one entry there. tests/test_doc_images.py checks that every image the pages show exists
+is one entry there. tests/docs/test_doc_images.py checks that every image the pages show exists
 and that :data:`IMAGES` and :data:`MADE_ELSEWHERE` know every file of docs/images/ and
 docs/reproduction/. Look at every image after making it.
 """
@@ -90,7 +90,7 @@ def adk_pooled() -> object:
 
 def tight_patch() -> np.ndarray:
     """A tight anisotropic Gaussian patch of T⁴ (n = 200, sd 0.3, 0.18, … rad): the flat
-    patch of docs/diagnostics.md (as tests/test_diagnostics.py's ``tight_cluster``)."""
+    patch of docs/diagnostics.md (as tests/core/test_diagnostics.py's ``tight_cluster``)."""
     from stpca_gui.core import wrap_angles
 
     rng = np.random.default_rng(1)

@@ -9,7 +9,7 @@ A fenced block of the page with ``$ `` lines is a shell session. ``$ stpca …``
 MDAnalysisTests' data folder, as the page defines it); ``$ head -N FILE`` reads a file
 written there. The lines under a command are what the page says it prints: each must be
 printed, in order (the page may leave lines out); ``…`` stands for any text, and a number
-may differ by one unit of its last printed digit (another CPU). tests/test_doc_transcripts.py
+may differ by one unit of its last printed digit (another CPU). tests/docs/test_doc_transcripts.py
 runs docs/structures.md's P-loop session this way.
 """
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
+from project_paths import REPO
 
 pytest.importorskip("MDAnalysis")
 pytest.importorskip("MDAnalysisTests")
 
-REPO = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("benchmarks_transcripts",
                                                REPO / "benchmarks" / "transcripts.py")
 transcripts = importlib.util.module_from_spec(_spec)

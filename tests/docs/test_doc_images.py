@@ -13,7 +13,8 @@ import re
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from project_paths import REPO
+
 BENCHMARKS = REPO / "benchmarks"
 IMAGE_FOLDERS = ("docs/images", "docs/reproduction")
 _IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")

@@ -37,8 +37,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from project_paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "stpca_gui"
 
 #: The Markdown pages checked (generated pages included: their generators must not drift).
@@ -175,6 +175,10 @@ def lookup(dotted: str) -> object:
     """The object an absolute dotted name stands for (``None`` for an attribute only the
     source declares, whose value is not known here), or ``_MISSING``."""
     parts = dotted.split(".")
+    if "__main__" in parts:  # importing it would run the program: its file is checked
+        main = parts.index("__main__")
+        found = REPO.joinpath(*parts[:main + 1]).with_suffix(".py").is_file()
+        return None if found and main == len(parts) - 1 else _MISSING
     for split in range(len(parts), 0, -1):
         module_name = ".".join(parts[:split])
         try:

@@ -13,11 +13,10 @@ import json
 import math
 import re
 import sys
-from pathlib import Path
 
 import pytest
+from project_paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
 
 
