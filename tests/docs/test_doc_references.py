@@ -290,6 +290,7 @@ def references_in(text: str, where: str, *, module: str | None = None,
                                 line_of(match.start()))
     if markdown:  # code blocks hold code, not inline spans: their backticks pair wrongly
         text = _FENCE.sub(lambda block: "\n" * block.group(0).count("\n"), text)
+        line_of = _line_counter(text, where)  # the same lines, shorter offsets
     for match in _ROLE.finditer(text):
         target = match.group(1)
         if "<" in target:
