@@ -170,7 +170,8 @@ class AnalysisResult:
         """The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
         first tested for uniformity on the torus), with each cluster's stability, checked
         against the labels when the data have them. A session may bring clusters made by
-        another rule or level: they say which (``method``, ``mode_test.alpha``)."""
+        another rule or level: they say which (``ModeClustering.method`` and the level
+        ``ModeClustering.mode_test.alpha``)."""
         return _cluster_pns1(self)
 
     @cached_property
