@@ -26,7 +26,8 @@ from ..core import (
     ProgressCallback,
     ProgressEvent,
 )
-from ..core.circstats.modes import ModeClustering, model_mode_clusters
+from ..core.circstats.mode_clustering import ModeClustering
+from ..core.clusters import model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items
@@ -71,9 +72,9 @@ class FitParameters:
     :data:`SETTINGS_DECLARATIONS` (:class:`~stpca_gui.core.stpca.ScaledTorusPCA`, then
     :class:`~stpca_gui.core.mode_settings.ModeClusterSettings`), in their declaration order,
     with the application's defaults (a fixed seed where the library's is None). What each
-    allows and means is declared once, there (:meth:`specs`); ``tests/test_params.py``
-    checks that these fields are those declarations. Values are checked by
-    :meth:`validate`, by the declarations' own validation.
+    allows and means is declared once, there (:meth:`specs`);
+    ``tests/core/_base/test_params.py`` checks that these fields are those declarations.
+    Values are checked by :meth:`validate`, by the declarations' own validation.
     """
 
     radius: RadiusChoice = "auto"
