@@ -15,8 +15,9 @@ from numpy.typing import ArrayLike
 
 from ._base.params import Estimator, Interval, Options, estimator, parameter
 from ._base.progress import CancelCheck
-from .circstats.mode_test import DEFAULT_ALPHA
-from .circstats.modes import MODE_RULES, ModeClustering, model_mode_clusters
+from .circstats.mode_clustering import MODE_RULES, ModeClustering
+from .circstats.silverman import DEFAULT_ALPHA
+from .clusters import model_mode_clusters
 
 __all__ = ["ModeClusterSettings"]
 
