@@ -220,8 +220,8 @@ class PrincipalNestedSpheres(Estimator):
         None, *RANDOM_STATE,
         doc="Seed of the bootstrap and of the isotropy test's subsample.")
     exact_levels: int | str = parameter(
-        EXACT_LEVELS, Interval(int, 1, None),
-        Options(("all",), labels=("all levels (exact)",)),
+        EXACT_LEVELS, Options(("all",), labels=("all levels (exact)",)),
+        Interval(int, 1, None),
         doc="Levels nearest PNS1 fitted one by one at high dimension. When more than this "
             "many levels lie below the first one (d ≥ exact_levels + 3), the levels "
             "between the first and the last exact_levels, which carry little variance each, "
