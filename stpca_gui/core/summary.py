@@ -145,7 +145,7 @@ def _reduction_item(pns: Any) -> SummaryItem:
         return SummaryItem("pns_reduced_levels", "PNS reduction", None,
                            "none (every level fitted)", shown=False)
     d = int(pns.n_components_)
-    share = float(np.sum(pns.explained_variance_ratio_[d - 1 - reduced]))
+    share = float(pns.reduced_variance_ratio_)
     value = {"first": int(reduced[0]) + 1, "last": int(reduced[-1]) + 1,
              "count": int(reduced.size), "variance_share": _number_or_none(share)}
     text = (f"levels {value['first']}–{value['last']} of {d - 1} reduced to the leading "

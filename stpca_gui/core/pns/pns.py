@@ -165,6 +165,10 @@ class PrincipalNestedSpheres(Estimator):
     reduced_levels_ : ndarray of int
         The levels reduced to the leading principal directions instead of fitted one by
         one (see ``exact_levels``); empty when every level was fitted.
+    reduced_variance_ratio_ : float
+        Share of the total variance in the scores of the reduced levels (0 when none):
+        what the reduction approximated. Its error against fitting every level is
+        measured in docs/high_dimension.md.
     objectives_ : ndarray, shape (d − 1,)
         Minimised objective ``mean_i (arccos(v_k·x_i) − r_k)²`` of each level.
     rotations_ : list of ndarray
@@ -381,6 +385,8 @@ class PrincipalNestedSpheres(Estimator):
         self.total_variance_ = float(ev.sum())
         with np.errstate(invalid="ignore", divide="ignore"):
             self.explained_variance_ratio_ = ev / self.total_variance_
+        self.reduced_variance_ratio_ = float(np.sum(
+            self.explained_variance_ratio_[d - 1 - self.reduced_levels_]))
         self.mean_ = self.inverse_transform(np.zeros((1, d)))[0]
         return self
 

@@ -47,7 +47,10 @@ def test_reduced_fit_agrees_with_every_level_fitted(torsion_fit):
     reduced = PrincipalNestedSpheres(random_state=5).fit(model.embedding_)
     exact = PrincipalNestedSpheres(random_state=5, exact_levels="all").fit(model.embedding_)
     np.testing.assert_array_equal(reduced.reduced_levels_, np.arange(1, 7))
-    assert exact.reduced_levels_.size == 0
+    assert exact.reduced_levels_.size == 0 and exact.reduced_variance_ratio_ == 0.0
+    d = reduced.n_components_
+    np.testing.assert_allclose(reduced.reduced_variance_ratio_, np.sum(
+        reduced.explained_variance_ratio_[d - 1 - reduced.reduced_levels_]), rtol=1e-12)
     pns1 = np.corrcoef(reduced.scores_[:, 0], exact.scores_[:, 0])[0, 1]
     assert abs(pns1) >= 0.9999
     ratio_gap = np.abs(reduced.explained_variance_ratio_ - exact.explained_variance_ratio_)
@@ -56,7 +59,6 @@ def test_reduced_fit_agrees_with_every_level_fitted(torsion_fit):
     assert clusters.n_clusters == exact_clusters.n_clusters >= 2
     assert _agreement(clusters, exact_clusters) == 1.0
     # The reduced levels are great spheres whose residuals are measured all the same.
-    d = reduced.n_components_
     assert all(reduced.sphere_types_[k] == "great" for k in reduced.reduced_levels_)
     assert np.all(np.isnan(reduced.p_values_[reduced.reduced_levels_]))
     assert np.all(reduced.explained_variance_[d - 1 - reduced.reduced_levels_] > 0)
@@ -85,7 +87,13 @@ def test_high_dimensional_fit_says_what_was_reduced(torsion_fit, tmp_path):
     item = next(i for i in fit_summary(model) if i.key == "pns_reduced_levels")
     assert item.shown and item.value["first"] == 2 and item.value["last"] == 7
     assert item.text.startswith("levels 2–7 of 19 reduced")
+    assert item.value["variance_share"] == pytest.approx(model.pns_.reduced_variance_ratio_)
     assert 0.0 < item.value["variance_share"] < 0.5
+    # 19 sphere types, shown as runs ("small, great × 18") rather than 19 words.
+    types = next(i for i in fit_summary(model) if i.key == "sphere_types")
+    runs = types.text.split(" (")[0].split(", ")
+    assert len(runs) < 19 and any(" × " in run for run in runs)
+    assert sum(int(run.split(" × ")[1]) if " × " in run else 1 for run in runs) == 19
     loaded = ScaledTorusPCA.load(model.save(tmp_path / "model.stpca"))
     np.testing.assert_array_equal(loaded.pns_.reduced_levels_, model.pns_.reduced_levels_)
     np.testing.assert_array_equal(loaded.transform(model.angles_[:50]),
