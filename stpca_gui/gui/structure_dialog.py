@@ -249,7 +249,6 @@ class StructureDialog(QDialog):
     def _on_failure(self, message: str, details: str) -> None:
         # StructureError and OSError messages name the file; drop the exception's type.
         self._finish(message.split(": ", 1)[1] if ": " in message else message)
-        self.selection_note.setText(self.selection_note.text())
         if self.parent() is not None and hasattr(self.parent(), "messages"):
             self.parent().messages.error("Cannot read the structure", self.status.text())
 
@@ -293,8 +292,9 @@ class StructureActions:
 
     def __init__(self, window) -> None:
         self.window = window
+        # Not triggered=self.open_dialog: the action's ``checked`` would land in topology.
         self.open_action = QAction("Open &Structure or Trajectory…", window,
-                                   triggered=self.open_dialog)
+                                   triggered=lambda: self.open_dialog())
         self.export_action = QAction("Cluster &representatives…", window,
                                      triggered=self.export_dialog)
         self.runner = TaskRunner(window)
