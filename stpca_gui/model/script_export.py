@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..core import DEMO_NAMES, ScaledTorusPCA
+from ..core import SIMULATED_DEMO_NAMES, ScaledTorusPCA
 from ..core.circstats.mode_test import DEFAULT_ALPHA
 from ..core.circstats.modes import MODE_RULES, ModeClustering
 from ..files.atomic import atomic_file_set
@@ -123,7 +123,7 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
         origin = "copy"
         note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
-    elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
+    elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in SIMULATED_DEMO_NAMES:
         origin = "demo"
     elif dataset.structure is not None:
         from .structures import structure_files_unchanged
