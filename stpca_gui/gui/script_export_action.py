@@ -77,14 +77,9 @@ class ScriptExportAction(QObject):
 
     def _on_written(self, outcome) -> None:
         export, files = outcome
-        copy = next(iter(export.data_files), "")
-        how = {"demo": "It regenerates the demo data.",
-               "file": f"It reads the data from their file, or from the exact copy {copy} "
-                       "if the file is missing or has changed.",
-               "copy": f"It reads the exact copy of the data, {copy}: {export.note}."}
         text = "Wrote " + ", ".join(str(path) for path in files) + "."
         self._show(QMessageBox.Icon.Information, "Script written",
-                   f"{text}\n\n{how[export.data_origin]}\nRun: python {files[0]} --out DIR")
+                   f"{text}\n\n{export.reading_note()}\nRun: python {files[0]} --out DIR")
         self.window.messages.status(f"Wrote {files[0]}")
         self.written.emit(files)
 
