@@ -77,11 +77,11 @@ def main() -> None:
         for label, text in window.summary.rows():
             print(f"  {label}: {text}")
         window.export_window(out / f"{name}.png")
-        window.export_view("histogram", out / f"{name}_histogram.png", dpi=110)
+        window.exports.export_view("histogram", out / f"{name}_histogram.png", dpi=110)
         window.paper_antimodes_action.setChecked(True)
         for _ in range(20):
             app.processEvents()
-        window.export_view("histogram", out / f"{name}_histogram_paper.png", dpi=110)
+        window.exports.export_view("histogram", out / f"{name}_histogram_paper.png", dpi=110)
         window.paper_antimodes_action.setChecked(False)
     noise.unlink()
     window.close()

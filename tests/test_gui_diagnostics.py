@@ -26,7 +26,7 @@ def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
         view.choice.setCurrentIndex(index)
         process_pending_events()
         path = gui_dir / f"diagnostics-{key}.png"
-        window.export_view("diagnostics", path, dpi=100)
+        window.exports.export_view("diagnostics", path, dpi=100)
         assert_has_content(path)
     # The Shepard points of this fit lie near the diagonal: its stress is small.
     shepard = diagnostics.shepard

@@ -194,3 +194,13 @@ def test_every_menu_action_triggers_without_error(qtbot, window, tmp_path, capfd
     assert list((tmp_path / "saved").glob("*.py")), "the script export wrote nothing"
     captured = capfd.readouterr()
     assert "Traceback" not in captured.err + captured.out, captured.err
+
+
+def test_the_window_offers_what_its_parts_may_use(window):
+    """The parts see the window as a WindowServices: the window has every member."""
+    from stpca_gui.gui.window_services import WindowServices
+
+    members = set(WindowServices.__annotations__) | {
+        name for name in vars(WindowServices) if not name.startswith("_")}
+    assert {"state", "messages", "views", "set_dataset", "export_window"} <= members
+    assert [name for name in sorted(members) if not hasattr(window, name)] == []

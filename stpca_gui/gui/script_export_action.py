@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ..model.script_export import export_script
+from .menus import menu_action
 from .tasks import TaskRunner, show_task_error
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ class ScriptExportAction(QObject):
         super().__init__(window.widget())
         self.window = window
         self.last_message_box: QMessageBox | None = None
-        self.action = QAction("Export as Python &Script…", window.widget(), enabled=False,
-                              triggered=self.export_dialog)
+        self.action = menu_action(window.widget(), "Export as Python &Script…",
+                                  self.export_dialog, enabled=False)
         self.action.setStatusTip("Write a Python script that reloads the data, refits with "
                                  "the same settings and seed, and writes the results")
         self.runner = TaskRunner(self)
@@ -62,8 +63,6 @@ class ScriptExportAction(QObject):
 
     def export(self, path: Path) -> None:
         """Write the script (and the data copy) to ``path`` in the background."""
-        from ..model.script_export import export_script
-
         dataset = self.window.state.dataset
         try:
             parameters = self.parameters()
