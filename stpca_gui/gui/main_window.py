@@ -292,7 +292,6 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         from ..model.demos import list_demos
-        from .tour import tour_action
 
         self.open_action = menu_action(self, "&Open…", self.open_file_dialog,
                                        shortcut=QKeySequence.StandardKey.Open)
@@ -303,7 +302,12 @@ class MainWindow(QMainWindow):
             self, "Show the &paper rule's antimodes", self.state.set_show_paper_antimodes,
             tip="Add the antimodes of every mode of the plug-in KDE (the paper's rule, "
                 "untested) to the PNS1 histogram, dotted, beside the tested ones")
-        self.tour_action = tour_action(self)
+        # Help → Guided Tour, enabled while there are data. (The tour's module loads when
+        # the tour opens.)
+        self.tour_action = menu_action(self, "Guided &Tour", self.open_tour, enabled=False,
+                                       tip="Walk through ST-PCA step by step on the data shown")
+        self.state.dataset_changed.connect(
+            lambda dataset: self.tour_action.setEnabled(dataset is not None))
         self.recent_menu = QMenu("Open &Recent", self)
         self._refresh_recent_menu()
         sessions, selection = self.sessions, self.state.selection

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -44,13 +44,12 @@ from ..model.tour import (
     refit_at_radius,
     tour_steps,
 )
-from .menus import menu_action
 from .tasks import TaskRunner
 
 if TYPE_CHECKING:
     from .window_services import WindowServices
 
-__all__ = ["GuidedTour", "TourExport", "tour_action"]
+__all__ = ["GuidedTour", "TourExport"]
 
 #: Emphasis of the views a step is about: an orange frame and a tinted title row.
 EMPHASIS_STYLE = "#{name} {{ border: 2px solid #E69F00; background: #FFF3DC; }}"
@@ -68,15 +67,6 @@ EXPORT_RADIUS_FACTOR = 0.75
 EXPORT_SETTLE_MS = 400
 #: Width of the panel in pixels.
 PANEL_WIDTH = 470
-
-
-def tour_action(window: WindowServices) -> QAction:
-    """Help → Guided Tour, enabled while the window has data."""
-    action = menu_action(window.widget(), "Guided &Tour", window.open_tour,
-                         enabled=window.state.dataset is not None,
-                         tip="Walk through ST-PCA step by step on the data shown")
-    window.state.dataset_changed.connect(lambda dataset: action.setEnabled(dataset is not None))
-    return action
 
 
 class TourPanel(QDockWidget):
