@@ -66,7 +66,7 @@ def test_views_draw_subsets_and_densities_but_select_all_points(qtbot, window, m
 
     window.export_window(gui_dir / "large-n-paths.png")
     assert_has_content(gui_dir / "large-n-paths.png")
-    written = window.export_results(tmp_path / "results")
+    written = window.exports.export_results(tmp_path / "results")
     selection = next(p for p in written if p.name == "selection.csv")
     groups = np.loadtxt(selection, delimiter=",", skiprows=1, dtype=int)[:, 1]
     assert groups.size == n and int((groups > 0).sum()) == count
