@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gui_probes import highlight_counts
+from image_content import assert_has_content
 from PIL import Image
 from PySide6.QtCore import QCoreApplication, Qt
 
@@ -28,21 +29,6 @@ from stpca_gui.model import Dataset
 FIT_TIMEOUT_MS = 120_000
 
 pytestmark = pytest.mark.usefixtures("display")
-
-
-def image_stats(path: Path) -> tuple[float, int]:
-    """Fraction of non-background pixels and number of distinct colours of an image."""
-    pixels = np.asarray(Image.open(path).convert("RGB")).reshape(-1, 3)
-    values, counts = np.unique(pixels, axis=0, return_counts=True)
-    background = values[np.argmax(counts)]
-    content = np.mean(np.any(pixels != background, axis=1))
-    return float(content), len(values)
-
-
-def assert_has_content(path: Path, min_fraction: float = 0.02, min_colors: int = 12) -> None:
-    fraction, colors = image_stats(path)
-    assert fraction > min_fraction, f"{path.name}: only {fraction:.1%} of pixels drawn"
-    assert colors > min_colors, f"{path.name}: only {colors} distinct colours"
 
 
 def fit_demo(qtbot, win, name: str = "clusters-t3") -> None:

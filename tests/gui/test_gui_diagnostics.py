@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, fit_demo, process_pending_events
+from image_content import assert_has_content
+from test_gui import FIT_TIMEOUT_MS, fit_demo, process_pending_events
 
 from stpca_gui.gui.views.base import current_colors
 from stpca_gui.model import Dataset, FitParameters

@@ -11,7 +11,8 @@ from gui_probes import highlight_counts
 
 pytest.importorskip("pytestqt")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, figures_rendered
+from image_content import assert_has_content
+from test_gui import FIT_TIMEOUT_MS, figures_rendered
 
 from stpca_gui.model import FitParameters
 from stpca_gui.plotting import scores as scores_module

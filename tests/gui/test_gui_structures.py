@@ -9,7 +9,8 @@ pytest.importorskip("pytestqt")
 pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, figures_rendered  # noqa: E402
+from image_content import assert_has_content  # noqa: E402
+from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("display")
 
