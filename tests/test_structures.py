@@ -131,7 +131,7 @@ def test_per_frame_table_of_a_loop_has_the_shape_and_names():
     assert table.frame.tolist() == list(range(10, 60, 5))
     assert table.column_names[:4] == ("4AKE:GLY10:phi", "4AKE:GLY10:psi", "4AKE:GLY10:omega",
                                       "4AKE:ALA11:phi")
-    assert table.header()[0] == "frame" and len(table.header()) == 16
+    assert table.header()[:3] == ["trajectory", "frame", "time"] and len(table.header()) == 18
     pooled = read_torsions(PSF, [DCD], DihedralSettings(select="resid 10:14", start=10,
                                                         stop=60, stride=5))
     # The same angles, one row per frame and residue.
@@ -244,13 +244,15 @@ def test_cli_dihedrals_table_feeds_fit_and_provenance_reaches_scores(tmp_path, c
     assert main(["dihedrals", PSF, DCD, "--select", "resid 10:12", "--stride", "2",
                  "--out", str(table)]) == 0
     lines = table.read_text().splitlines()
-    assert lines[0] == "frame,segid,resid,resname,phi,psi"
-    assert len(lines) == 1 + 49 * 3 and lines[1].startswith("0,4AKE,10,GLY,")
+    assert lines[0] == "trajectory,frame,time,segid,resid,resname,phi,psi"
+    assert len(lines) == 1 + 49 * 3
+    assert lines[1].startswith("adk_dims.dcd,0,0.999999912,4AKE,10,GLY,")
     assert main(["fit", str(table), "--degrees", "--curve-points", "30",
                  "--out", str(tmp_path / "fit")]) == 0
     scores = (tmp_path / "fit" / "scores.csv").read_text().splitlines()
-    assert scores[0] == "row,frame,segid,resid,resname,PNS1,PNS2,cluster"
-    assert scores[1].startswith("2,0,4AKE,10,GLY,") and scores[-1].startswith("148,96,4AKE,12,")
+    assert scores[0] == "row,trajectory,frame,time,segid,resid,resname,PNS1,PNS2,cluster"
+    assert scores[1].startswith("2,adk_dims.dcd,0,0.999999912,4AKE,10,GLY,")
+    assert scores[-1].startswith("148,adk_dims.dcd,96,96.9999915,4AKE,12,")
     assert "angles d          2" in capsys.readouterr().out
 
 

@@ -125,7 +125,8 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
         note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
     elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
         origin = "demo"
-    elif dataset.structure is not None:
+    elif dataset.structure is not None and "table" not in dataset.structure:
+        # (Data read from a stpca dihedrals table are read again from the table.)
         from .structures import structure_files_unchanged
 
         origin = "structure" if structure_files_unchanged(dataset.structure) else "copy"
