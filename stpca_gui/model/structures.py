@@ -49,7 +49,12 @@ _PER_FRAME_ROW_BYTES = 96
 
 
 def _frozen(values: NDArray) -> NDArray:
-    """``values`` made read-only, to hand over to a Dataset without a copy."""
+    """``values`` made read-only, and the array owning its memory too (a view of a spent
+    table's buffer), to hand over to a Dataset without a copy."""
+    root = values
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    root.setflags(write=False)
     values.setflags(write=False)
     return values
 
