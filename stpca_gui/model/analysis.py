@@ -53,7 +53,8 @@ class FitParameters:
     The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that have a
     label, in their declaration order, with the application's defaults (a fixed seed where
     the library's is None). What each allows and means is declared once, on the estimator
-    (``ScaledTorusPCA.parameter_specs()``); ``tests/test_params.py`` checks that these fields
+    (``ScaledTorusPCA.parameter_specs()``); ``tests/core/_base/test_params.py`` checks that
+    these fields
     are those declarations. Values are checked by :meth:`to_estimator`, by the estimator's
     own validation.
     """

@@ -30,7 +30,7 @@ DEFAULT_TOL = 1e-12
 #: T̂'s relative stress decrease that stops it: at the rounding of the stress, so that its
 #: Newton iteration ends by the step-length rules of the kernel, within about 1e-12 of the
 #: minimiser. At 1e-12 it could stop one step early where the damping still slowed the
-#: last steps, up to 2e-8 short of the minimiser (tests/test_interpolation_kernel.py
+#: last steps, up to 2e-8 short of the minimiser (tests/core/prediction/test_interpolation_kernel.py
 #: measures the distance against an extended-precision reference; +1 % passes per point).
 INTERPOLATION_TOL = 1e-16
 #: Query × sample entries of one block of nearest-sample searches (32 MB of float64).

@@ -288,10 +288,10 @@ def test_reproduce_quick_writes_a_report(tmp_path, capsys):
 
 
 def test_every_offered_parameter_is_an_option_with_its_default():
-    from stpca_gui.cli import _build_parser
+    from stpca_gui.cli import build_parser
     from stpca_gui.core import ScaledTorusPCA
 
-    parser = _build_parser()
+    parser = build_parser()
     args = parser.parse_args(["demo"])
     for spec in ScaledTorusPCA.parameter_specs():
         if spec.offered:

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
+from project_paths import REPO
 
 from stpca_gui.core import make_demo
 from stpca_gui.io import data_copy_text, read_data_copy
@@ -32,7 +33,7 @@ from stpca_gui.model.table_import import ImportChoices, import_table
 from stpca_gui.plotting import figures
 from stpca_gui.plotting.figures import PLOT_FIGURES, SCENE_FIGURES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SCRIPT_TIMEOUT_S = 300
 #: The project's lint rules, applied to a generated script outside the project.
 RUFF = ["ruff", "check", "--isolated", "--select", "E,F,W,I,UP,B,NPY,RUF", "--ignore",

@@ -116,7 +116,8 @@ def test_closing_never_destroys_a_running_thread(qtbot, window, monkeypatch):
 
     def slow_task(state):
         started.set()
-        release.wait()
+        # Bounded, so that a failure before release.set() cannot hang the suite.
+        assert release.wait(FIT_TIMEOUT_MS / 1000)
         state.check()
 
     window.controller.runner.start(slow_task)

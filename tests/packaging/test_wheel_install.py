@@ -13,10 +13,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from project_paths import REPO
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 INSTALL_TIMEOUT_S = 600
 RUN_TIMEOUT_S = 600
 

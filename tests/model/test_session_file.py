@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from project_paths import REPO
 
 from stpca_gui.io import read_angle_table
 from stpca_gui.model import AppState, Dataset, FitParameters, run_analysis
@@ -360,7 +361,7 @@ def test_inconsistent_selection_history(saved, tmp_path):
 def test_session_dataclass_fields_are_documented():
     from stpca_gui.model.session_file import Session
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "session_file.md").read_text()
+    text = (REPO / "docs" / "session_file.md").read_text()
     for f in dataclasses.fields(Session):
         assert f"`{f.name}`" in text, f.name
 

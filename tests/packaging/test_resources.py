@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from project_paths import REPO
 from PySide6.QtGui import QImage
 
 from stpca_gui import desktop_resources
 from stpca_gui.desktop_resources import APP_ID, ICON_SIZES, icon_png, icon_svg, resources_dir
 
-REPO = Path(__file__).resolve().parents[1]
 RESOURCES = REPO / "resources"
 INSTALL_SCRIPT = REPO / "packaging" / "install-desktop-entry"
 DESKTOP_FILE = RESOURCES / f"{APP_ID}.desktop"

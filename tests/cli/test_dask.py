@@ -88,7 +88,7 @@ def test_stpca_transform_on_a_scheduler_gives_the_local_scores(cluster, model, n
 
 def test_an_unreachable_scheduler_is_a_message(model, new_angles, tmp_path, capsys,
                                                monkeypatch):
-    monkeypatch.setattr("stpca_gui.cli.SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr("stpca_gui.cli.transform.SCHEDULER_TIMEOUT", "1s")
     model_path = model.save(tmp_path / "model.stpca")
     source = tmp_path / "new.csv"
     np.savetxt(source, new_angles, delimiter=",", fmt="%.17g")

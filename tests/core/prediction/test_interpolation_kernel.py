@@ -1,7 +1,7 @@
 """The T̂ kernel (``_prediction_kernel.interpolate_sphere``): the same minima as the kernel it
 replaced (``tests/data/interpolation``, made by that kernel), reached more precisely, and
 the minimisers themselves to 1e-10 against a slow extended-precision reference
-(``tests/interpolation_reference.py``)."""
+(``tests/core/prediction/interpolation_reference.py``)."""
 
 from __future__ import annotations
 

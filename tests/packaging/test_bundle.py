@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from project_paths import REPO
 from test_gui import assert_has_content
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("display")]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 BUILD_TIMEOUT_S = 1_200
 RUN_TIMEOUT_S = 300
 

@@ -10,7 +10,8 @@ The answer is thus the stationary point to about 1e-16 / (smallest Hessian eigen
 far below what a float64 solver can resolve, so that the kernel's error (and the old
 kernel's) can be measured against it.
 
-Used by ``tests/test_interpolation_kernel.py`` and ``benchmarks/bench_interpolation_agreement.py``.
+Used by ``tests/core/prediction/test_interpolation_kernel.py`` and
+``benchmarks/bench_interpolation_agreement.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The numba cache locator of the frozen bundle, with the bundle simulated (fast).
 
-tests/test_bundle.py checks the real bundle; these tests pin the locator's rules: declining
+tests/packaging/test_bundle.py checks the real bundle; these tests pin the locator's rules:
+declining
 outside a bundle, a cache path that ignores where the source or the bundle is, and the
 one-time user copy of a read-only shipped cache.
 """
