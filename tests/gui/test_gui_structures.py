@@ -9,8 +9,8 @@ pytest.importorskip("pytestqt")
 pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
+from structure_files import SPLIT, write_halves  # noqa: E402
 from test_gui import FIT_TIMEOUT_MS, assert_has_content, figures_rendered  # noqa: E402
-from test_structure_runs import SPLIT, write_halves  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("display")
 

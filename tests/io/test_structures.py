@@ -265,6 +265,7 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
                  "--out", str(table)]) == 0
     assert main(["fit", str(table), "--degrees", "--curve-points", "30",
                  "--save-session", str(session)]) == 0
+    capsys.readouterr()
     assert main(["representatives", str(session), PSF, DCD, "--atoms", "resid 10:11",
                  "--out", str(tmp_path / "reps")]) == 0
     fitted = load_session(session)
@@ -272,7 +273,9 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
     angles = fitted.dataset.angles
     captured = capsys.readouterr()
     out = captured.out
-    assert "warning" not in captured.err  # a table's session has no structure record
+    # The table's sidecar gave the session its structure files' fingerprints: checked.
+    assert fitted.dataset.structure["trajectories"] == [DCD]
+    assert "warning" not in captured.err
     for k in np.unique(clusters):
         members = np.flatnonzero(clusters == k)
         frame = int(fitted.dataset.provenance["frame"][members[torus_medoid(angles[members])]])
@@ -407,7 +410,8 @@ def test_a_frame_range_reads_the_frames_mdanalysis_reads(adk):
     assert _angle_difference(table.angles, reference.reshape(-1, 2)) < 1e-6
 
 
-def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_path, capsys):
+def test_cli_representatives_refuses_files_that_are_not_the_fitted_ones(tmp_path, capsys):
+    """Issue 29 item 8: other files of the same frame count were only warned about."""
     from stpca_gui.cli import main
     from stpca_gui.model import AnalysisResult, AppState, FitParameters
     from stpca_gui.model.session_file import save_session, session_from_state
@@ -432,8 +436,10 @@ def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_pa
         handle.seek(-20, 2)
         handle.write(b"\x00" * 8)
     assert main(["representatives", str(session), PSF, str(other), "--out",
-                 str(tmp_path / "other")]) == 0
-    assert "was read from other files" in capsys.readouterr().err
+                 str(tmp_path / "other")]) == 1
+    err = capsys.readouterr().err
+    assert "other.dcd: not the file the data of" in err and "another SHA-256" in err
+    assert not (tmp_path / "other").exists()
 
 
 def test_cli_representatives_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):

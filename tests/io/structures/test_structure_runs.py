@@ -15,6 +15,8 @@ import pytest
 mda = pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
+from structure_files import SPLIT, write_halves  # noqa: E402
+
 from stpca_gui.io.structures import (  # noqa: E402
     DihedralSettings,
     StructureError,
@@ -26,34 +28,11 @@ from stpca_gui.io.structures import (  # noqa: E402
 
 PSF, DCD = datafiles.PSF, datafiles.DCD
 LOOP = DihedralSettings(layout="per-frame", select="resid 7:13")
-#: adk_dims.dcd is cut after this frame into two files.
-SPLIT = 49
-
-
-def _write(universe, path: Path, frames: range, istart: int) -> Path:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with mda.Writer(str(path), universe.atoms.n_atoms, dt=universe.trajectory.dt,
-                        istart=istart, nsavc=1) as writer:
-            for frame in frames:
-                universe.trajectory[frame]
-                writer.write(universe.atoms)
-    return path
 
 
 @pytest.fixture(scope="module")
 def halves(tmp_path_factory):
     return write_halves(tmp_path_factory.mktemp("halves"))
-
-
-def write_halves(folder: Path) -> tuple[Path, Path]:
-    """adk_dims.dcd (98 frames) written by MDAnalysis as two files, times continued."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        universe = mda.Universe(PSF, DCD)
-    first = _write(universe, folder / "first.dcd", range(0, SPLIT), 1)
-    second = _write(universe, folder / "second.dcd", range(SPLIT, 98), SPLIT + 1)
-    return first, second
 
 
 def test_two_files_are_two_runs_with_their_times_and_the_angles_of_the_whole(halves):
