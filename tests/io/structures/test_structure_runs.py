@@ -179,3 +179,22 @@ def test_a_table_fitted_later_keeps_the_fingerprints_and_representatives_check_t
     with pytest.raises(StructureError, match=r"second\.dcd: not the file .* another SHA-256"):
         export_representatives(dataset, clusters, tmp_path / "other")
     assert not (tmp_path / "other").exists()
+
+
+def test_the_import_dialog_carries_provenance_and_the_record(tmp_path, halves):
+    """Issue 29 item 9: provenance columns are never angles in the import dialog; they and
+    the structure record reach the data set (and so sessions)."""
+    from stpca_gui.io.preview import preview_table
+    from stpca_gui.model.table_import import ImportChoices, import_table
+
+    read_torsions(PSF, list(halves), LOOP).write_csv(tmp_path / "loop.csv")
+    preview = preview_table(tmp_path / "loop.csv")
+    assert preview.suggested_angle_columns[0] == "4AKE:GLY7:phi"
+    assert not {"trajectory", "frame", "time"} & set(preview.suggested_angle_columns)
+    assert any("'time' says where the rows come from" in note for note in preview.notes)
+    dataset = import_table(tmp_path / "loop.csv", ImportChoices.suggested(preview))
+    assert dataset.n_angles == 14
+    assert dataset.provenance["trajectory"][SPLIT] == "second.dcd"
+    assert dataset.structure["runs"][0]["label"] == "first.dcd"
+    with pytest.raises(ValueError, match="'time' says where the rows come from"):
+        import_table(tmp_path / "loop.csv", ImportChoices(columns=("time", "4AKE:GLY7:phi")))
