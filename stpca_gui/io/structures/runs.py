@@ -102,7 +102,8 @@ class TrajectoryRun:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: label, files (paths), frames per file, time unit, notes."""
-        return {"label": self.label, "files": [str(part.path) for part in self.files],
+        return {"label": self.label,
+                "files": [str(part.path.absolute()) for part in self.files],
                 "frames": [part.n_frames for part in self.parts],
                 "declared_frames": [part.declared for part in self.parts],
                 "time": self.time_unit, "notes": list(self.notes)}

@@ -204,12 +204,14 @@ class TorsionTable:
         return text
 
     def structure_record(self, label_by: str | None = None) -> dict[str, Any]:
-        """The record of the files read, their fingerprints (SHA-256, reading every file
-        once), runs and settings (see :mod:`~stpca_gui.io.structures.record`)."""
-        files = [self.topology, *self.trajectories]
+        """The record of the files read (absolute paths), their fingerprints (SHA-256,
+        reading every file once), runs and settings (see
+        :mod:`~stpca_gui.io.structures.record`)."""
+        # Absolute paths: the record is read again from elsewhere (a session, the app).
+        files = [self.topology.absolute(), *(p.absolute() for p in self.trajectories)]
         record: dict[str, Any] = {
-            "topology": str(self.topology),
-            "trajectories": [str(p) for p in self.trajectories],
+            "topology": str(files[0]),
+            "trajectories": [str(p) for p in files[1:]],
             "sha256": {str(p): file_sha256(p) for p in files},
             "settings": self.settings.to_dict(),
             "runs": [run.to_dict() for run in self.runs],
