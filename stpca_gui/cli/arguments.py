@@ -13,8 +13,8 @@ import math
 from pathlib import Path
 
 from ..core import Interval, ParamSpec, ScaledTorusPCA
-from ..core.circstats.mode_test import DEFAULT_ALPHA
-from ..core.circstats.modes import MODE_RULES
+from ..core.circstats.mode_clustering import MODE_RULES
+from ..core.circstats.silverman import DEFAULT_ALPHA
 
 
 def value_parser(spec: ParamSpec):

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..core import Interval, ScaledTorusPCA, load_model, make_demo
-from ..core.circstats.modes import ModeClustering, model_mode_clusters
+from ..core.circstats.mode_clustering import ModeClustering
+from ..core.clusters import model_mode_clusters
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items

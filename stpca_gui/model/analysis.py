@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
-from ..core.circstats.modes import ModeClustering, model_mode_clusters
+from ..core.circstats.mode_clustering import ModeClustering
+from ..core.clusters import model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items

@@ -18,7 +18,7 @@ from stpca_gui.core.geometry import torus
 from stpca_gui.core.pns import isotropy as pns_tests
 from stpca_gui.core.pns.subsphere import fit_subspheres
 from stpca_gui.core.prediction.prediction import SMDSMatch
-from stpca_gui.core.smds import smds
+from stpca_gui.core.smds import classical, smds
 from stpca_gui.core.stpca import ProgressEvent
 from stpca_gui.model import Dataset, FitParameters, run_analysis
 
@@ -80,9 +80,9 @@ def test_cancel_at_the_first_event_stops_inside_the_start_configuration(
     else:
         smds.default_initial_radius(3)
     blocks = Counter(torus.fill_torus_cdist)
-    eigensolves = Counter(smds.leading_eigenpairs)
+    eigensolves = Counter(classical.leading_eigenpairs)
     monkeypatch.setattr(torus, "fill_torus_cdist", blocks)
-    monkeypatch.setattr(smds, "leading_eigenpairs", eigensolves)
+    monkeypatch.setattr(classical, "leading_eigenpairs", eigensolves)
     callback = CancelAfterFirstEvent()
     model = ScaledTorusPCA(random_state=0)
     with pytest.raises(FitCancelled):
@@ -101,20 +101,20 @@ def test_classical_mds_checks_between_blocks_of_the_matrix(large_t3, monkeypatch
     monkeypatch.setattr(torus, "fill_torus_cdist", blocks)
     check = raise_after(2)
     with pytest.raises(FitCancelled):
-        smds.classical_mds(large_t3, 4, np.random.default_rng(0), sphere_radius=2.0,
-                           check=check)
+        classical.classical_mds(large_t3, 4, np.random.default_rng(0), sphere_radius=2.0,
+                                check=check)
     n = large_t3.shape[0]
     total = -(-n // max(1, torus._PDIST_BLOCK_ENTRIES // n))
     assert total > 2 and blocks.calls == 2
 
 
 def test_subspace_iterations_check_between_blocks(monkeypatch):
-    monkeypatch.setattr(smds, "_START_BLOCK_ENTRIES", 2000 * 100)
+    monkeypatch.setattr(classical, "_START_BLOCK_ENTRIES", 2000 * 100)
     a = np.random.default_rng(0).standard_normal((2000, 2000))
     products = Counter(np.linalg.qr)
     monkeypatch.setattr(np.linalg, "qr", products)
     with pytest.raises(FitCancelled):
-        smds.leading_eigenpairs(a + a.T, 4, np.random.default_rng(0), check=raise_after(30))
+        classical.leading_eigenpairs(a + a.T, 4, np.random.default_rng(0), check=raise_after(30))
     # 20 blocks of 100 rows per product: the check stopped the second of 10 products.
     assert products.calls == 1
 
@@ -236,12 +236,12 @@ def _reference_classical_mds(angles, n_components, rng, sphere_radius=None):
         np.minimum(gram, np.pi, out=gram)
         np.cos(gram, out=gram)
     k = min(n_components, n - 1)
-    if n <= smds._DENSE_EIGH_MAX_N:
+    if n <= classical._DENSE_EIGH_MAX_N:
         values, vectors = scipy.linalg.eigh(gram, subset_by_index=(n - k, n - 1))
     else:
         width = min(n, k + 10)
         basis, _ = np.linalg.qr(gram @ rng.standard_normal((n, width)))
-        for _ in range(smds._START_SUBSPACE_ITERATIONS):
+        for _ in range(classical._START_SUBSPACE_ITERATIONS):
             basis, _ = np.linalg.qr(gram @ basis)
         small = basis.T @ (gram @ basis)
         values, rotation = np.linalg.eigh((small + small.T) / 2.0)
@@ -249,10 +249,10 @@ def _reference_classical_mds(angles, n_components, rng, sphere_radius=None):
         values, vectors = values[order], basis @ rotation[:, order]
     order = np.argsort(values)[::-1]
     coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0.0, None))
-    coords *= smds._column_signs(coords)
+    coords *= classical._column_signs(coords)
     config = np.zeros((n, n_components))
     config[:, :k] = coords
-    return smds.normalize_rows(config, rng)
+    return classical.normalize_rows(config, rng)
 
 
 @pytest.mark.parametrize("n", [600, 1800])
@@ -261,12 +261,13 @@ def test_classical_mds_is_bit_identical_with_cancel_points(monkeypatch, n, spher
     angles = make_clusters_t3(n_per_cluster=n // 3, random_state=2).angles
     n = angles.shape[0]
     monkeypatch.setattr(torus, "_PDIST_BLOCK_ENTRIES", 97 * n)  # uneven blocks of 97 rows
-    monkeypatch.setattr(smds, "_START_BLOCK_ENTRIES", 101 * n)
+    monkeypatch.setattr(classical, "_START_BLOCK_ENTRIES", 101 * n)
     check = raise_after(10**9)
     expected = _reference_classical_mds(angles, 4, np.random.default_rng(5), sphere_radius)
-    plain = smds.classical_mds(angles, 4, np.random.default_rng(5), sphere_radius=sphere_radius)
-    checked = smds.classical_mds(angles, 4, np.random.default_rng(5),
-                                 sphere_radius=sphere_radius, check=check)
+    plain = classical.classical_mds(angles, 4, np.random.default_rng(5),
+                                    sphere_radius=sphere_radius)
+    checked = classical.classical_mds(angles, 4, np.random.default_rng(5),
+                                      sphere_radius=sphere_radius, check=check)
     # Cancel points never change the result; against the one-pass reference the blocked
     # products may round differently on some BLAS kernels (seen on AMD EPYC), 1e-14.
     np.testing.assert_array_equal(checked, plain)
@@ -315,9 +316,9 @@ def test_vmf_bootstrap_in_chunks_is_bit_identical(monkeypatch):
 
 def test_fit_with_cancel_points_is_bit_identical(monkeypatch):
     monkeypatch.setattr(torus, "_PDIST_BLOCK_ENTRIES", 211 * 1600)
-    monkeypatch.setattr(smds, "_START_BLOCK_ENTRIES", 173 * 1600)
+    monkeypatch.setattr(classical, "_START_BLOCK_ENTRIES", 173 * 1600)
     angles = make_clusters_t3(n_per_cluster=534, random_state=3).angles
-    assert angles.shape[0] > smds._DENSE_EIGH_MAX_N
+    assert angles.shape[0] > classical._DENSE_EIGH_MAX_N
     params = dict(random_state=0, max_iter=15, n_bootstrap=20)
     plain = ScaledTorusPCA(**params).fit(angles)
     events = []

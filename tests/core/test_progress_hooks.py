@@ -98,7 +98,7 @@ def test_baselines_report_each_method_and_cancel() -> None:
 def test_smds_snapshots_follow_the_optimiser_to_its_result(optimizer) -> None:
     from stpca_gui.core import SphericalMDS
     from stpca_gui.core.demos import make_demo
-    from stpca_gui.core.smds.smds import PairStress
+    from stpca_gui.core.smds.stress import PairStress
 
     angles = make_demo("clusters-t2", random_state=1).angles[::3]
     snapshots = []

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from stpca_gui.core.demos import make_clusters_t3
-from stpca_gui.core.smds import smds
+from stpca_gui.core.smds import classical
 from stpca_gui.gui import tasks
 from stpca_gui.model import Dataset, FitParameters
 
@@ -74,8 +74,8 @@ def close_at_first_event_of(qtbot, window, stage: str) -> list[str]:
 def test_closing_at_the_first_report_stops_inside_the_start_configuration(
         qtbot, window, monkeypatch):
     eigensolves = []
-    real = smds.leading_eigenpairs
-    monkeypatch.setattr(smds, "leading_eigenpairs",
+    real = classical.leading_eigenpairs
+    monkeypatch.setattr(classical, "leading_eigenpairs",
                         lambda *a, **k: eigensolves.append(1) or real(*a, **k))
     recorder = Recorder(monkeypatch)
     outcomes = close_at_first_event_of(qtbot, window, "smds-start")

@@ -104,7 +104,7 @@ def test_paper_rule_clusters_round_trip_as_paper_rule(tmp_path, table_dataset, f
     existed: the record's default) reads back as the paper's rule, not as tested."""
     import dataclasses
 
-    from stpca_gui.core.circstats.modes import model_mode_clusters
+    from stpca_gui.core.clusters import model_mode_clusters
 
     _, result = fitted
     paper = model_mode_clusters(result.model, method="paper")

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._base.registry import model_file_class
-from ..geometry.torus import torus_cdist, wrap_angles
+from ..geometry.torus import wrap_angles
 from ..geometry.validation import as_float_matrix
 from . import _prediction_kernel as kernel
 
@@ -87,11 +87,6 @@ class SMDSMatch:
         """Index of the sample whose ŷ_i is closest to each unit vector."""
         return _blockwise_argbest(units, lambda rows: np.argmax(
             units[rows] @ self.embedding.T, axis=1), self.embedding.shape[0])
-
-    def nearest_sample_by_torus(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Index of the sample x_i closest to each torus point."""
-        return _blockwise_argbest(points, lambda rows: np.argmin(
-            torus_cdist(points[rows], self.angles), axis=1), self.angles.shape[0])
 
     def predict(
         self,

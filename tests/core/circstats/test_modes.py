@@ -279,7 +279,7 @@ def test_invalid_arguments() -> None:
 def test_windowed_kernel_sums_equal_the_full_sums():
     """Only the samples within ~11 bandwidths are summed: the same values to rounding,
     also at points in an empty arc far from every sample."""
-    from stpca_gui.core.circstats.modes import _log_kde_terms
+    from stpca_gui.core.circstats.paper_modes import _log_kde_terms
 
     rng = np.random.default_rng(5)
     sample = np.sort(np.concatenate([rng.normal(-1.0, 0.05, 3000), rng.normal(1.5, 0.3, 2000)]))

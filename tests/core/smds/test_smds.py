@@ -7,7 +7,8 @@ import pytest
 
 from stpca_gui.core import FitCancelled, SphericalMDS, make_demo, torus_pdist, wrap_angles
 from stpca_gui.core.geometry.angle_math import atan2_nonneg
-from stpca_gui.core.smds.smds import PairStress, classical_mds, normalize_rows
+from stpca_gui.core.smds.classical import classical_mds, normalize_rows
+from stpca_gui.core.smds.stress import PairStress
 
 
 def reference_stress(angles: np.ndarray, units: np.ndarray, radius: float) -> float:
@@ -274,7 +275,7 @@ def test_high_dimensional_torus():
 
 
 def test_leading_eigenpairs_match_a_dense_solver():
-    from stpca_gui.core.smds.smds import leading_eigenpairs
+    from stpca_gui.core.smds.classical import leading_eigenpairs
 
     rng = np.random.default_rng(4)
     angles = wrap_angles(rng.uniform(-np.pi, np.pi, (400, 3)))

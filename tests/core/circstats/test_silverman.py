@@ -11,22 +11,22 @@ import pytest
 
 from stpca_gui.core import FitCancelled
 from stpca_gui.core.circstats.cluster_stability import cluster_stability
-from stpca_gui.core.circstats.mode_test import (
+from stpca_gui.core.circstats.modes import (
+    clusters_for_test,
+    periodic_mode_clusters,
+    plug_in_bandwidth,
+    pns1_mode_clusters,
+)
+from stpca_gui.core.circstats.prominence import merge_shallowest_antimodes
+from stpca_gui.core.circstats.silverman import (
     ModeTest,
     critical_bandwidth,
     hall_york_factor,
     mode_count,
     silverman_mode_test,
 )
-from stpca_gui.core.circstats.modes import (
-    clusters_for_test,
-    model_mode_clusters,
-    periodic_mode_clusters,
-    plug_in_bandwidth,
-    pns1_mode_clusters,
-)
-from stpca_gui.core.circstats.prominence import merge_shallowest_antimodes
 from stpca_gui.core.circstats.torus_uniformity import torus_frequencies, torus_uniformity_test
+from stpca_gui.core.clusters import model_mode_clusters
 from stpca_gui.core.demos import make_demo
 from stpca_gui.core.geometry.torus import wrap_angles
 
@@ -332,11 +332,11 @@ def test_stability_resamples_use_the_same_boundaries_as_the_clusters():
     """cluster_stability's rule, applied to the sample itself, puts the boundaries where
     clusters_for_test does (within the binned KDE's accuracy), merged or not."""
     from stpca_gui.core.circstats.cluster_stability import _boundaries
-    from stpca_gui.core.circstats.mode_test import GRID_POINTS, _BinnedSample, _unit_angles
+    from stpca_gui.core.circstats.silverman import GRID_POINTS, BinnedSample, unit_angles
 
     sample, _ = _separated_clusters()
     test = silverman_mode_test(sample, n_boot=50)
-    binned = _BinnedSample(_unit_angles(sample, TWO_PI))
+    binned = BinnedSample(unit_angles(sample, TWO_PI))
     for k in (3, 2):
         clusters = clusters_for_test(sample, TWO_PI, dataclasses.replace(test, n_modes=k))
         nodes = _boundaries(binned, k, plug_in_bandwidth(sample))

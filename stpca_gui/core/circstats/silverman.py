@@ -32,7 +32,7 @@ against modes spread evenly round the circle, where the data's first Fourier coe
 at noise level and f_{h_1} nearly uniform; the second catches them (``docs/mode_test.md``).
 
 The test decides how many clusters there are; where their boundaries lie is decided by
-:func:`~stpca_gui.core.circstats.modes.clusters_for_test` (the paper rule's plug-in KDE, its
+:func:`~stpca_gui.core.circstats.tested_modes.clusters_for_test` (the paper rule's plug-in KDE, its
 least prominent modes merged down to k̂, or the domains of attraction of the modes of
 ``f_{h_k̂}`` when the plug-in KDE has fewer than k̂ modes).
 """
@@ -55,14 +55,17 @@ from .bandwidth import check_period, check_periodic_sample
 __all__ = [
     "DEFAULT_ALPHA",
     "GRID_POINTS",
+    "BinnedSample",
     "Calibration",
     "ModeTest",
     "attraction_domains",
+    "binned_critical_bandwidth",
     "critical_bandwidth",
     "hall_york_factor",
     "mode_count",
     "silverman_mode_test",
     "step_p_value",
+    "unit_angles",
 ]
 
 TWO_PI = 2.0 * np.pi
@@ -166,7 +169,7 @@ def _resample_counts(probabilities: NDArray[np.float64], n: int, rows: int,
         np.float64)
 
 
-class _BinnedSample:
+class BinnedSample:
     """A periodic sample binned on the grid, with its Fourier coefficients."""
 
     def __init__(self, theta: NDArray[np.float64], size: int = GRID_POINTS) -> None:
@@ -174,7 +177,7 @@ class _BinnedSample:
         self._set(counts, theta.size)
 
     @classmethod
-    def from_counts(cls, counts: NDArray[np.float64], n: int) -> _BinnedSample:
+    def from_counts(cls, counts: NDArray[np.float64], n: int) -> BinnedSample:
         """A sample given by its weights on the nodes (e.g. a bootstrap draw)."""
         sample = cls.__new__(cls)
         sample._set(np.asarray(counts, dtype=np.float64), n)
@@ -226,7 +229,8 @@ def attraction_domains(
     return np.sort(positions[is_max]), np.sort(positions[~is_max])
 
 
-def _critical(sample: _BinnedSample, k: int, check: CancelCheck | None = None) -> float:
+def binned_critical_bandwidth(sample: BinnedSample, k: int,
+                              check: CancelCheck | None = None) -> float:
     """Smallest h (radians) with at most k modes, by bisection on log h."""
     low = 0.25 * TWO_PI / sample.size
     if sample.modes(low) <= k:
@@ -245,7 +249,7 @@ def _critical(sample: _BinnedSample, k: int, check: CancelCheck | None = None) -
     return high
 
 
-def _unit_angles(angles: ArrayLike, period: float) -> NDArray[np.float64]:
+def unit_angles(angles: ArrayLike, period: float) -> NDArray[np.float64]:
     """The sample as angles of the unit circle; node 0 of the grid is −P/2."""
     period = check_period(period)
     x = check_periodic_sample(angles)
@@ -258,8 +262,8 @@ def mode_count(angles: ArrayLike, bandwidth: float, period: float = TWO_PI) -> i
     ``bandwidth`` is the kernel's standard deviation in data units (the wrapped normal's
     σ before wrapping).
     """
-    theta = _unit_angles(angles, period)
-    return _BinnedSample(theta).modes(float(bandwidth) * TWO_PI / period)
+    theta = unit_angles(angles, period)
+    return BinnedSample(theta).modes(float(bandwidth) * TWO_PI / period)
 
 
 def critical_bandwidth(angles: ArrayLike, k: int, period: float = TWO_PI) -> float:
@@ -267,8 +271,8 @@ def critical_bandwidth(angles: ArrayLike, k: int, period: float = TWO_PI) -> flo
     has at most ``k`` modes (to a relative 1e-4)."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    theta = _unit_angles(angles, period)
-    return _critical(_BinnedSample(theta), int(k)) * period / TWO_PI
+    theta = unit_angles(angles, period)
+    return binned_critical_bandwidth(BinnedSample(theta), int(k)) * period / TWO_PI
 
 
 def calibration_factor(alpha: float, calibration: str) -> float:
@@ -414,7 +418,7 @@ def _coarse_probabilities(density: NDArray[np.float64], h: float) -> NDArray[np.
 
 
 def _bootstrap_p_values(
-    sample: _BinnedSample, h_k: float, k: int, factors: NDArray[np.float64], n_boot: int,
+    sample: BinnedSample, h_k: float, k: int, factors: NDArray[np.float64], n_boot: int,
     rng: np.random.Generator, check: CancelCheck | None,
 ) -> NDArray[np.float64]:
     """For each factor λ: the share of smoothed-bootstrap samples from f_{h_k} with more
@@ -474,14 +478,14 @@ def silverman_mode_test(
     """
     _check_test_parameters(alpha, k_max, n_boot, calibration)
     period = check_period(period)
-    sample = _BinnedSample(_unit_angles(angles, period))
+    sample = BinnedSample(unit_angles(angles, period))
     rng = check_random_state(random_state)
     factor = np.array([calibration_factor(alpha, calibration)])
     raw: list[float] = []
     bandwidths: list[float] = []
 
     def test_at_most(k: int) -> None:
-        h_k = _critical(sample, k, check)
+        h_k = binned_critical_bandwidth(sample, k, check)
         raw.append(float(_bootstrap_p_values(sample, h_k, k, factor, int(n_boot), rng,
                                              check)[0]))
         bandwidths.append(h_k * period / TWO_PI)
