@@ -387,7 +387,7 @@ def record_results(results: list[dict[str, Any]], directory: Path,
             if before is not None and after is not None:
                 for code, result in (("before", before), ("after", after)):
                     pns = result["stage_cpu_s"].get("pns", 0.0)
-                    timing[f"{code}_{n}_s"] = round(pns, 2)
+                    timing[f"{code}_{n}_s"] = round(pns, 3)  # 2 places then .1f rounds twice
                     timing[f"{code}_{n}_share"] = round(100.0 * pns / result["cpu_s"], 1)
             reduction = after.get("reduction") if after is not None else None
             if reduction:
