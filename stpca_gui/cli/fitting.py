@@ -161,10 +161,10 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     parameters = _parameters(args)
     state = AppState()
     state.set_dataset(dataset)
-    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                            wall_time=elapsed)
-    result.__dict__["mode_clusters"] = clusters  # the clusters printed, as the app's cache
-    state.set_result(result)
+    # The clusters printed; the session keeps no paper-rule clusters (the app computes them
+    # when it opens the session).
+    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                                    wall_time=elapsed, mode_clusters=clusters))
     session = session_from_state(state, parameters, {}, name=args.save_session.stem)
     return save_session(session, args.save_session)
 

@@ -11,7 +11,7 @@ from .circstats.silverman import ModeTest, silverman_mode_test
 from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
 from .circstats.uniformity import UniformityTest, uniformity_tests
 from .clusters import model_mode_clusters
-from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
+from .demos import SIMULATED_DEMO_NAMES, DemoDataset, list_simulated_demos, make_demo
 from .geometry.series import lagged_embedding
 from .geometry.torus import (
     circular_difference,
@@ -34,8 +34,8 @@ from .tpca import TorusGapWarning, TorusPCA
 
 __all__ = [
     "BASELINES",
-    "DEMO_NAMES",
     "FIT_STAGES",
+    "SIMULATED_DEMO_NAMES",
     "BaselineResult",
     "CancelCheck",
     "DemoDataset",
@@ -64,7 +64,7 @@ __all__ = [
     "classical_mds",
     "degrees_to_radians",
     "lagged_embedding",
-    "list_demos",
+    "list_simulated_demos",
     "load_model",
     "loaded_libraries",
     "make_demo",

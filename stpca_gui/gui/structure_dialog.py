@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -33,13 +31,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..io.structures import INSTALL_HINT, LAYOUTS, SET_NAMES, DihedralSettings, StructureError
+from ..io.structures import (
+    INSTALL_HINT,
+    LAYOUTS,
+    SET_NAMES,
+    DihedralSettings,
+    StructureError,
+    open_universe,
+    require_mdanalysis,
+)
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
+from .menus import menu_action
 from .tasks import TaskRunner
 
 if TYPE_CHECKING:
     from ..model import Dataset
+    from .window_services import WindowServices
 
 __all__ = ["StructureActions", "StructureDialog"]
 
@@ -52,16 +60,12 @@ CHECK_DELAY_MS = 250
 
 
 def _topology_task(path: str, state: TaskState) -> Any:
-    from ..io.structures import open_universe
-
     state.progress(0.0, f"reading {Path(path).name}…")
     try:
         return open_universe(path)
     except StructureError:
         # A topology without coordinates (PSF) reads with its trajectory; for checking
         # selections, the topology alone is enough.
-        from ..io.structures import require_mdanalysis
-
         return require_mdanalysis().Universe(path)
 
 
@@ -249,7 +253,6 @@ class StructureDialog(QDialog):
     def _on_failure(self, message: str, details: str) -> None:
         # StructureError and OSError messages name the file; drop the exception's type.
         self._finish(message.split(": ", 1)[1] if ": " in message else message)
-        self.selection_note.setText(self.selection_note.text())
         if self.parent() is not None and hasattr(self.parent(), "messages"):
             self.parent().messages.error("Cannot read the structure", self.status.text())
 
@@ -291,20 +294,18 @@ def _representatives_task(dataset: Dataset, clusters, folder: str, state: TaskSt
 class StructureActions:
     """The window's structure actions: open (File menu) and representatives (Export)."""
 
-    def __init__(self, window) -> None:
+    def __init__(self, window: WindowServices) -> None:
         self.window = window
-        self.open_action = QAction("Open &Structure or Trajectory…", window,
-                                   triggered=self.open_dialog)
-        self.export_action = QAction("Cluster &representatives…", window,
-                                     triggered=self.export_dialog)
-        self.runner = TaskRunner(window)
+        parent = window.widget()
+        self.open_action = menu_action(parent, "Open &Structure or Trajectory…",
+                                       self.open_dialog)
+        self.export_action = menu_action(parent, "Cluster &representatives…",
+                                         self.export_dialog)
+        self.runner = TaskRunner(parent)
         self.runner.succeeded.connect(self._exported)
         self.runner.failed.connect(
             lambda message, _details: window.messages.error("Export failed",
                                                             message.split(": ", 1)[-1]))
-
-    def add_to(self, file_menu: QMenu) -> None:
-        file_menu.addAction(self.open_action)
 
     def open_dialog(self, topology: str = "", trajectories: tuple[str, ...] = ()
                     ) -> StructureDialog | None:
@@ -314,13 +315,14 @@ class StructureActions:
             self.window.messages.error("Structures need MDAnalysis", INSTALL_HINT[0].upper()
                                + INSTALL_HINT[1:] + ".")
             return None
-        dialog = StructureDialog(self.window, topology, trajectories)
+        dialog = StructureDialog(self.window.widget(), topology, trajectories)
         dialog.accepted.connect(lambda: self.window.set_dataset(dialog.dataset()))
         dialog.open()
         return dialog
 
     def export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window, "Write cluster representatives to")
+        folder = QFileDialog.getExistingDirectory(self.window.widget(),
+                                                  "Write cluster representatives to")
         if folder:
             self.export(folder)
 
@@ -343,5 +345,4 @@ class StructureActions:
         self.last_written = written.files
         names = ", ".join(p.name for p in written.files[:3])
         more = f" and {len(written.files) - 3} more" if len(written.files) > 3 else ""
-        self.window.statusBar().showMessage(
-            f"Wrote {names}{more} to {written.files[0].parent}", 8000)
+        self.window.messages.status(f"Wrote {names}{more} to {written.files[0].parent}", 8000)

@@ -9,7 +9,8 @@ pytest.importorskip("pytestqt")
 pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, figures_rendered  # noqa: E402
+from image_content import assert_has_content  # noqa: E402
+from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("display")
 
@@ -94,3 +95,25 @@ def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window
         window.structures.export(str(tmp_path / "reps"))
     written = sorted(p.name for p in (tmp_path / "reps").iterdir())
     assert written == sorted(["clusters.csv", *(f"cluster_{k}.pdb" for k in set(clusters))])
+
+
+def test_script_export_of_structure_data_says_how_it_reads_them(qtbot, window, tmp_path):
+    """The app's message after *Export as Python Script…* knew the demo, file and copy
+    sources only: data read from a structure raised a KeyError in the slot."""
+    import shutil
+
+    from stpca_gui.io.structures import DihedralSettings
+    from stpca_gui.model.structures import read_structure_dataset
+
+    topology, trajectory = tmp_path / "adk.psf", tmp_path / "adk.dcd"
+    shutil.copy(datafiles.PSF, topology)
+    shutil.copy(datafiles.DCD, trajectory)
+    dataset = read_structure_dataset(topology, [trajectory], DihedralSettings(
+        select="resid 10:12", stop=30))
+    window.set_dataset(dataset, fit=False)
+    with qtbot.waitSignal(window.script_export.written, timeout=60_000) as written:
+        window.script_export.export(tmp_path / "refit.py")
+    assert written.args[0] == [tmp_path / "refit.py", tmp_path / "refit-data.csv"]
+    text = window.script_export.last_message_box.text()
+    assert "reads the torsions again from the structure files" in text
+    assert "refit-data.csv" in text

@@ -417,8 +417,7 @@ def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_pa
     model = parameters.to_estimator().fit(dataset.angles)
     state = AppState()
     state.set_dataset(dataset)
-    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                                    wall_time=1.0))
+    state.set_result(AnalysisResult.from_fit(model, parameters, dataset, 1.0))
     session = save_session(session_from_state(state, parameters, {}, name="s"),
                            tmp_path / "s.stpca")
     assert main(["representatives", str(session), PSF, DCD, "--out",
