@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_average_text
+from _common import add_record_option, load_average_text, one_minute_load, record
 
 from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core.circstats import mode_test as em
@@ -187,7 +187,10 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                 ["components k", "modes of the density", "separation (rad)",
                  "weight of the last", "n", "replicates", "k̂ = k", "k̂ > 1", "k̂ > k",
                  "SE ≤", "CPU s per sample (before / after)"])
-    cases = [(n, *case) for n in args.power_sizes for case in POWER_CASES]
+    chosen = POWER_CASES if args.power_cases is None else tuple(
+        (int(k), float(separation), float(small))
+        for k, separation, small in (text.split(":") for text in args.power_cases))
+    cases = [(n, *case) for n in args.power_sizes for case in chosen]
     for index, (n, k, separation, small) in enumerate(cases):
         key = {"k": k, "separation": separation, "small": round(small, 4), "n": n,
                "reps": args.power_reps}
@@ -468,6 +471,39 @@ def part_speed(args: argparse.Namespace, out: dict) -> None:
     out["speed"] = rows
 
 
+#: The nulls of issue 34's size target (the boundary nulls are extra).
+TARGET_NULLS = ("vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)")
+#: Issue 34's power cases: (k, separation, weight of the last) at n = 500.
+TARGET_POWER = {"power-two-equal": (2, 1.0, 0.5), "power-small-mode": (2, 1.6, 0.1)}
+
+
+def headline(out: dict) -> dict[str, dict[str, float]]:
+    """The recorded numbers (``--record``) of what ``out`` holds: the size cells of the
+    target nulls against the band 0.05 ± 2 SE, issue 34's two power cases (the run with the
+    most replicates) and the speed of the product's test."""
+    cases: dict[str, dict[str, float]] = {}
+    cells = [row for row in out.get("size", []) if row["null"] in TARGET_NULLS]
+    if cells:
+        inside = [abs(row["step"] - ALPHA) <= 2 * row["se"] for row in cells]
+        cases["size"] = {"cells": len(cells), "in_band": int(sum(inside)),
+                         "step_min": min(row["step"] for row in cells),
+                         "step_max": max(row["step"] for row in cells),
+                         "replicates_min": min(row["reps"] for row in cells)}
+    for name, (k, separation, small) in TARGET_POWER.items():
+        rows = [row for row in out.get("power", []) if row["n"] == 500 and row["k"] == k
+                and row["separation"] == separation and row["small"] == round(small, 4)]
+        if rows:
+            row = max(rows, key=lambda row: row["reps"])
+            cases[name] = {"before": row["before"]["exact"], "after": row["after"]["exact"],
+                           "replicates": row["reps"]}
+    speed = {(row["n"], row["sample"]): row["cpu_seconds"] for row in out.get("speed", [])
+             if row["test"].startswith("mode_test")}
+    if speed:
+        cases["speed"] = {"cpu_5371_s": max(s for (n, _), s in speed.items() if n == 5371),
+                          "cpu_1e6_s": max(s for (n, _), s in speed.items() if n == 10**6)}
+    return cases
+
+
 PARTS = {"size": part_size, "power": part_power, "pipeline": part_pipeline,
          "noise": part_noise, "data": part_data, "speed": part_speed}
 
@@ -480,6 +516,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=500, help="size replicates per case")
     parser.add_argument("--power-reps", type=int, default=100)
     parser.add_argument("--power-sizes", type=int, nargs="+", default=[200, 500, 5000])
+    parser.add_argument("--power-cases", nargs="+", default=None,
+                        help="k:separation:weight of the power cases to run (default: all)")
     parser.add_argument("--pipeline-reps", type=int, default=500,
                         help="uniform replicates per (d, n) through the torus test")
     parser.add_argument("--alone-reps", type=int, default=20,
@@ -494,6 +532,10 @@ def main() -> None:
                         help="print the size and power tables from these --json files and stop")
     parser.add_argument("--pipeline-table", type=Path, nargs="+", default=None,
                         help="print the pipeline table from these --json files and stop")
+    parser.add_argument("--runs-out", type=Path, default=None,
+                        help="with --merge: also write the merged rows (without the "
+                             "per-replicate p-values) to this JSON file")
+    add_record_option(parser)
     parser.add_argument("--n-boot", type=int, default=mt.DEFAULT_N_BOOT)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--skip-size", default=[], action="append", type=lambda t: (
@@ -505,12 +547,22 @@ def main() -> None:
     if args.merge is not None:
         runs = [json.loads(path.read_text()) for path in args.merge]
         merged = {part: [row for run in runs for row in run.get(part, [])]
-                  for part in ("size", "power")}
+                  for part in ("size", "power", "speed")}
         args.shard = "0/1"
         for part in ("size", "power"):
             if merged[part]:
                 PARTS[part](args, {part: merged[part]})
+        if args.runs_out is not None:
+            kept = {part: [{key: value for key, value in row.items() if key != "p"}
+                           for row in rows] for part, rows in merged.items()}
+            args.runs_out.write_text(json.dumps(kept, indent=1, default=float) + "\n")
+        if args.record is not None:
+            loads = [float(row["load"].split(",")[0]) for rows in merged.values()
+                     for row in rows if "load" in row]  # the runs' highest load
+            record(args.record, __file__, headline(merged),
+                   load_at_start=max(loads, default=one_minute_load()), log=log)
         return
+    load_at_start = one_minute_load()
     out: dict = {"load_start": load_average_text(), "n_boot": args.n_boot}
     if args.resume and args.json is not None and args.json.exists():
         out.update({part: rows for part, rows in json.loads(args.json.read_text()).items()
@@ -522,6 +574,8 @@ def main() -> None:
     print(f"\nload average at end: {out['load_end']}")
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1, default=float))
+    if args.record is not None:
+        record(args.record, __file__, headline(out), load_at_start=load_at_start, log=log)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ and below it for most nulls: the smoothed bootstrap from the critical-bandwidth 
 conservative except near the boundary between one and two modes, where it is nearly exact
 (``docs/mode_test.md``).
 
-Ties: the test assumes a continuous sample and uses each distinct value once
-(:mod:`~stpca_gui.core.circstats.ties`); with fewer than
-:data:`~stpca_gui.core.circstats.ties.MIN_DISTINCT` distinct values it is not run (k̂ = 1) and
-the result's ``note`` says so.
+Ties: the test assumes a continuous sample; copies of the sample are counted once and rounded
+values spread over their rounding step (:mod:`~stpca_gui.core.circstats.ties`); with fewer
+than :data:`~stpca_gui.core.circstats.ties.MIN_DISTINCT` distinct values it is not run
+(k̂ = 1). The result's ``note`` says what was done.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from .silverman import (
     resamples_with_more_modes,
     unit_angles,
 )
-from .ties import MIN_DISTINCT, distinct_sample, ties_note
+from .ties import MIN_DISTINCT, continuous_sample, distinct_sample, ties_note
 
 __all__ = ["TEST_WEIGHTS", "StepPValues", "mode_test", "step_p_values"]
 
@@ -165,7 +165,9 @@ def mode_test(
               "note": ties_note(distinct.n, distinct.n_distinct)}
     if distinct.n_distinct < MIN_DISTINCT:
         return ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), **record)
-    theta = unit_angles(distinct.values, period)
+    tested = continuous_sample(distinct, period)
+    record["note"] = tested.note
+    theta = unit_angles(tested.values, period)
     sample = BinnedSample(theta)
     rng = check_random_state(random_state)
     steps: list[float] = []

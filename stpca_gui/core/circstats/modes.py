@@ -50,7 +50,13 @@ from .silverman import (
     ModeTest,
 )
 from .tested_modes import ModeTestName, clusters_for_test, run_mode_test, tested_mode_clusters
-from .ties import MIN_DISTINCT, distinct_rows, distinct_sample, ties_note
+from .ties import (
+    MIN_DISTINCT,
+    continuous_sample,
+    distinct_rows,
+    distinct_sample,
+    ties_note,
+)
 
 __all__ = [
     "MODE_RULES",
@@ -172,9 +178,10 @@ def pns1_mode_clusters(
     clusters = clusters_for_test(x, period, test, labels, paper=paper, check=check)
     if stability:
         distinct = distinct_sample(x, period)
+        tested = continuous_sample(distinct, period).values if distinct.has_ties else x
         plug_in = (paper.bandwidth if paper is not None and not distinct.has_ties
-                   else plug_in_bandwidth(distinct.values, period))
-        figures = cluster_stability(distinct.values, period, clusters.antimodes,
+                   else plug_in_bandwidth(tested, period))
+        figures = cluster_stability(tested, period, clusters.antimodes,
                                     clusters.n_clusters, bandwidth=plug_in,
                                     random_state=random_state, check=check)
         clusters = dataclasses.replace(clusters, stability=figures)

@@ -8,8 +8,8 @@ places their boundaries at the antimodes of the paper rule's plug-in KDE
 (:mod:`~stpca_gui.core.circstats.paper_modes`), its least prominent modes merged away down to
 k̂, or, when that KDE has fewer than k̂ modes, at the domains of attraction of the modes of
 the KDE at the critical bandwidth for k̂ modes. k̂ = 1 means no cluster structure
-(``docs/mode_test.md``). Like the test, the boundaries are found from the sample's distinct
-values (:mod:`~stpca_gui.core.circstats.ties`); every point takes its value's cluster.
+(``docs/mode_test.md``). Like the test, the boundaries are found from the sample with its
+ties undone (:mod:`~stpca_gui.core.circstats.ties`); every point takes its value's cluster.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from .silverman import (
     silverman_mode_test,
     unit_angles,
 )
-from .ties import distinct_sample
+from .ties import continuous_sample, distinct_sample
 
 #: ``"excess_mass"``: :func:`~stpca_gui.core.circstats.mode_test.mode_test` (the product's);
 #: ``"silverman"``: :func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`.
@@ -140,13 +140,21 @@ def clusters_for_test(
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = checked_labels(labels, x.size)
-    k = max(int(test.n_modes), 1)
     if paper is not None and (paper.method != "paper" or paper.labels.size != x.size):
         raise ValueError("paper must be the paper rule's clusters of the same sample")
     distinct = distinct_sample(x, period)
     if distinct.has_ties:
-        return _clusters_of_values(distinct.values, distinct.inverse, period, test,
+        return _clusters_of_values(x, continuous_sample(distinct, period).values, period, test,
                                    true_labels, check)
+    return _clusters_of_sample(x, period, test, true_labels, paper, check)
+
+
+def _clusters_of_sample(
+    x: NDArray[np.float64], period: float, test: ModeTest, true_labels: NDArray | None,
+    paper: ModeClustering | None, check: CancelCheck | None,
+) -> ModeClustering:
+    """:func:`clusters_for_test` of a sample taken as continuous (ties undone or none)."""
+    k = max(int(test.n_modes), 1)
     if k > 1:
         if paper is None:
             paper = paper_mode_clusters(x, period, check=check)
@@ -156,13 +164,14 @@ def clusters_for_test(
 
 
 def _clusters_of_values(
-    values: NDArray[np.float64], inverse: NDArray[np.intp], period: float, test: ModeTest,
+    x: NDArray[np.float64], tested: NDArray[np.float64], period: float, test: ModeTest,
     true_labels: NDArray | None, check: CancelCheck | None,
 ) -> ModeClustering:
-    """The clusters of a sample with ties: found from its distinct ``values``, then given
-    to every point (``values[inverse]`` are the points)."""
-    clusters = clusters_for_test(values, period, test, check=check)
-    cluster = clusters.labels[inverse]
+    """The clusters of a sample ``x`` with ties: found from the ``tested`` sample (its ties
+    undone), then every point takes the cluster of the arc its value lies in."""
+    clusters = _clusters_of_sample(tested, period, test, None, None, check)
+    cluster = (arc_labels(wrap_angles(x, period), clusters.antimodes, period)
+               if clusters.n_clusters > 1 else np.zeros(x.size, dtype=np.int64))
     rate = confusion = None
     if true_labels is not None:
         rate, confusion = classification(cluster, clusters.n_clusters, true_labels)

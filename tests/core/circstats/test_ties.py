@@ -10,7 +10,7 @@ import pytest
 
 from stpca_gui.core.circstats.cluster_stability import cluster_stability
 from stpca_gui.core.circstats.modes import periodic_mode_clusters, pns1_mode_clusters
-from stpca_gui.core.circstats.ties import distinct_rows, distinct_sample
+from stpca_gui.core.circstats.ties import continuous_sample, distinct_rows, distinct_sample
 from stpca_gui.core.summary import mode_cluster_items
 
 TWO_PI = 2.0 * np.pi
@@ -100,3 +100,30 @@ def test_stability_of_an_empty_cluster_is_zero_not_nan():
     # the arc from 2.0 to 2.5 holds no point
     figures = _quiet(cluster_stability, x, TWO_PI, np.array([-1.0, 2.0, 2.5]), 3, n_boot=5)
     assert np.all(np.isfinite(figures)) and figures[1] == 0.0
+
+
+def test_copies_are_counted_once_and_rounded_values_spread_over_their_step():
+    once = np.r_[0.25 * np.arange(12), 0.25]  # 0, 0.25, …, 2.75: a lattice, 0.25 twice
+    tested = continuous_sample(distinct_sample(np.tile(once, 2), TWO_PI), TWO_PI)
+    assert tested.copies == 2 and tested.n_distinct == 12 and tested.spread == 0.25
+    expected = np.r_[0.0, 0.1875, 0.3125, 0.25 * np.arange(2, 12)]  # 0.25's copies spread
+    np.testing.assert_allclose(np.sort(tested.values), expected)
+    assert "multiple of 2 times" in tested.note and "lattice of step 0.25" in tested.note
+    plain = continuous_sample(distinct_sample(np.tile([0.1, 0.7, 2.0], 5), TWO_PI), TWO_PI)
+    assert plain.copies == 5 and plain.spread == 0.0 and plain.values.size == 3
+
+
+def test_rounded_data_keep_their_modes_and_clusters():
+    """Two modes, 20 000 points written to 1° (264 distinct values): counting each value once
+    flattened them to one mode; spread over their rounding step they give the modes and
+    clusters of the exact values."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.vonmises(-1.0, 8.0, 10000), rng.vonmises(1.0, 8.0, 10000)])
+    rounded = np.radians(np.round(np.degrees(x)))
+    exact = periodic_mode_clusters(x, n_boot=200, labels=np.repeat([0, 1], 10000))
+    found = _quiet(periodic_mode_clusters, rounded, n_boot=200,
+                   labels=np.repeat([0, 1], 10000))
+    assert exact.n_clusters == found.n_clusters == 2
+    assert found.mode_test.n_distinct < 300 and "spread evenly" in found.mode_test.note
+    assert np.all(found.sizes > 0)
+    assert found.classification_rate == pytest.approx(exact.classification_rate, abs=0.005)
