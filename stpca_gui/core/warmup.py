@@ -48,6 +48,7 @@ def warm_up() -> None:
     cells = np.full((1, 8), 0.125)
     cells[0, 3] = 0.0
     _excess_mass_kernel.excess_mass_rows(cells, 1, 4, 2, np.empty(1))
+    _excess_mass_kernel.excess_mass_statistic(np.ascontiguousarray(cells[0]), 1, 4, 2)
     circle = np.sort(rng.uniform(0.0, 2.0 * np.pi, 8))
     _uniformity_kernel.watson_sorted(circle / (2.0 * np.pi))
     sums = _uniformity_kernel.pair_sums_serial(circle)
