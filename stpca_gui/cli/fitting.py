@@ -11,13 +11,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Interval, ScaledTorusPCA, load_model, make_demo
+from ..core import Interval, ScaledTorusPCA, make_demo
 from ..core.circstats.mode_clustering import ModeClustering
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
+from ..core.persistence import load_model_and_input_table
 from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
 from ..files.clash import check_outputs
 from ..io import RESULT_FILES, check_file_set, read_angle_table, write_results
+from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
 from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 from .arguments import (
@@ -88,6 +90,8 @@ def run_fit(args: argparse.Namespace) -> int:
         labels=table.labels,
         dataset=Dataset.from_table(table, degrees=args.degrees, options=options),
         provenance=table.provenance,
+        reading=TableReading(tuple(table.column_names), args.degrees, args.label,
+                             args.drop_invalid),
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
 
@@ -118,7 +122,8 @@ def run_demos(args: argparse.Namespace) -> int:
 
 def run_info(args: argparse.Namespace) -> int:
     """``stpca info``."""
-    model = load_model(args.model)
+    model, record = load_model_and_input_table(args.model)
+    reading = None if record is None else TableReading.from_record(record, args.model)
     scoring_only = model_kind(model) == SCORING_ONLY
     ratios = ", ".join(f"{100 * r:.1f}" for r in model.explained_variance_ratio_)
     partners = model.match_.angles.shape[0]
@@ -132,6 +137,10 @@ def run_info(args: argparse.Namespace) -> int:
                            "every sample of an exact fit)"),
         ("sphere radius r", f"{model.radius_:.6g}"),
         ("PNS variance %", ratios),
+        ("fitted on", "(not recorded: `stpca transform` needs --columns and the unit)"
+         if reading is None else
+         f"columns {','.join(reading.columns)} in {reading.unit}"
+         + (f", labels {reading.label_column}" if reading.label_column else "")),
     ]
     for label, text in lines:
         print(f"{label:<17} {text}")
@@ -196,13 +205,18 @@ def _fit_and_report(
     labels: np.ndarray | None = None,
     dataset: Dataset | None = None,
     provenance: dict[str, np.ndarray] | None = None,
+    reading: TableReading | None = None,
     **summary_extra: object,
 ) -> int:
     """Fit with the command line's settings, print the summary, write ``--out``.
 
     With ``--save-session`` the fit is made on ``dataset``'s angles (the app's data set
     of the same input), so that the session holds exactly the fit printed and written.
+    ``reading`` (how the table was read; the demos' columns in radians by default) is
+    recorded in ``--save-model``'s file for ``stpca transform``.
     """
+    if reading is None:
+        reading = TableReading(tuple(column_names), degrees=False)
     model = _model(args)
     _check_fit_outputs(args)
     if args.save_session is not None:
@@ -229,7 +243,8 @@ def _fit_and_report(
             print(f"{item.label:<17} {item.text}")
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        written = model.save(args.save_model, scoring_only=args.scoring_only)
+        written = model.save(args.save_model, scoring_only=args.scoring_only,
+                             input_table=reading.record())
         print(f"wrote            {written} "
               f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:
