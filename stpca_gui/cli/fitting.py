@@ -19,6 +19,7 @@ from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
 from ..files.clash import check_outputs
 from ..io import RESULT_FILES, check_file_set, read_angle_table, write_results
+from ..io.preview import preview_table
 from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
 from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
@@ -77,8 +78,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run_fit(args: argparse.Namespace) -> int:
     """``stpca fit``."""
     # Recorded in a --save-session, so that an exported script reads the table again.
-    options = {"columns": columns(args), "degrees": args.degrees, "label_column": args.label,
-               "drop_invalid": args.drop_invalid}
+    options = {"columns": columns(args) or _angle_columns(args), "degrees": args.degrees,
+               "label_column": args.label, "drop_invalid": args.drop_invalid}
     table = read_angle_table(args.input, **options)  # provenance columns carried
     report_dropped(table.dropped)
     if table.degrees_suspected:
@@ -94,6 +95,21 @@ def run_fit(args: argparse.Namespace) -> int:
                              args.drop_invalid),
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
+
+
+def _angle_columns(args: argparse.Namespace) -> list[str]:
+    """The columns of ``args.input`` that hold plausible angles, by the import dialog's
+    rule (:func:`~stpca_gui.io.preview.preview_table`); says which and why on stderr."""
+    preview = preview_table(args.input, max_rows=0, label_column=args.label,
+                            unit="degrees" if args.degrees else None)
+    skipped = "; ".join(f"{name} ({reason})" for name, reason in preview.skipped_columns)
+    if not preview.suggested_angle_columns:
+        raise ValueError(f"{args.input}: no column holds plausible angles ({skipped}); "
+                         "name the angle columns with --columns")
+    print(f"angle columns    {', '.join(preview.suggested_angle_columns)}"
+          + (f"; left out: {skipped}" if skipped else "")
+          + " (choose others with --columns)", file=sys.stderr)
+    return list(preview.suggested_angle_columns)
 
 
 def run_demo(args: argparse.Namespace) -> int:
