@@ -178,7 +178,14 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
     items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
              SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
                          sizes, shown=clusters.has_structure)]
-    if clusters.confusion is not None:
+    if clusters.confusion is not None and not _labels_are_classes(clusters):
+        groups = clusters.confusion.counts.shape[1]
+        items.append(SummaryItem(
+            "classification_rate", "clusters vs labels", None,
+            f"no classification rate: {groups} label groups for {clusters.n_clusters} "
+            f"clusters are not classes the clusters could recover (at most "
+            f"{MAX_GROUPS_PER_CLUSTER * clusters.n_clusters} are)"))
+    elif clusters.confusion is not None:
         counts = clusters.confusion.counts
         rows, cols = np.nonzero(counts)
         weights = counts[rows, cols]
@@ -190,7 +197,20 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
             {"rate": interval.rate, "low": interval.low, "high": interval.high,
              "level": interval.level, "n_boot": interval.n_boot,
              "misclassified": interval.n_misclassified},
-            f"{100 * interval.rate:.1f} % correctly classified ({interval.n_misclassified} "
+            f"{100 * interval.rate:.1f} % correctly classified against the "
+            f"{counts.shape[1]} label groups ({interval.n_misclassified} "
             f"of {interval.n} wrong; {100 * level:.0f} % CI {100 * interval.low:.1f}–"
             f"{100 * interval.high:.1f} %)"))
     return items
+
+
+#: Label groups per cluster beyond which the labels are not classes the clusters could
+#: recover (residue names against three clusters), so no classification rate is given.
+MAX_GROUPS_PER_CLUSTER = 2
+
+
+def _labels_are_classes(clusters: ModeClustering) -> bool:
+    """Whether the label groups are few enough to be classes: at most
+    :data:`MAX_GROUPS_PER_CLUSTER` per cluster."""
+    groups = clusters.confusion.counts.shape[1]
+    return groups <= MAX_GROUPS_PER_CLUSTER * max(1, clusters.n_clusters)
