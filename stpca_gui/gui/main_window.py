@@ -542,6 +542,7 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
+        from ..core.summary import stress_text
         from .progress_labels import stage_label
 
         name = stage_label(event.stage)
@@ -550,7 +551,7 @@ class MainWindow(QMainWindow):
             # would repaint the window continuously.)
             self.progress.setRange(0, 100)
             self.progress.setValue(0)
-            text = (f"{name}: iteration {event.iteration}, stress {event.stress:.5f}"
+            text = (f"{name}: iteration {event.iteration}, stress {stress_text(event.stress)}"
                     if event.iteration else f"{name}…")
         else:
             self.progress.setRange(0, 100)
@@ -561,12 +562,14 @@ class MainWindow(QMainWindow):
     def _on_result(self, result: AnalysisResult) -> None:
         if result.dataset is not self.state.dataset:
             return  # a result for data that is no longer shown
+        from ..core.summary import stress_text
+
         self.state.set_result(result)
         seconds = sum(result.stage_seconds.values())
         landmarks = f" ({result.landmark_note})" if result.landmark_note else ""
         self.stage_label.setText(
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
-            f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+            f"{stress_text(result.stress)}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         # Shown once every view is there to draw it.
         self.when_ready(self.result_shown.emit)
 

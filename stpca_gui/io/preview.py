@@ -56,6 +56,8 @@ _ID_COLUMN_NAMES = ("id", "index", "idx", "row", "rownum", "frame", "step", "tim
                     "resid")
 #: A numeric column with at most this many distinct values, each repeated, holds levels.
 _MAX_ANGLE_LEVELS = 6
+#: Rows below which a column's values are too few to call them row numbers or levels.
+_MIN_ROWS_TO_JUDGE = 10
 #: Turns an angle column may span (unwrapped angles go past one turn; counts and
 #: measurements of other kinds go far beyond).
 _MAX_TURNS = 10
@@ -353,13 +355,14 @@ def _not_an_angle(name: str, column: _ColumnStats, n_rows: int,
         return "says where the rows come from (provenance)"
     if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
         return "looks like a row identifier"
-    if column.integer_valued and column.increasing and column.numeric >= 3:
+    judged = n_rows >= _MIN_ROWS_TO_JUDGE
+    if judged and column.integer_valued and column.increasing:
         return (f"holds integers counting up ({column.minimum:g} to {column.maximum:g}), "
                 "like row numbers")
-    levels = len(column.levels)
-    if levels <= _MAX_ANGLE_LEVELS and n_rows >= 4 * levels:
+    if judged and len(column.levels) <= _MAX_ANGLE_LEVELS and n_rows >= 4 * len(column.levels):
         shown = ", ".join(f"{v:g}" for v in sorted(column.levels))
-        return f"holds only {levels} distinct values ({shown}), like levels or settings"
+        return (f"holds only {len(column.levels)} distinct value(s) ({shown}), like levels "
+                "or settings")
     largest = max(abs(column.minimum), abs(column.maximum))
     radians = unit == "radians"
     if largest > _MAX_TURNS * (2 * math.pi if radians else 360.0):

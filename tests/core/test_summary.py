@@ -106,3 +106,19 @@ def test_a_classification_rate_only_against_labels_that_are_classes(fitted):
     item = {i.key: i for i in mode_cluster_items(names, n_boot=50)}["classification_rate"]
     assert item.value is None and "correctly classified" not in item.text
     assert f"{MAX_GROUPS_PER_CLUSTER * k + 1} label groups for {k} clusters" in item.text
+
+
+def test_small_stresses_keep_their_digits_and_an_unconverged_fit_says_what_to_do():
+    """Issue 31: the live fit showed "stress 0.00000" and "not converged" after 2000
+    iterations with no advice."""
+    from stpca_gui.core.summary import stress_text
+    from stpca_gui.plotting.live_smds import live_caption
+
+    assert stress_text(3.2e-6) == "3.2e-06" and stress_text(0.012345) == "0.01235"
+    assert "stress 3.2e-06" in live_caption(2000, 3.2e-6, 1.0)
+    demo = make_demo("clusters-t2", random_state=0)
+    model = ScaledTorusPCA(random_state=0, torus_variance=False, max_iter=3).fit(
+        demo.angles)
+    assert not model.smds_.converged_
+    text = {item.key: item.text for item in fit_summary(model)}["smds_iterations"]
+    assert "not converged" in text and "max_iter (now 3)" in text and "tol" in text

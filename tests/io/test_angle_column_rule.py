@@ -20,7 +20,7 @@ def test_the_example_tables_id_and_temperature_are_not_angles():
     assert preview.suggested_angle_columns == ("phi", "psi")
     skipped = dict(preview.skipped_columns)
     assert "row identifier" in skipped["id"]
-    assert "4 distinct values" in skipped["temp"]
+    assert "4 distinct value(s)" in skipped["temp"]
     # The import dialog ticks the preview's suggestion.
     assert ImportChoices.suggested(preview).columns == ("phi", "psi")
     assert ImportChoices.suggested(preview).degrees
@@ -36,7 +36,7 @@ def _write(path, columns):
 
 @pytest.mark.parametrize(("column", "values", "reason"), [
     ("sample", np.arange(10, 70), "integers counting up (10 to 69)"),
-    ("dose", np.tile([0.5, 1.0, 2.0], 20), "only 3 distinct values"),
+    ("dose", np.tile([0.5, 1.0, 2.0], 20), "only 3 distinct value(s)"),
     ("counts", np.random.default_rng(1).integers(-40_000, 40_000, 60), "beyond ±3600"),
     ("frame", np.arange(60) * 10, "provenance"),
 ])
@@ -67,7 +67,7 @@ def test_fit_without_columns_fits_the_plausible_angles_and_says_why(tmp_path, ca
     assert code == 0, captured.err
     assert "angle columns    phi, psi; left out: id (looks like a row identifier)" in (
         captured.err)
-    assert "temp (holds only 4 distinct values" in captured.err
+    assert "temp (holds only 4 distinct value(s)" in captured.err
     assert "region (the label column)" in captured.err
     assert "(columns phi, psi)" in captured.out
     header = (out / "scores.csv").read_text().splitlines()[0].split(",")
