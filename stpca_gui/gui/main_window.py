@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..files.sniff import looks_like_stpca_file
-from ..plotting.text import one_line
+from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
 from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
@@ -508,7 +508,9 @@ class MainWindow(QMainWindow):
                   else "")
         # Text from the data: on one line each, cut when very long, and never markup. (Not
         # torus_scene's short_label: that module loads pyvista and VTK.)
-        title = escape(one_line(dataset.description or dataset.source, 160))
+        described = dataset.description or dataset.source
+        title = escape(cut_at_clause(described, 160))
+        self.dataset_label.setToolTip(escape(one_line(described, 2000)))
         columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
             f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"

@@ -518,3 +518,33 @@ def test_histogram_without_selection_has_no_selection_legend_or_count():
     assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
     static.update_selection(values > 0)  # the bars still follow a selection if given one
     assert static.selection_text is None
+
+
+def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
+    """Issue 31: a pooled structure table coloured by residue name gave a 19-entry legend
+    that filled a third of the histogram and was clipped. The legend names the largest
+    groups and sums up the others in one entry."""
+    from stpca_gui.plotting.histogram import LEGEND_GROUPS_MAX
+
+    rng = np.random.default_rng(4)
+    sizes = np.arange(19, 0, -1) * 8  # 19 residue names, the first the most common
+    codes = np.repeat(np.arange(19), sizes)
+    pns1 = wrap_angles(rng.normal(0.0, 1.0, len(codes)) + 0.1 * codes)
+    names = [f"RES{k}" for k in range(19)]
+    for size in ((5.0, 3.2), (6.4, 4.0)):  # about a quarter of 1280 × 800 and 1600 × 1000
+        fig = new_figure(*size)
+        hist = ScoreHistogram(fig)
+        hist.draw(pns1, 2 * np.pi, group_codes=codes, group_names=names,
+                  title="PNS1 by residue name")
+        labels = [t.get_text() for t in hist.axes.get_legend().get_texts()]
+        assert len(labels) == LEGEND_GROUPS_MAX + 1  # the groups shown, "other", the KDE
+        assert labels[:LEGEND_GROUPS_MAX - 1] == [
+            f"RES{k} (n = {sizes[k]})" for k in range(LEGEND_GROUPS_MAX - 1)]
+        others = sizes[LEGEND_GROUPS_MAX - 1:]
+        assert labels[LEGEND_GROUPS_MAX - 1] == (f"{len(others)} other groups "
+                                                 f"(n = {others.sum()})")
+        render(fig, output_dir, f"histogram_many_groups_{int(size[0] * 100)}.png")
+        box = hist.axes.get_legend().get_window_extent()
+        figure_box = fig.bbox
+        assert box.x0 >= figure_box.x0 and box.x1 <= figure_box.x1  # not clipped
+        assert box.y0 >= figure_box.y0 and box.y1 <= figure_box.y1
