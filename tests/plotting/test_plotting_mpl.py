@@ -548,3 +548,33 @@ def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
         figure_box = fig.bbox
         assert box.x0 >= figure_box.x0 and box.x1 <= figure_box.x1  # not clipped
         assert box.y0 >= figure_box.y0 and box.y1 <= figure_box.y1
+
+
+@pytest.mark.parametrize("size", [(2.9, 1.9), (3.7, 2.5)], ids=["1280x800", "1600x1000"])
+def test_the_shepard_key_covers_no_pairs(output_dir, size):
+    """Issue 31: the Shepard plot's legend (lower right) overlapped the pairs drawn closer
+    on the sphere. The key is a boxed text at the top left, over almost no pairs, and
+    nothing leaves the panel's figure (about its size in the window at each size)."""
+    from stpca_gui.core.diagnostics import fit_diagnostics
+    from stpca_gui.plotting.diagnostics import draw_diagnostics
+
+    model = ScaledTorusPCA(random_state=0, torus_variance=False).fit(
+        make_demo("clusters-t2", random_state=0).angles)
+    diagnostics = fit_diagnostics(model)
+    fig = Figure(figsize=size, dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = draw_diagnostics(fig, diagnostics, "shepard")
+    render(fig, output_dir, f"shepard_{int(size[0] * 100)}.png")
+    assert ax.get_legend() is None
+    renderer = fig.canvas.get_renderer()
+    key = next(t for t in ax.texts if "no distortion" in t.get_text())
+    box = key.get_bbox_patch().get_window_extent(renderer)
+    points = ax.transData.transform(np.column_stack([diagnostics.shepard.torus_distance,
+                                                     diagnostics.shepard.sphere_distance]))
+    covered = ((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1)
+               & (points[:, 1] >= box.y0) & (points[:, 1] <= box.y1))
+    assert covered.mean() < 0.02
+    for artist in (ax.title, ax.xaxis.label, ax.yaxis.label, key):
+        extent = artist.get_window_extent(renderer)
+        assert extent.x0 >= 0 and extent.x1 <= fig.bbox.x1 + 1, artist
+        assert extent.y0 >= 0 and extent.y1 <= fig.bbox.y1 + 1, artist
