@@ -99,16 +99,17 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def _angle_columns(args: argparse.Namespace) -> list[str]:
     """The columns of ``args.input`` that hold plausible angles, by the import dialog's
-    rule (:func:`~stpca_gui.io.preview.preview_table`); says which and why on stderr."""
+    rule (:func:`~stpca_gui.io.preview.preview_table`); says on stderr which, when it left
+    some out, and why."""
     preview = preview_table(args.input, max_rows=0, label_column=args.label,
                             unit="degrees" if args.degrees else None)
     skipped = "; ".join(f"{name} ({reason})" for name, reason in preview.skipped_columns)
     if not preview.suggested_angle_columns:
         raise ValueError(f"{args.input}: no column holds plausible angles ({skipped}); "
                          "name the angle columns with --columns")
-    print(f"angle columns    {', '.join(preview.suggested_angle_columns)}"
-          + (f"; left out: {skipped}" if skipped else "")
-          + " (choose others with --columns)", file=sys.stderr)
+    if skipped:  # every column an angle: nothing to say
+        print(f"angle columns    {', '.join(preview.suggested_angle_columns)}; left out: "
+              f"{skipped} (choose others with --columns)", file=sys.stderr)
     return list(preview.suggested_angle_columns)
 
 

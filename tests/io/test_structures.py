@@ -281,8 +281,8 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
     for k in np.unique(clusters):
         members = np.flatnonzero(clusters == k)
         frame = int(fitted.dataset.provenance["frame"][members[torus_medoid(angles[members])]])
-        assert f"cluster {k}: medoid frame {frame}" in out
-        assert (tmp_path / "reps" / f"cluster_{k}.pdb").is_file()
+        assert f"cluster {k + 1}: medoid frame {frame}" in out  # numbered 1…K
+        assert (tmp_path / "reps" / f"cluster_{k + 1}.pdb").is_file()
 
 
 @pytest.mark.parametrize(("args", "message"), [
