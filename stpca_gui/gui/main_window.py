@@ -48,7 +48,14 @@ from ..files.sniff import looks_like_stpca_file
 from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
-from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
+from .startup import (
+    COMPILING_NOTE,
+    STAGE_MODULES,
+    STAGES,
+    ModuleLoader,
+    call_after_first_paint,
+    kernels_cached,
+)
 from .views.slot import ViewSlot
 from .window_services import WindowMessages
 
@@ -121,10 +128,14 @@ class MainWindow(QMainWindow):
         self.tour: GuidedTour | None = None
         self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
+        #: Said while the first fit after an install compiles the kernels (else "").
+        self.compiling_note = "" if kernels_cached() else COMPILING_NOTE
+        scene, plot = (f"{text}\n({self.compiling_note})" if self.compiling_note else text
+                       for text in (PREPARING_SCENE, PREPARING_PLOT))
         self.slots: dict[str, ViewSlot] = {
-            "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
-            "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
+            "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
+            "scores": ViewSlot(plot), "histogram": ViewSlot(plot),
+            "variance": ViewSlot(plot), "diagnostics": ViewSlot(plot),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -529,7 +540,10 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.messages.error("Invalid parameters", str(exc))
             return
-        self.stage_label.setText("Starting…")
+        # The first fit after an install compiles the kernels before its first progress.
+        self.stage_label.setText(f"Starting… ({self.compiling_note})" if self.compiling_note
+                                 else "Starting…")
+        self.compiling_note = ""
         self.controller.start(dataset, params)
 
     def cancel_fit(self) -> None:
