@@ -141,9 +141,16 @@ def test_view_slot_swaps_its_placeholder_once(qtbot):
 
     slot = ViewSlot("Preparing…")
     qtbot.addWidget(slot)
+    slot.show()
+    placeholder = slot.placeholder
+    assert placeholder.isVisible()
     view = QLabel("view")
     slot.fill(view)
     assert slot.placeholder is None and slot.content is view and view.parent() is slot
+    # Hidden at once, not when the deferred deletion runs: a dialog's event loop (the
+    # import dialog as the app starts) does not run it, and the text stayed painted over
+    # the Parameters heading (issue 31).
+    assert not placeholder.isVisible()
     with pytest.raises(RuntimeError, match="already"):
         slot.fill(QLabel("another"))
 
