@@ -1,5 +1,6 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
+from ._base.memory import MEMORY_HEADROOM, InsufficientMemoryError, available_memory_bytes
 from ._base.params import Interval, Options, ParamSpec
 from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
 from ._base.threads import loaded_libraries
@@ -35,11 +36,13 @@ from .tpca import TorusGapWarning, TorusPCA
 __all__ = [
     "BASELINES",
     "FIT_STAGES",
+    "MEMORY_HEADROOM",
     "SIMULATED_DEMO_NAMES",
     "BaselineResult",
     "CancelCheck",
     "DemoDataset",
     "FitCancelled",
+    "InsufficientMemoryError",
     "Interval",
     "ModeClusterSettings",
     "ModeClustering",
@@ -59,6 +62,7 @@ __all__ = [
     "TorusPCA",
     "TorusUniformityTest",
     "UniformityTest",
+    "available_memory_bytes",
     "circular_difference",
     "circular_frechet_mean",
     "classical_mds",

@@ -160,7 +160,8 @@ def _data_origin(dataset: Dataset) -> tuple[str, str]:
     if (dataset.is_demo and dataset.demo_seed is not None
             and dataset.name in SIMULATED_DEMO_NAMES):
         return "demo", ""
-    if dataset.structure is not None:
+    if dataset.structure is not None and "table" not in dataset.structure:
+        # (Data read from a stpca dihedrals table are read again from the table.)
         if structure_files_unchanged(dataset.structure):
             return "structure", ""
         return "copy", "its structure files are missing or have changed since they were read"
