@@ -123,7 +123,8 @@ class MainWindow(QMainWindow):
         self.views: dict[str, ViewFrame] = {}
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
-            "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
+            "scores": ViewSlot(PREPARING_PLOT), "free_energy": ViewSlot(PREPARING_PLOT),
+            "histogram": ViewSlot(PREPARING_PLOT),
             "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
@@ -229,13 +230,16 @@ class MainWindow(QMainWindow):
 
     def _prepare_plots(self) -> None:
         from .views.diagnostics_view import DiagnosticsView
+        from .views.free_energy_view import FreeEnergyView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
+        self.free_energy_view = FreeEnergyView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
-        self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
+        self._place_views({"scores": self.scores_view, "free_energy": self.free_energy_view,
+                           "histogram": self.histogram_view,
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view})
 
@@ -289,7 +293,11 @@ class MainWindow(QMainWindow):
         top.addWidget(self.slots["torus"])
         top.addWidget(self.slots["sphere"])
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.slots["scores"])
+        # The views of two components share a place, one at a time.
+        self.scores_tabs = QTabWidget()
+        self.scores_tabs.addTab(self.slots["scores"], "Scores")
+        self.scores_tabs.addTab(self.slots["free_energy"], "Free energy")
+        bottom.addWidget(self.scores_tabs)
         bottom.addWidget(self.slots["histogram"])
         views = QSplitter(Qt.Orientation.Vertical)
         views.addWidget(top)
