@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from numpy.typing import ArrayLike, NDArray
 
+from ..model.energy_units import BOLTZMANN, ENERGY_UNITS
 from ..model.frame_weights import check_weights
 from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label, style_axes
 from .partial_redraw import PartialRedraw
@@ -29,12 +30,11 @@ from .regions import points_in_polygon, points_in_rectangle
 __all__ = ["BOLTZMANN", "ENERGY_UNITS", "FreeEnergyGrid", "FreeEnergyLandscape", "FreeEnergyPlot",
            "bin_edges", "check_weights", "free_energy", "free_energy_grid"]
 
-#: Molar gas constant per unit of energy (kT per mole at 1 K): F in that unit is
-#: −R T ln p. "kT" has no temperature.
-BOLTZMANN = {"kJ/mol": 0.008314462618, "kcal/mol": 0.0019872042586}
-ENERGY_UNITS = ("kT", *BOLTZMANN)
 #: Bins per axis at most (a rule asking for more is capped, and the figure says so).
 MAX_BINS = 150
+#: The quartiles of the Freedman–Diaconis rule come from an even subset of this many
+#: values at most.
+IQR_SAMPLE = 100_000
 #: Colormap of F (sequential, perceptually uniform); low F (populated) dark.
 COLORMAP = "viridis"
 #: Contour lines at these steps of F, in kT (converted into the unit shown).
@@ -74,7 +74,10 @@ def bin_edges(values: ArrayLike, bins: int | None = None, period: float | None =
         rule = "set"
     else:
         n = max(x.size, 1)
-        q75, q25 = np.percentile(x, [75, 25]) if x.size else (0.0, 0.0)
+        # The quartiles of an even subset of at most IQR_SAMPLE values: their error is
+        # far below a bin's width, and 10⁶ frames redraw without two full partitions.
+        sample = x[::max(1, x.size // IQR_SAMPLE)]
+        q75, q25 = np.percentile(sample, [75, 25]) if x.size else (0.0, 0.0)
         width, rule = 2.0 * (q75 - q25) * n ** (-1 / 3), "Freedman–Diaconis"
         if not width > 0:
             width, rule = 3.49 * float(np.std(x)) * n ** (-1 / 3), "Scott"
@@ -138,10 +141,15 @@ def _cell_index(values: NDArray[np.float64], edges: NDArray[np.float64], periodi
                 ) -> NDArray[np.intp]:
     """The bin of each value (uniform edges); periodic values wrap into the period."""
     lo, hi, count = edges[0], edges[-1], len(edges) - 1
-    scaled = (values - lo) * (count / (hi - lo))
+    scaled = values - lo
+    scaled *= count / (hi - lo)
+    np.floor(scaled, out=scaled)
+    index = scaled.astype(np.intp)
     if periodic:
-        return np.floor(scaled).astype(np.intp) % count
-    return np.clip(np.floor(scaled).astype(np.intp), 0, count - 1)
+        np.remainder(index, count, out=index)
+    else:
+        np.clip(index, 0, count - 1, out=index)
+    return index
 
 
 def free_energy_grid(x: ArrayLike, y: ArrayLike, *, weights: ArrayLike | None = None,
@@ -314,7 +322,9 @@ class FreeEnergyLandscape:
     def __init__(self, figure: Figure) -> None:
         self.figure = figure
         self._ax = fresh_axes(figure)
-        self._xy = np.empty((0, 2))
+        self._scores = np.empty((0, 2))
+        self._pair = (0, 1)
+        self._xy: NDArray[np.float64] | None = None
         self._plot: FreeEnergyPlot | None = None
         self._marks: PathCollection | None = None
         self._partial: PartialRedraw | None = None
@@ -327,6 +337,13 @@ class FreeEnergyLandscape:
     def plot(self) -> FreeEnergyPlot | None:
         """What the last :meth:`draw` drew (None before)."""
         return self._plot
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """Data coordinates (n, 2) of the frames on the landscape."""
+        if self._xy is None:
+            self._xy = np.ascontiguousarray(self._scores[:, self._pair])
+        return self._xy
 
     @property
     def n_marked(self) -> int:
@@ -345,7 +362,8 @@ class FreeEnergyLandscape:
         values = np.asarray(scores, dtype=np.float64)
         self._ax = fresh_axes(self.figure)
         self._plot = free_energy(self._ax, values, i, j, **options)
-        self._xy = np.ascontiguousarray(values[:, [i, j]])
+        self._scores, self._pair = values, (i, j)
+        self._xy = None  # the points' coordinates, made when a region asks for them
         self._marks = self._ax.scatter([], [], s=9, edgecolors="black", linewidths=0.4,
                                        zorder=_MARKS_Z)
         self._partial = PartialRedraw(self._ax, _MARKS_Z - 0.1)
@@ -357,7 +375,7 @@ class FreeEnergyLandscape:
         their colours."""
         if self._marks is None:
             raise RuntimeError("draw the landscape before marking a selection")
-        n = self._xy.shape[0]
+        n = self._scores.shape[0]
         chosen = np.flatnonzero(as_mask(selected, n))
         if chosen.size > MARKED_UP_TO:
             chosen = chosen[np.linspace(0, chosen.size - 1, MARKED_UP_TO).astype(np.intp)]
@@ -365,14 +383,14 @@ class FreeEnergyLandscape:
                 else as_rgba(colors, n, "#D55E00")[chosen])
         rgba = np.array(rgba, dtype=np.float64).reshape(-1, 4)
         rgba[:, 3] = 1.0
-        self._marks.set_offsets(self._xy[chosen])
+        self._marks.set_offsets(self._scores[np.ix_(chosen, self._pair)])
         self._marks.set_facecolor(rgba)
 
     def points_in_polygon(self, vertices: ArrayLike) -> NDArray[np.bool_]:
         """Frames inside a polygon (a lasso) in data coordinates."""
-        return points_in_polygon(self._xy, vertices)
+        return points_in_polygon(self.positions, vertices)
 
     def points_in_rectangle(self, x0: float, y0: float, x1: float, y1: float
                             ) -> NDArray[np.bool_]:
         """Frames inside a rectangle in data coordinates (boundary included)."""
-        return points_in_rectangle(self._xy, x0, y0, x1, y1)
+        return points_in_rectangle(self.positions, x0, y0, x1, y1)

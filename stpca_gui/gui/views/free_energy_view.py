@@ -22,8 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...model import AppState
+from ...model.energy_units import ENERGY_UNITS
 from ...model.frame_weights import frame_weights, weight_columns
-from ...plotting.free_energy import ENERGY_UNITS, FreeEnergyLandscape
+from ...plotting.free_energy import FreeEnergyLandscape
 from .base import current_colors
 from .mpl_views import ComponentPicker, MplView, RegionSelection
 
