@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "free_energy": ViewSlot(PREPARING_PLOT),
-            "histogram": ViewSlot(PREPARING_PLOT),
+            "time": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
             "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
@@ -232,14 +232,16 @@ class MainWindow(QMainWindow):
         from .views.diagnostics_view import DiagnosticsView
         from .views.free_energy_view import FreeEnergyView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
+        from .views.time_view import TimeView
 
         self.scores_view = ScoresView(self.state)
         self.free_energy_view = FreeEnergyView(self.state)
+        self.time_view = TimeView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
         self._place_views({"scores": self.scores_view, "free_energy": self.free_energy_view,
-                           "histogram": self.histogram_view,
+                           "time": self.time_view, "histogram": self.histogram_view,
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view})
 
@@ -297,6 +299,7 @@ class MainWindow(QMainWindow):
         self.scores_tabs = QTabWidget()
         self.scores_tabs.addTab(self.slots["scores"], "Scores")
         self.scores_tabs.addTab(self.slots["free_energy"], "Free energy")
+        self.scores_tabs.addTab(self.slots["time"], "Time")
         bottom.addWidget(self.scores_tabs)
         bottom.addWidget(self.slots["histogram"])
         views = QSplitter(Qt.Orientation.Vertical)

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from ..model import AppState
 from ..model.dataset import encode_labels
 from .colors import PointColoring, SampleColors
+from .time_series import time_axis
 
 __all__ = ["current_colors", "current_groups", "state_coloring"]
 
@@ -32,6 +33,11 @@ def state_coloring(state: AppState) -> PointColoring:
     n = 0 if dataset is None else dataset.n_samples
     if mode == "cluster":
         coloring = PointColoring("label", n=n, labels=result.mode_clusters.labels)
+    elif mode == "trajectory":
+        coloring = PointColoring("label", n=n, labels=dataset.provenance["trajectory"])
+    elif mode == "time":
+        coloring = PointColoring("sequential", n=n,
+                                 values=time_axis(n, dataset.provenance).time)
     elif mode == "stress":
         coloring = PointColoring("stress", n=n,
                                  point_stress=state.diagnostics.point_stress.rms_residual())
@@ -71,4 +77,7 @@ def current_groups(state: AppState) -> tuple[NDArray[np.int64] | None, list[str]
     if mode == "cluster":
         codes, names = encode_labels(state.result.mode_clusters.labels)
         return codes, [f"mode cluster {int(name) + 1}" for name in names]
+    if mode == "trajectory":
+        codes, names = encode_labels(state.dataset.provenance["trajectory"])
+        return codes, names
     return None, []

@@ -76,3 +76,48 @@ def test_weights_column_changes_the_landscape_and_bad_weights_are_said(qtbot, wi
     view.weights_combo.setCurrentIndex(1)
     assert "weights column 'weight', row 8: -1 is negative" in view.message.text()
     assert view.message.isVisible() and view.weights_column is None
+
+
+def runs_demo(with_time: bool = True) -> Dataset:
+    """clusters-t3 as two trajectories of 150 frames, 10 ps apart."""
+    demo = make_demo("clusters-t3", random_state=0)
+    provenance = {"trajectory": np.repeat(["a.xtc", "b.xtc"], 150)}
+    if with_time:
+        provenance["time"] = np.array([f"{t:g}" for t in np.tile(np.arange(150) * 10.0, 2)])
+    return Dataset(demo.angles, labels=demo.labels, source="runs", provenance=provenance)
+
+
+def show_time(qtbot, window):
+    window.scores_tabs.setCurrentIndex(2)
+    view = window.time_view
+    qtbot.waitUntil(lambda: view._drawn, timeout=10_000)
+    return view
+
+
+def test_time_view_selects_a_time_range_in_every_trajectory(qtbot, window, gui_dir):
+    fit(qtbot, window, runs_demo())
+    view = show_time(qtbot, window)
+    ax = view.figure.axes[0]
+    assert ax.get_xlabel() == "time (ps)"
+    assert len(ax.lines) == 2  # a line per trajectory
+    view.select_time_range(300.0, 495.0)
+    time = np.tile(np.arange(150) * 10.0, 2)
+    expected = (time >= 300) & (time <= 495)
+    np.testing.assert_array_equal(window.state.selection.mask(), expected)
+    assert expected.sum() == 2 * 20
+    # Time and trajectory are colour modes of every view.
+    window.state.set_color_mode("trajectory")
+    assert window.state.effective_color_mode == "trajectory"
+    window.state.set_color_mode("time")
+    assert window.state.effective_color_mode == "time"
+    path = gui_dir / "view-time.png"
+    window.exports.export_view("time", path, dpi=100)
+    assert_has_content(path)
+
+
+def test_time_view_without_time_uses_the_row_number_and_says_so(qtbot, window):
+    fit(qtbot, window, runs_demo(with_time=False))
+    view = show_time(qtbot, window)
+    assert view.figure.axes[0].get_xlabel() == "row (the data have no time)"
+    window.state.set_color_mode("time")
+    assert window.state.effective_color_mode == "selection"  # no time column
