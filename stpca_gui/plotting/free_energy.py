@@ -367,10 +367,10 @@ class FreeEnergyLandscape:
         self._marks = self._ax.scatter([], [], s=9, edgecolors="black", linewidths=0.4,
                                        zorder=_MARKS_Z)
         self._partial = PartialRedraw(self._ax, _MARKS_Z - 0.1)
-        self.update_selection(colors, selected)
+        self.update_colors(colors, selected)
         return self._plot
 
-    def update_selection(self, colors: ArrayLike | None, selected: ArrayLike | None) -> None:
+    def update_colors(self, colors: ArrayLike | None, selected: ArrayLike | None) -> None:
         """Mark the selected frames (an even subset of :data:`MARKED_UP_TO` when more) in
         their colours."""
         if self._marks is None:

@@ -136,5 +136,5 @@ def test_region_on_the_landscape_selects_exactly_the_frames_inside():
     lasso = landscape.points_in_polygon(triangle)
     x, y = scores[:, 2], scores[:, 1]
     np.testing.assert_array_equal(lasso, (x > 0) & (y > 0) & (x + y < 1))
-    landscape.update_selection(None, lasso)
+    landscape.update_colors(None, lasso)
     assert landscape.n_marked == int(lasso.sum())

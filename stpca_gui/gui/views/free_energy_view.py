@@ -9,7 +9,6 @@ is shown (``benchmarks/bench_free_energy.py``).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -26,13 +25,13 @@ from ...model.energy_units import ENERGY_UNITS
 from ...model.frame_weights import frame_weights, weight_columns
 from ...plotting.free_energy import FreeEnergyLandscape
 from .base import current_colors
-from .mpl_views import ComponentPicker, MplView, RegionSelection
+from .mpl_views import ComponentPicker, DrawnWhenShown, MplView, RegionSelection
 
 #: The weights combo's entry for unweighted frames.
 NO_WEIGHTS = "no weights"
 
 
-class FreeEnergyView(RegionSelection, MplView):
+class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
     """F = −kT ln p over two components, with units, temperature, bins and weights."""
 
     title_text = "Free energy"
@@ -75,7 +74,6 @@ class FreeEnergyView(RegionSelection, MplView):
         self._layout.insertWidget(2, self.message)
         self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
                         " Alt intersect")
-        self._stale = False
         self._drawn_components: tuple[int, int] | None = None
         self._show_temperature()
         self.unit_combo.currentIndexChanged.connect(self._on_option)
@@ -148,19 +146,6 @@ class FreeEnergyView(RegionSelection, MplView):
         self._fill_weights()
         self.redraw()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.redraw()
-
-    def has_content(self) -> bool:
-        return self._drawn or (self._stale and self.state.result is not None)
-
-    def export(self, path: Path, dpi: int = 150) -> None:
-        if self._stale:
-            self.redraw(force=True)
-        super().export(path, dpi)
-
     def _weights(self):
         """The chosen weights, or None; a bad column is said in the view and dropped."""
         column = self.weights_column
@@ -184,10 +169,8 @@ class FreeEnergyView(RegionSelection, MplView):
         if result is None:
             self._stale = False
             return
-        if not force and not self.isVisible():
-            self._stale = True  # drawn when the tab is shown
+        if self._deferred(force):
             return
-        self._stale = False
         self._say("")
         i, j = self.state.scatter_components
         if i == j:
@@ -209,11 +192,4 @@ class FreeEnergyView(RegionSelection, MplView):
         self._drawn_result = result
 
     def update_selection(self, *_: object) -> None:
-        if not self._drawn:
-            return
-        if self._drawn_result is not self.state.result:
-            self.redraw()
-            return
-        colors, selected = current_colors(self.state)
-        self.landscape.update_selection(colors, selected)
-        self.show_layer_changes(self.landscape.partial_redraw)
+        self.recolor(self.landscape)

@@ -117,9 +117,49 @@ class MplView(ViewFrame):
         """The blitting selection widgets of this view."""
         return []
 
+    def recolor(self, builder) -> None:
+        """Show the state's colours and selection on the drawn figure through the
+        builder's ``update_colors(colors, selected)`` and its partial redraw; a figure
+        drawn from an older result is redrawn instead (a new data set's signals are
+        still on their way: the current colours do not fit the points drawn)."""
+        if not self._drawn:
+            return
+        if self._drawn_result is not self.state.result:
+            self.redraw()
+            return
+        colors, selected = current_colors(self.state)
+        builder.update_colors(colors, selected)
+        self.show_layer_changes(builder.partial_redraw)
+
     def _renew_selector_backgrounds(self) -> None:
         for selector in self.selectors():
             selector.update_background(None)
+
+
+class DrawnWhenShown:
+    """A view in a tab that draws only when shown: while hidden, a redraw marks it stale
+    (its figure may cost tenths of a second for 10⁶ frames), and showing it or exporting
+    it draws. The view's ``redraw(force=…)`` calls :meth:`_deferred` first."""
+
+    _stale = False
+
+    def _deferred(self, force: bool) -> bool:
+        """Whether to leave the drawing for later (hidden, and not forced)."""
+        self._stale = not force and not self.isVisible()
+        return self._stale
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.redraw()
+
+    def has_content(self) -> bool:
+        return self._drawn or (self._stale and self.state.result is not None)
+
+    def export(self, path: Path, dpi: int = 150) -> None:
+        if self._stale:
+            self.redraw(force=True)
+        super().export(path, dpi)
 
 
 class ComponentPicker:
@@ -286,16 +326,7 @@ class ScoresView(RegionSelection, MplView):
         self._drawn_result = result
 
     def update_colors(self, *_: object) -> None:
-        if not self._drawn:
-            return
-        if self._drawn_result is not self.state.result:
-            # A new data set's signals are still on their way: the colours of the current
-            # state do not fit the points drawn, so the whole plot is redone (or blanked).
-            self.redraw()
-            return
-        colors, selected = current_colors(self.state)
-        self.scatter.update_colors(colors, selected)
-        self.show_layer_changes(self.scatter.partial_redraw)
+        self.recolor(self.scatter)
 
 
 class HistogramView(MplView):

@@ -10,10 +10,10 @@ from ...model import AppState
 from ...plotting.mpl_common import fresh_axes
 from ...plotting.time_series import scores_over_time, time_axis
 from .base import current_colors
-from .mpl_views import MplView, selection_mode_from_keyboard
+from .mpl_views import DrawnWhenShown, MplView, selection_mode_from_keyboard
 
 
-class TimeView(MplView):
+class TimeView(DrawnWhenShown, MplView):
     """A PNS component against time (the row number where the data have no time)."""
 
     title_text = "Scores over time"
@@ -28,7 +28,6 @@ class TimeView(MplView):
         self.setToolTip("Drag a time range to select its frames (every trajectory) · Shift "
                         "add, Ctrl subtract, Alt intersect")
         self._span: SpanSelector | None = None
-        self._stale = False
         self.component_combo.currentIndexChanged.connect(lambda: self.redraw())
         state.dataset_changed.connect(self._fill_components)
         state.result_changed.connect(self.redraw)
@@ -51,19 +50,6 @@ class TimeView(MplView):
         self._fill_components()
         self.redraw()
 
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.redraw()
-
-    def has_content(self) -> bool:
-        return self._drawn or (self._stale and self.state.result is not None)
-
-    def export(self, path, dpi: int = 150) -> None:
-        if self._stale:
-            self.redraw(force=True)
-        super().export(path, dpi)
-
     def time_axis(self):
         dataset = self.state.dataset
         return time_axis(dataset.n_samples, dataset.provenance)
@@ -73,10 +59,8 @@ class TimeView(MplView):
         if result is None:
             self._stale = False
             return
-        if not force and not self.isVisible():
-            self._stale = True  # drawn when the tab is shown
+        if self._deferred(force):
             return
-        self._stale = False
         colors, selected = current_colors(self.state)
         self.thaw_layout()
         ax = fresh_axes(self.figure)
