@@ -77,3 +77,15 @@ def test_never_over_the_session(weighted_session, tmp_path, capsys):
     assert "refusing to write the figure over the session" in capsys.readouterr().err
     assert session.read_bytes() == before
 
+
+
+@pytest.mark.usefixtures("display")
+def test_the_torus_is_rendered_off_screen(weighted_session, tmp_path):
+    from stpca_gui.plotting.figures import can_render_off_screen
+
+    if not can_render_off_screen():
+        pytest.skip("no off-screen OpenGL here")
+    out = tmp_path / "torus.png"
+    assert main(["plot", str(weighted_session["good"]), "torus", "--out", str(out),
+                 "--size", "4x3", "--dpi", "100"]) == 0
+    assert_has_content(out)
