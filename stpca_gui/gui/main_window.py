@@ -45,10 +45,17 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..files.sniff import looks_like_stpca_file
-from ..plotting.text import one_line
+from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
-from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
+from .startup import (
+    COMPILING_NOTE,
+    STAGE_MODULES,
+    STAGES,
+    ModuleLoader,
+    call_after_first_paint,
+    kernels_cached,
+)
 from .views.slot import ViewSlot
 from .window_services import WindowMessages
 
@@ -121,10 +128,15 @@ class MainWindow(QMainWindow):
         self.tour: GuidedTour | None = None
         self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
+        #: Said while the first fit after an install compiles the kernels (else "").
+        self.compiling_note = "" if kernels_cached() else COMPILING_NOTE
+        scene, plot = (f"{text}\n({self.compiling_note})" if self.compiling_note else text
+                       for text in (PREPARING_SCENE, PREPARING_PLOT))
         self.slots: dict[str, ViewSlot] = {
-            "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
-            "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
+            "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
+            "scores": ViewSlot(plot), "free_energy": ViewSlot(plot), "time": ViewSlot(plot),
+            "histogram": ViewSlot(plot), "variance": ViewSlot(plot),
+            "diagnostics": ViewSlot(plot),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -229,13 +241,18 @@ class MainWindow(QMainWindow):
 
     def _prepare_plots(self) -> None:
         from .views.diagnostics_view import DiagnosticsView
+        from .views.free_energy_view import FreeEnergyView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
+        from .views.time_view import TimeView
 
         self.scores_view = ScoresView(self.state)
+        self.free_energy_view = FreeEnergyView(self.state)
+        self.time_view = TimeView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
-        self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
+        self._place_views({"scores": self.scores_view, "free_energy": self.free_energy_view,
+                           "time": self.time_view, "histogram": self.histogram_view,
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view})
 
@@ -289,7 +306,12 @@ class MainWindow(QMainWindow):
         top.addWidget(self.slots["torus"])
         top.addWidget(self.slots["sphere"])
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.slots["scores"])
+        # The views of two components share a place, one at a time.
+        self.scores_tabs = QTabWidget()
+        self.scores_tabs.addTab(self.slots["scores"], "Scores")
+        self.scores_tabs.addTab(self.slots["free_energy"], "Free energy")
+        self.scores_tabs.addTab(self.slots["time"], "Time")
+        bottom.addWidget(self.scores_tabs)
         bottom.addWidget(self.slots["histogram"])
         views = QSplitter(Qt.Orientation.Vertical)
         views.addWidget(top)
@@ -508,7 +530,9 @@ class MainWindow(QMainWindow):
                   else "")
         # Text from the data: on one line each, cut when very long, and never markup. (Not
         # torus_scene's short_label: that module loads pyvista and VTK.)
-        title = escape(one_line(dataset.description or dataset.source, 160))
+        described = dataset.description or dataset.source
+        title = escape(cut_at_clause(described, 160))
+        self.dataset_label.setToolTip(escape(one_line(described, 2000)))
         columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
             f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
@@ -527,7 +551,10 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.messages.error("Invalid parameters", str(exc))
             return
-        self.stage_label.setText("Starting…")
+        # The first fit after an install compiles the kernels before its first progress.
+        self.stage_label.setText(f"Starting… ({self.compiling_note})" if self.compiling_note
+                                 else "Starting…")
+        self.compiling_note = ""
         self.controller.start(dataset, params)
 
     def cancel_fit(self) -> None:
@@ -542,6 +569,7 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
+        from ..core.summary import stress_text
         from .progress_labels import stage_label
 
         name = stage_label(event.stage)
@@ -550,7 +578,7 @@ class MainWindow(QMainWindow):
             # would repaint the window continuously.)
             self.progress.setRange(0, 100)
             self.progress.setValue(0)
-            text = (f"{name}: iteration {event.iteration}, stress {event.stress:.5f}"
+            text = (f"{name}: iteration {event.iteration}, stress {stress_text(event.stress)}"
                     if event.iteration else f"{name}…")
         else:
             self.progress.setRange(0, 100)
@@ -561,12 +589,14 @@ class MainWindow(QMainWindow):
     def _on_result(self, result: AnalysisResult) -> None:
         if result.dataset is not self.state.dataset:
             return  # a result for data that is no longer shown
+        from ..core.summary import stress_text
+
         self.state.set_result(result)
         seconds = sum(result.stage_seconds.values())
         landmarks = f" ({result.landmark_note})" if result.landmark_note else ""
         self.stage_label.setText(
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
-            f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+            f"{stress_text(result.stress)}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         # Shown once every view is there to draw it.
         self.when_ready(self.result_shown.emit)
 

@@ -35,7 +35,8 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
                  "stpca_gui.gui.export_actions", "stpca_gui.gui.lagged_embedding",
                  "stpca_gui.gui.structure_dialog",
                  "stpca_gui.gui.script_export_action", "stpca_gui.gui.progress_labels"),
-    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view",
+              "stpca_gui.gui.views.free_energy_view", "stpca_gui.gui.views.time_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),
 }
@@ -43,6 +44,31 @@ STAGES = tuple(STAGE_MODULES)
 #: Period of the trace's event-loop heartbeat, in ms: a longer gap between two beats is a
 #: stall of the user interface.
 HEARTBEAT_MS = 10
+
+
+#: What the window adds to its "Preparing…" texts while numba compiles the kernels.
+COMPILING_NOTE = "compiling numerical kernels, first launch only: about 15 s on 2 cores"
+#: The cache index files of the SMDS kernels, which every fit calls first.
+_KERNEL_INDEX = "_smds_kernel.*.nbi"
+
+
+def kernels_cached(package: Path | None = None) -> bool:
+    """Whether numba's on-disk cache holds the SMDS kernels: False on the first launch
+    after an install, when the first fit compiles them. Looks where numba writes them for
+    this package (beside the sources, or under ``NUMBA_CACHE_DIR``); a frozen bundle ships
+    them. When the cache is elsewhere (a read-only install), says True: no claim is made.
+
+    ``package`` is the ``stpca_gui`` folder (for tests; default: this one)."""
+    if getattr(sys, "frozen", False):
+        return True
+    package = Path(__file__).resolve().parents[1] if package is None else package
+    beside = package / "core" / "smds" / "__pycache__"
+    if any(beside.glob(_KERNEL_INDEX)):
+        return True
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        return any(Path(custom).rglob(_KERNEL_INDEX))
+    return not os.access(package / "core" / "smds", os.W_OK)
 
 
 def call_after_first_paint(widget: QWidget, callback: Callable[[], None]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.colors import to_rgba_array
+from matplotlib.colors import LinearSegmentedColormap, to_rgba_array
 from numpy.typing import ArrayLike, NDArray
 
 from ..model.dataset import encode_labels
@@ -30,7 +30,11 @@ SELECTION_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56
 NEUTRAL = "#7f7f7f"
 CURVE_COLOR = "#000000"
 MEAN_COLOR = "#D55E00"
-CYCLIC_COLORMAP = "twilight_shifted"
+#: Anchors of the cyclic colormap of PNS1, around the circle (Okabe–Ito blue, reddish
+#: purple, vermillion, orange, bluish green): every colour between them stands out on a
+#: white background (twilight_shifted, used before, is near white at PNS1 = 0, where the
+#: scores are densest).
+CYCLIC_ANCHORS = ("#0072B2", "#CC79A7", "#D55E00", "#E69F00", "#009E73")
 #: Levels of the cyclic colormap. 64 steps around the circle read as continuous, and few
 #: distinct colours let the score plot stamp each colour's markers at once.
 CYCLIC_LEVELS = 64
@@ -59,10 +63,17 @@ def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
     return label_palette(len(names))[codes]
 
 
+def cyclic_colormap() -> LinearSegmentedColormap:
+    """The cyclic colormap of PNS1 (:data:`CYCLIC_ANCHORS`, its ends meeting), resampled
+    to :data:`CYCLIC_LEVELS` levels."""
+    return LinearSegmentedColormap.from_list(
+        "stpca-cyclic", [*CYCLIC_ANCHORS, CYCLIC_ANCHORS[0]], N=CYCLIC_LEVELS)
+
+
 def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.float64]:
     """RGBA per sample of a periodic quantity (e.g. PNS1, whose period is 2π·scale)."""
     phase = np.mod(np.asarray(angles, dtype=np.float64) / period + 0.5, 1.0)
-    return colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(phase)
+    return cyclic_colormap()(phase)
 
 
 def stress_colormap():
@@ -89,12 +100,13 @@ class PointColoring:
     mode : {"label", "pns1", "stress", "selection", …}
         "label" colours by ``labels`` (or their ``label_codes``), "pns1" by the cyclic
         colormap of ``pns1``, "stress" by the sequential colormap of ``point_stress`` (up
-        to its 99 % quantile), "selection" by the selection groups given to
+        to its 99 % quantile), "sequential" by the same colormap of ``values`` from their
+        least to their largest (e.g. time), "selection" by the selection groups given to
         :meth:`colors`; any other mode, or a mode without its data, gives one neutral
         colour.
     n : int
         Number of samples.
-    labels, label_codes, pns1, pns1_period, point_stress
+    labels, label_codes, pns1, pns1_period, point_stress, values
         The data of the modes; ``label_codes`` (codes in natural order of the names, as
         :func:`~stpca_gui.model.dataset.encode_labels` gives them) saves encoding ``labels``.
     """
@@ -102,7 +114,8 @@ class PointColoring:
     def __init__(self, mode: str, *, n: int, labels: ArrayLike | None = None,
                  label_codes: ArrayLike | None = None, pns1: ArrayLike | None = None,
                  pns1_period: float = 2.0 * np.pi,
-                 point_stress: ArrayLike | None = None) -> None:
+                 point_stress: ArrayLike | None = None,
+                 values: ArrayLike | None = None) -> None:
         self.n = int(n)
         self.by_groups = False
         self.codes: NDArray[np.intp] | None = None
@@ -115,12 +128,18 @@ class PointColoring:
             phase = np.mod(np.asarray(pns1, dtype=np.float64) / pns1_period + 0.5, 1.0)
             # What the colormap resampled to CYCLIC_LEVELS does with a phase in [0, 1).
             self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp), CYCLIC_LEVELS - 1)
-            self.palette = colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(
-                np.arange(CYCLIC_LEVELS))
+            self.palette = cyclic_colormap()(np.arange(CYCLIC_LEVELS))
         elif mode == "stress" and point_stress is not None:
             values = np.asarray(point_stress, dtype=np.float64)
             top = max(stress_scale_max(values), 1e-300)
             self.codes = np.minimum((values / top * CYCLIC_LEVELS).astype(np.intp),
+                                    CYCLIC_LEVELS - 1)
+            self.palette = stress_colormap()(np.arange(CYCLIC_LEVELS))
+        elif mode == "sequential" and values is not None:
+            values = np.asarray(values, dtype=np.float64)
+            lo, hi = (float(values.min()), float(values.max())) if values.size else (0, 1)
+            phase = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
+            self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp),
                                     CYCLIC_LEVELS - 1)
             self.palette = stress_colormap()(np.arange(CYCLIC_LEVELS))
         elif mode == "selection":
