@@ -88,6 +88,7 @@ class FitParameters:
     max_iter: int = 2000
     alpha: float = 0.1
     n_bootstrap: int = 100
+    pns_exact_levels: int | str = 12
     n_landmarks: LandmarkChoice = "auto"
     landmark_method: str = "mixed"
     landmark_trials: int = 3
