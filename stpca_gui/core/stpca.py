@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -50,7 +51,12 @@ from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
-from .prediction.projections import nested_variance, predict_projections, variance_attributes
+from .prediction.projections import variance_attributes
+from .prediction.torus_variance import (
+    TorusVarianceEstimate,
+    estimate_torus_variance,
+    torus_variance_components,
+)
 from .scoring_only import missing_attribute
 from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
@@ -80,6 +86,11 @@ _PLACEMENT_BATCH = 4096
 #: scaled to n). Measured on all sunspot births (n = 51,301): the ratios of four such
 #: subsamples differ from those of all samples by at most 0.07 points (sd 0.05).
 TORUS_VARIANCE_SAMPLE = 10_000
+#: A torus variance of only the first components (d > ``max_torus_components``) starts on
+#: this many random samples and doubles the sample until every ratio's standard error is
+#: at most TORUS_VARIANCE_TARGET_SE (or the sample reaches TORUS_VARIANCE_SAMPLE or n).
+TORUS_VARIANCE_FIRST_SAMPLE = 500
+TORUS_VARIANCE_TARGET_SE = 0.005
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
 
@@ -102,12 +113,56 @@ class PrincipalCurve:
         PNS1 score of each point (position along the principal circle).
     stress : ndarray, shape (m,)
         Eq. (invmds2) objective attained at each point.
+    in_data_range : ndarray of bool, shape (m,), or None
+        Whether each point lies on the arc of the principal circle that the data's PNS1
+        scores cover (the circle minus the largest gap between them). Elsewhere the curve
+        is T̃ of sphere points far from every sample, an extrapolation: on the 3-state
+        peptide-like data at d = 20 the data cover 28 % of the circle, the curve's stress
+        is 7 times higher off it, and off it every torsion turns most of a full turn while
+        on it only the torsions that change between the states move (docs/high_dimension.md).
+        None in model files written before it existed.
     """
 
     angles: NDArray[np.float64]
     breaks: NDArray[np.bool_]
     parameter: NDArray[np.float64]
     stress: NDArray[np.float64]
+    in_data_range: NDArray[np.bool_] | None = None
+
+    def angle_ranges(self) -> NDArray[np.float64]:
+        """Per angle, the length (radians) of the shortest arc holding every point of the
+        curve within the data's range (all points when that is unknown): how far the
+        principal curve moves each angle, the cheap view of which angles drive PNS1
+        (``ScaledTorusPCA.angle_contributions_`` measures every computed component on
+        the samples themselves)."""
+        points = self.angles if self.in_data_range is None or not np.any(
+            self.in_data_range) else self.angles[self.in_data_range]
+        return circular_ranges(points)
+
+
+def circular_ranges(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per column, 2π minus the largest gap between the sorted angles: the length of the
+    shortest arc that holds them all."""
+    values = np.sort(np.mod(np.asarray(angles, dtype=np.float64), 2.0 * np.pi), axis=0)
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1])
+    gaps = np.diff(values, axis=0, append=values[:1] + 2.0 * np.pi)
+    return 2.0 * np.pi - gaps.max(axis=0)
+
+
+def data_range_mask(parameter: NDArray[np.float64], scores: NDArray[np.float64],
+                    circumference: float) -> NDArray[np.bool_]:
+    """Which curve parameters (PNS1 values on a circle of ``circumference``) lie on the
+    arc the ``scores`` cover: the circle minus the largest gap between consecutive sorted
+    scores (all of it when there are fewer than two scores)."""
+    if scores.size < 2 or not circumference > 0:
+        return np.ones(parameter.shape, dtype=bool)
+    values = np.sort(scores)
+    gaps = np.diff(values, append=values[0] + circumference)
+    widest = int(np.argmax(gaps))
+    # Distance along the circle from the start of the widest gap to each parameter.
+    offset = np.mod(parameter - values[widest], circumference)
+    return ~((offset > 0.0) & (offset < gaps[widest]))
 
 
 @dataclass
@@ -136,12 +191,31 @@ class ScaledTorusPCA(Estimator):
     explained_variance_ratio_ : ndarray, shape (d,)
         Sphere (PNS) explained variance ratio per component.
     torus_explained_variance_ : ndarray, shape (d,)
-        var_T^(k) of section 3.5 (NaN when ``torus_variance=False``).
+        var_T^(k) of section 3.5 for the first ``torus_variance_components_`` components,
+        NaN after them (all NaN when ``torus_variance=False``).
     torus_explained_variance_ratio_ : ndarray, shape (d,)
+        var_T^(k) over the total: the computed components plus the remaining variance.
+    torus_explained_variance_ratio_se_ : ndarray, shape (d,)
+        Standard error of each ratio from the sample the torus variance was computed on
+        (0 when every sample was used; see ``torus_variance_indices_``).
+    torus_variance_components_ : int
+        K, the components whose torus variance is computed (see ``max_torus_components``).
+    torus_remaining_variance_, torus_remaining_variance_ratio_, \
+torus_remaining_variance_ratio_se_ : float
+        The components after K together: Σ_i δ_T(x̂_i^(K), x̂_i^(d))², its ratio and the
+        ratio's standard error (0 when K = d).
+    angle_contributions_ : ndarray, shape (K, d)
+        Row j: the share of component j + 1's torus variance carried by each angle, Σ_i of
+        the squared angular differences in that angle between the projections of levels
+        j + 1 and j on the torus over var_T^(j + 1); rows sum to 1. Which torsions drive a
+        component (``principal_curve_.angle_ranges()`` is a cheaper view of PNS1 alone).
+    torus_variance_indices_ : ndarray of int or None
+        The samples the torus variance was computed on (None: all).
     principal_curve_ : PrincipalCurve
         The predicted principal curve S̃¹ on the torus with break flags.
     projections_ : ndarray, shape (d + 1, n, d)
-        x̂_i^(k) = T̃(ŷ_i^(k)), k = 0..d (absent when ``torus_variance=False``).
+        x̂_i^(k) = T̃(ŷ_i^(k)), k = 0..d, of the samples of ``torus_variance_indices_``
+        (absent when ``torus_variance=False`` or when only K < d components were computed).
     timings_ : dict
         Wall time per stage in seconds.
     """
@@ -189,9 +263,18 @@ class ScaledTorusPCA(Estimator):
         label="Landmark sets", advanced=True)
     torus_variance: bool = parameter(
         True, Boolean(),
-        doc="Compute the torus explained variance (section 3.5), which predicts every "
-            "projection of every sample (n·d extra predictions).",
+        doc="Compute the torus explained variance (section 3.5), which predicts the "
+            "projections of the samples onto the nested spheres on the torus (up to n·d "
+            "extra predictions; see max_torus_components).",
         label="Torus variance")
+    max_torus_components: int = parameter(
+        10, Interval(int, 1, None),
+        doc="Components whose torus variance is computed. Up to this many (d at most) all "
+            "are, on every sample (on 10,000 in a landmark fit of more). Beyond, the fewest "
+            "that cover 99 % of the sphere variance, at most this many, are, on a random "
+            "sample grown until every ratio's standard error is at most 0.5 points; the "
+            "components after them are reported together as the remaining variance.",
+        label="Torus components", cli_flag="--torus-components", advanced=True)
 
     # ------------------------------------------------------------------ fitting
     @single_threaded_blas
@@ -264,24 +347,16 @@ class ScaledTorusPCA(Estimator):
         curve = _trace_principal_curve(pns, match, int(self.n_curve_points), report)
         timer.record("curve", start)
 
-        variance_indices = None
         if self.torus_variance:
             start = time.perf_counter()
             report(ProgressEvent("torus-variance", 0.0, message="torus variance"))
-            if landmark_indices is not None and n > TORUS_VARIANCE_SAMPLE:
-                variance_indices = np.sort(np.random.default_rng(int(landmark_seed) + 1).choice(
-                    n, size=TORUS_VARIANCE_SAMPLE, replace=False))
-            rows = slice(None) if variance_indices is None else variance_indices
-            projections = predict_projections(
-                pns, match, pns.scores_[rows], angles[rows],
-                report=lambda fraction, message: report(
+            variance = self._torus_variance(
+                pns, match, angles, landmark_indices is not None, int(landmark_seed) + 1,
+                lambda fraction, message: report(
                     ProgressEvent("torus-variance", fraction, message=message)))
-            # A subsample's sums are scaled to all n samples; the ratios are unaffected.
-            torus_var = n / projections.shape[1] * nested_variance(projections)
             timer.record("torus-variance", start)
-            self.projections_ = projections
         else:
-            torus_var = np.full(d, np.nan)
+            variance = None
 
         if landmark_indices is None:
             all_pairs_stress = smds.stress_
@@ -293,12 +368,15 @@ class ScaledTorusPCA(Estimator):
             timer.record("stress", start)
 
         vars(self).pop("scoring_only_", None)  # a refitted scoring-only model is whole again
+        vars(self).pop("projections_", None)
+        if variance is not None and variance.projections is not None:
+            self.projections_ = variance.projections
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
         self.landmark_trial_stress_ = trial_stress
         self.interpolation_stress_ = interpolation_stress
-        self.torus_variance_indices_ = variance_indices
+        self.torus_variance_indices_ = None if variance is None else variance.sample
         self.smds_ = smds
         self.pns_ = pns
         self.match_ = match
@@ -307,12 +385,75 @@ class ScaledTorusPCA(Estimator):
         self.radius_ = smds.radius_
         self.stress_ = smds.stress_
         self.all_pairs_stress_ = float(all_pairs_stress)
-        for name, value in variance_attributes(pns, torus_var).items():
+        for name, value in variance_attributes(pns, np.full(d, np.nan)).items():
             setattr(self, name, value)
+        self._set_torus_variance(variance, d)
         self.principal_curve_ = curve
         self.timings_ = timer.timings
         report(ProgressEvent("done", 1.0, message="done"))
         return self
+
+    def _torus_variance(
+        self, pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
+        landmark_fit: bool, seed: int, report: Callable[[float, str], None],
+    ) -> TorusVarianceEstimate:
+        """The torus variance (section 3.5) of the first K components
+        (:func:`~stpca_gui.core.prediction.torus_variance.torus_variance_components`).
+
+        With every component (d ≤ ``max_torus_components``) it is computed as it always
+        was: on every sample, or on :data:`TORUS_VARIANCE_SAMPLE` random ones in a
+        landmark fit of more. With fewer, the components after K are reported together
+        (the remaining variance) and the sample grows from
+        :data:`TORUS_VARIANCE_FIRST_SAMPLE` points, doubling, until every ratio's standard
+        error is at most :data:`TORUS_VARIANCE_TARGET_SE` or the sample holds
+        :data:`TORUS_VARIANCE_SAMPLE` points (or all n).
+        """
+        n, d = angles.shape
+        components = torus_variance_components(pns.explained_variance_ratio_,
+                                                int(self.max_torus_components))
+        rng = np.random.default_rng(seed)
+        if components == d:
+            order = (rng.choice(n, size=TORUS_VARIANCE_SAMPLE, replace=False)
+                     if landmark_fit and n > TORUS_VARIANCE_SAMPLE else None)
+            return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                           sample_order=order, keep_projections=True,
+                                           report=report)
+        if n <= TORUS_VARIANCE_FIRST_SAMPLE:
+            return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                           report=report)
+        order = rng.choice(n, size=min(n, TORUS_VARIANCE_SAMPLE), replace=False)
+        sizes = [TORUS_VARIANCE_FIRST_SAMPLE]
+        while sizes[-1] < order.size:
+            sizes.append(min(2 * sizes[-1], order.size))
+        return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                       sample_order=order, sample_sizes=sizes,
+                                       target_se=TORUS_VARIANCE_TARGET_SE, report=report)
+
+    def _set_torus_variance(self, variance: TorusVarianceEstimate | None, d: int) -> None:
+        """The torus variance attributes, padded with NaN after the K computed components
+        (all NaN without a torus variance)."""
+        components = 0 if variance is None else len(variance.variance)
+
+        def padded(values: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            out = np.full(d, np.nan)
+            if values is not None:
+                out[:components] = values
+            return out
+
+        self.torus_variance_components_ = components
+        self.torus_explained_variance_ = padded(None if variance is None else variance.variance)
+        self.torus_explained_variance_ratio_ = padded(None if variance is None
+                                                      else variance.ratio)
+        self.torus_explained_variance_ratio_se_ = padded(None if variance is None
+                                                         else variance.ratio_se)
+        nan = float("nan")
+        self.torus_remaining_variance_ = nan if variance is None else variance.remaining
+        self.torus_remaining_variance_ratio_ = (nan if variance is None
+                                                else variance.remaining_ratio)
+        self.torus_remaining_variance_ratio_se_ = (nan if variance is None
+                                                   else variance.remaining_ratio_se)
+        self.angle_contributions_ = (np.empty((0, d)) if variance is None
+                                     else variance.angle_contributions)
 
     def _fit_smds(self, angles: NDArray[np.float64], init: str | ArrayLike, seed: int,
                   report: _Reporter) -> SphericalMDS:
@@ -537,7 +678,9 @@ def _trace_principal_curve(
     stress[order] = stress_ordered
     expected = match.radius * 2.0 * np.pi * scale / n_points  # sphere arc per grid step
     breaks = closed_curve_breaks(angles, expected)
-    return PrincipalCurve(angles=angles, breaks=breaks, parameter=parameter, stress=stress)
+    return PrincipalCurve(angles=angles, breaks=breaks, parameter=parameter, stress=stress,
+                          in_data_range=data_range_mask(parameter, pns.scores_[:, 0],
+                                                        2.0 * np.pi * scale))
 
 
 def closed_curve_breaks(angles: NDArray[np.float64], expected_step: float) -> NDArray[np.bool_]:
