@@ -15,6 +15,7 @@ mapped back to the torus through T̃.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -55,6 +56,7 @@ from .prediction.projections import variance_attributes
 from .prediction.torus_variance import (
     TorusVarianceEstimate,
     estimate_torus_variance,
+    stored_projection_summary,
     torus_variance_components,
 )
 from .scoring_only import missing_attribute
@@ -574,6 +576,32 @@ torus_remaining_variance_ratio_se_ : float
         # Only reached when ordinary lookup fails: a scoring-only model says why it lacks
         # a per-sample result.
         raise missing_attribute(self, name)
+
+    def _upgrade_loaded(self, version: int) -> None:
+        """Derive what a model file of an older format lacks (called by the reader):
+        format 1 had no torus standard errors, angle contributions or curve data range."""
+        if version >= 2 or not hasattr(self, "torus_explained_variance_ratio_"):
+            return
+        d = self.n_features_in_
+        ratio = self.torus_explained_variance_ratio_
+        computed = int(np.count_nonzero(np.isfinite(ratio)))
+        self.torus_variance_components_ = computed
+        self.torus_remaining_variance_ = self.torus_remaining_variance_ratio_ = (
+            0.0 if computed else float("nan"))
+        self.torus_remaining_variance_ratio_se_ = self.torus_remaining_variance_ratio_
+        projections = vars(self).get("projections_")
+        if projections is not None and computed == d:
+            n = self.angles_.shape[0]
+            self.torus_explained_variance_ratio_se_, self.angle_contributions_ = (
+                stored_projection_summary(projections, n))
+        else:  # unknown (a scoring-only file, or no torus variance)
+            self.torus_explained_variance_ratio_se_ = np.full(d, np.nan)
+            self.angle_contributions_ = np.empty((0, d))
+        scores = vars(self.pns_).get("scores_")
+        curve = vars(self).get("principal_curve_")
+        if curve is not None and curve.in_data_range is None and scores is not None:
+            self.principal_curve_ = dataclasses.replace(curve, in_data_range=data_range_mask(
+                curve.parameter, scores[:, 0], 2.0 * np.pi * self.pns_.circle_radius_))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:

@@ -35,7 +35,8 @@ from .prediction import SMDSMatch
 from .projections import iterate_projections
 
 __all__ = ["TORUS_VARIANCE_COVERAGE", "TorusVarianceEstimate", "estimate_torus_variance",
-           "ratio_standard_errors", "torus_variance_components", "torus_variance_levels"]
+           "ratio_standard_errors", "stored_projection_summary", "torus_variance_components",
+           "torus_variance_levels"]
 
 #: Share of the sphere variance the components with a torus variance cover by default.
 TORUS_VARIANCE_COVERAGE = 0.99
@@ -219,24 +220,46 @@ def _level_terms(
     step, the squared angular differences summed over the samples per angle; and the
     stack of all levels when ``keep``."""
     s, d = angles.shape
-    terms = np.empty((len(levels) - 1, s))
-    contributions = np.zeros((len(levels) - 1, d))
     stack = np.empty((len(levels), s, d)) if keep else None
-    above: NDArray[np.float64] | None = None
-    for position, level_points in _descending(iterate_projections(
-            pns, match, scores, angles, levels=levels, report=report), len(levels)):
-        if stack is not None:
-            stack[position] = level_points
-        if above is not None:
-            terms[position] = torus_distance(level_points, above) ** 2
-            difference = circular_difference(level_points, above)
-            contributions[position] = np.sum(difference * difference, axis=0)
-        above = level_points
+    descending = iterate_projections(pns, match, scores, angles, levels=levels,
+                                     report=report)
+
+    def kept() -> Iterator[NDArray[np.float64]]:
+        for position, (_, points) in zip(range(len(levels) - 1, -1, -1), descending,
+                                         strict=True):
+            if stack is not None:
+                stack[position] = points
+            yield points
+
+    terms, contributions = _step_terms(kept(), len(levels), s, d)
     return terms, contributions, stack
 
 
-def _descending(projections: Iterator[tuple[int, NDArray[np.float64]]], count: int
-                ) -> Iterator[tuple[int, NDArray[np.float64]]]:
-    """(position in the levels, points) from the highest level down."""
-    for offset, (_, points) in enumerate(projections):
-        yield count - 1 - offset, points
+def _step_terms(descending: Iterator[NDArray[np.float64]], count: int, s: int, d: int
+                ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """From ``count`` levels of s points on T^d, highest first: δ_T² of each step per
+    sample (count − 1, s) and the squared angular differences of each step summed over
+    the samples per angle (count − 1, d)."""
+    terms = np.empty((count - 1, s))
+    contributions = np.zeros((count - 1, d))
+    above: NDArray[np.float64] | None = None
+    for position, points in zip(range(count - 1, -1, -1), descending, strict=True):
+        if above is not None:
+            terms[position] = torus_distance(points, above) ** 2
+            difference = circular_difference(points, above)
+            contributions[position] = np.sum(difference * difference, axis=0)
+        above = points
+    return terms, contributions
+
+
+def stored_projection_summary(projections: NDArray[np.float64], n_population: int
+                              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ratios' standard errors (d,) and the angle contributions (d, d) of a stack of
+    every level (d + 1, s, d) computed on s of ``n_population`` samples: for fits saved
+    before those were reported (model files of format 1)."""
+    count, s, d = projections.shape
+    terms, contributions = _step_terms(iter(projections[::-1]), count, s, d)
+    _, se = ratio_standard_errors(terms.T, n_population)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = contributions / contributions.sum(axis=1, keepdims=True)
+    return se, shares
