@@ -40,7 +40,7 @@ from _gui_env import (
     WORKDIR_ENV,
     log,
 )
-from gui_probes import highlight_counts  # tests/gui_probes.py (on sys.path via _gui_env)
+from gui_probes import highlight_counts  # tests/gui/gui_probes.py (on sys.path via _gui_env)
 
 
 def run_child(mode: str, extra: Sequence[str] = (), timeout: float = CHILD_TIMEOUT_S,

@@ -23,6 +23,8 @@ from _common import fmt as common_fmt
 
 # The X display is the tests' own (tests/xvfb_display.py), so both start Xvfb alike.
 sys.path.insert(0, str(REPO_ROOT / "tests"))
+# The GUI probes the tests use (tests/gui/gui_probes.py), for _gui_children.
+sys.path.insert(0, str(REPO_ROOT / "tests" / "gui"))
 from xvfb_display import Display as Display
 
 log = make_logger("bench_gui")

@@ -445,7 +445,7 @@ def selection_notes(quick: bool, diagnostics: bool, skipped: bool,
         f"anti-aliased still frames follow {delay} after the last change "
         "(`ViewInteractor.STILL_DELAY_MS`) and are not part of the latency; the breakdown "
         "below times them. After each selection the highlight counts of the four views are "
-        "checked against the mask (helper of `tests/test_gui.py`).")
+        "checked against the mask (helper of `tests/gui/test_gui.py`).")
     return notes
 
 

@@ -10,7 +10,8 @@ seed 0) is fitted, or read from ``--model``; ``--rows`` new T⁴ points are plac
 here and, in a child process, by the code of ``--old-worktree`` (its own virtual
 environment), with the same model file. Every point whose two placements differ by more
 than 1e-6, and ``--sample`` random others, is placed again by the slow reference of
-``tests/interpolation_reference.py`` (Levenberg–Marquardt from the 5 nearest landmarks,
+``tests/core/prediction/interpolation_reference.py`` (Levenberg–Marquardt from the 5
+nearest landmarks,
 polished by Newton's method in long double to a gradient of ~1e-19). Where the old answer
 is not the reference's minimum, Newton's method in long double from the old answer tells
 whether it was a minimum of its own or a saddle point (a negative Hessian eigenvalue).
@@ -35,7 +36,7 @@ from bench_persist import t4_clusters
 from stpca_gui.core import ScaledTorusPCA, load_model, save_model
 from stpca_gui.core.prediction import SMDSMatch
 
-sys.path.insert(0, str(common.REPO_ROOT / "tests"))
+sys.path.insert(0, str(common.REPO_ROOT / "tests" / "core" / "prediction"))
 from interpolation_reference import reference_placement, stationary_point_near
 
 log = common.make_logger("bench_interpolation_agreement")

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_average_text
 
 from stpca_gui.core import ScaledTorusPCA
-from stpca_gui.core.circstats import mode_test as mt
+from stpca_gui.core.circstats import silverman as mt
 
 ALPHA = 0.05
 SMALL_RNA = Path("/work/shared/data/small_rna.csv")
@@ -61,10 +61,10 @@ def _one_mode_p_values(x: np.ndarray, n_boot: int, seed: int,
     """p-values of "at most 1 mode" and "at most 2 modes", shape (2, len(factors)), for
     every factor from the same bootstrap draws: the product's first step (with λ = 1 the
     same draws as ``silverman_mode_test(x, period, random_state=seed)``)."""
-    sample = mt._BinnedSample(mt._unit_angles(x, period))
+    sample = mt.BinnedSample(mt.unit_angles(x, period))
     rng = np.random.default_rng(seed)
-    return np.array([mt._bootstrap_p_values(sample, mt._critical(sample, k), k, factors,
-                                            n_boot, rng, None) for k in (1, 2)])
+    return np.array([mt._bootstrap_p_values(sample, mt.binned_critical_bandwidth(sample, k), k,
+                                            factors, n_boot, rng, None) for k in (1, 2)])
 
 
 def _size_rates(p: np.ndarray) -> dict[str, np.ndarray]:

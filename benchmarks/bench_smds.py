@@ -45,8 +45,10 @@ import numpy as np
 from _common import SUNSPOTS_CYCLE, SUNSPOTS_EXPECTED_ROWS, SUNSPOTS_LAGS, SUNSPOTS_SOURCE, fmt
 
 from stpca_gui.core import SphericalMDS, make_demo
+from stpca_gui.core.smds import _smds_kernel as pair_kernel
 from stpca_gui.core.smds import smds as smds_module
 from stpca_gui.core.smds.radius import wasserstein_radius
+from stpca_gui.core.smds.stress import PairStress
 
 log = common.make_logger("bench_smds")
 
@@ -102,7 +104,7 @@ def kernel_cache_stats() -> dict[str, dict[str, int]]:
     """Numba on-disk cache hits and misses of the two pair-kernel entry points."""
     stats: dict[str, dict[str, int]] = {}
     for name in ("pair_sums_serial", "pair_sums"):
-        dispatcher = getattr(smds_module.kernel, name)
+        dispatcher = getattr(pair_kernel, name)
         counters = dispatcher.stats
         stats[name] = {
             "hits": int(sum(counters.cache_hits.values())),
@@ -150,7 +152,7 @@ def run_child(mode: str, extra_env: dict[str, str] | None = None) -> dict[str, A
 
 def evaluate_pair_stress(data: PairStressInput) -> None:
     """One kernel evaluation (value and gradient) on ``data``; loads or compiles the JIT."""
-    smds_module.PairStress(data.angles).parts(data.units)
+    PairStress(data.angles).parts(data.units)
 
 
 
@@ -355,7 +357,7 @@ def child_sunspots() -> dict[str, Any]:
     gc.collect()
 
     phases = PhaseTimer()
-    smds_module.PairStress.parts = phases.wrap("kernel", smds_module.PairStress.parts)
+    PairStress.parts = phases.wrap("kernel", PairStress.parts)
     smds_module.classical_mds = phases.wrap("start", smds_module.classical_mds)
     rss_prefit = common.current_rss_mb()
     peak_prefit = common.peak_rss_mb()
@@ -649,7 +651,7 @@ def bench_kernel(
     """Time the pair kernel, value + gradient and value only, after one warm-up call."""
     results = []
     for name, data in cases:
-        objective = smds_module.PairStress(np.ascontiguousarray(data.angles))
+        objective = PairStress(np.ascontiguousarray(data.angles))
         n, d = data.angles.shape
         for gradient in (True, False):
             log(f"kernel {name} n={n} d={d} gradient={gradient}")
@@ -686,8 +688,8 @@ def kernel_report(results: Sequence[KernelResult], repeats: int) -> str:
     return "\n".join([
         "## 4. Pair-kernel throughput",
         "",
-        "`stpca_gui.core.smds.smds.PairStress(angles).parts(units)` with random unit vectors, one "
-        f"warm-up call then {repeats} timed calls; ns per pair per evaluation with pairs = "
+        "`stpca_gui.core.smds.stress.PairStress(angles).parts(units)` with random unit vectors, "
+        f"one warm-up call then {repeats} timed calls; ns per pair per evaluation with pairs = "
         "n(n−1)/2. The status compares the **best** call (value + gradient, as in a fit) "
         "with the target, since load from other processes only adds time.",
         "",

@@ -4,7 +4,8 @@
 
 writes ``icons/hicolor/<N>x<N>/apps/io.github.stpcagui.StpcaGui.png`` beside this script for
 every N of ``stpca_gui.desktop_resources.ICON_SIZES`` (the freedesktop hicolor layout, so
-installing the icons is a copy). tests/test_resources.py renders them again and compares, so
+installing the icons is a copy). tests/packaging/test_resources.py renders them again and
+compares, so
 the committed PNGs cannot drift from the SVG.
 """
 

@@ -13,13 +13,9 @@ import os
 from pathlib import Path
 
 import pytest
+from project_paths import SHARED_DATA, TEST_DATA, TEST_OUTPUT
 from xvfb_display import Display
 
-TEST_OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
-#: Reference files that ship with the tests (see tests/data/README.md).
-TEST_DATA = Path(__file__).resolve().parent / "data"
-#: The project's read-only data folder beside a source checkout; absent in a plain clone.
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 #: The X display of the session (a private Xvfb unless DISPLAY is set).
 _display = Display()
 

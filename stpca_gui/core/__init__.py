@@ -5,15 +5,11 @@ from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, Progres
 from ._base.threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circstats.circular import circular_frechet_mean
-from .circstats.mode_test import ModeTest, silverman_mode_test
-from .circstats.modes import (
-    ModeClustering,
-    model_mode_clusters,
-    periodic_mode_clusters,
-    pns1_mode_clusters,
-)
+from .circstats.modes import ModeClustering, periodic_mode_clusters, pns1_mode_clusters
+from .circstats.silverman import ModeTest, silverman_mode_test
 from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
 from .circstats.uniformity import UniformityTest, uniformity_tests
+from .clusters import model_mode_clusters
 from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
 from .geometry.series import lagged_embedding
 from .geometry.torus import (
@@ -28,8 +24,9 @@ from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
 from .scoring_only import ScoringOnlyError
+from .smds.classical import classical_mds
 from .smds.radius import wasserstein_radius
-from .smds.smds import SphericalMDS, classical_mds
+from .smds.smds import SphericalMDS
 from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
 from .tpca import TorusGapWarning, TorusPCA
 

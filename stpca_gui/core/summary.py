@@ -18,7 +18,7 @@ from .diagnostics import model_flat_patch
 from .smds.pair_stress import STRESS_PAIR_SAMPLE, pair_stress_is_exact
 
 if TYPE_CHECKING:
-    from .circstats.modes import ModeClustering
+    from .circstats.mode_clustering import ModeClustering
     from .stpca import ScaledTorusPCA
 
 __all__ = ["SummaryItem", "angle_names", "fit_summary", "mode_cluster_items", "summary_json"]

@@ -234,10 +234,6 @@ class ContainerReader:
         """The entry names."""
         return frozenset(self._infos)
 
-    def entry_size(self, name: str) -> int:
-        """The declared size of entry ``name`` (checked against the file)."""
-        return self._info(name).file_size
-
     def _info(self, name: str) -> zipfile.ZipInfo:
         if not isinstance(name, str):
             self.damaged(f"an entry name {str(name)[:80]!r} is not text")

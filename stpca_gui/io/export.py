@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.circstats.modes import ModeClustering
+from ..core.circstats.mode_clustering import ModeClustering
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items, summary_json
 from ..files.atomic import atomic_file_set, atomic_path

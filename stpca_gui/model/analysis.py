@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
-from ..core.circstats.modes import ModeClustering, model_mode_clusters
+from ..core.circstats.mode_clustering import ModeClustering
+from ..core.clusters import model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
 from ..core.stpca import PrincipalCurve, ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items
@@ -53,7 +54,8 @@ class FitParameters:
     The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that have a
     label, in their declaration order, with the application's defaults (a fixed seed where
     the library's is None). What each allows and means is declared once, on the estimator
-    (``ScaledTorusPCA.parameter_specs()``); ``tests/test_params.py`` checks that these fields
+    (``ScaledTorusPCA.parameter_specs()``); ``tests/core/_base/test_params.py`` checks that
+    these fields
     are those declarations. Values are checked by :meth:`to_estimator`, by the estimator's
     own validation.
     """

@@ -47,8 +47,8 @@ import numpy as np
 
 from .. import __version__
 from ..core import DEMO_NAMES, ScaledTorusPCA
-from ..core.circstats.mode_test import DEFAULT_ALPHA
-from ..core.circstats.modes import MODE_RULES, ModeClustering
+from ..core.circstats.mode_clustering import MODE_RULES, ModeClustering
+from ..core.circstats.silverman import DEFAULT_ALPHA
 from ..files.atomic import atomic_file_set
 from ..files.clash import OutputClashError, check_outputs
 from ..files.digest import angles_sha256, file_sha256

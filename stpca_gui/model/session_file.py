@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .. import __version__
-from ..core.circstats.mode_test import ModeTest
-from ..core.circstats.modes import ConfusionTable, ModeClustering
+from ..core.circstats.mode_clustering import ConfusionTable, ModeClustering
+from ..core.circstats.silverman import ModeTest
 from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
     FORMAT_NAME as MODEL_FORMAT_NAME,

@@ -21,8 +21,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..core.circstats.mode_test import DEFAULT_ALPHA
-from ..core.circstats.modes import ModeRule, model_mode_clusters
+from ..core.circstats.mode_clustering import ModeRule
+from ..core.circstats.silverman import DEFAULT_ALPHA
+from ..core.clusters import model_mode_clusters
 from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
 from .colors import PointColoring
@@ -69,7 +70,7 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
         A label per sample: colours and the histogram's stacked groups.
     dpi : int, default 150
     cluster_rule : {"tested", "paper"}, default "tested"
-        Whose antimodes the histogram draws (:func:`~stpca_gui.core.modes.
+        Whose antimodes the histogram draws (:func:`~stpca_gui.core.clusters.
         model_mode_clusters`); with the tested rule the paper's are added, dotted.
     alpha : float, default 0.05
         Level of the tested rule.

@@ -32,7 +32,7 @@ from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
 if TYPE_CHECKING:
-    from ..core.circstats.modes import ModeClustering
+    from ..core.circstats.mode_clustering import ModeClustering
 
 #: Points of the density curves over one period.
 KDE_POINTS = 512

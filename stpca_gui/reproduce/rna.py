@@ -24,13 +24,13 @@ from ..core import (
     TorusPCA,
     wrap_angles,
 )
-from ..core.circstats.mode_test import DEFAULT_ALPHA
 from ..core.circstats.rates import (
     RateDifference,
     RateInterval,
     classification_rate_interval,
     rate_difference_interval,
 )
+from ..core.circstats.silverman import DEFAULT_ALPHA
 from ..core.geometry.torus import TWO_PI
 from ..core.tpca import torus_to_sphere
 from ..datasets import SmallRna, load_small_rna

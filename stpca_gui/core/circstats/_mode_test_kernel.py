@@ -1,4 +1,4 @@
-"""Compiled mode counting for the test for the number of modes (:mod:`.mode_test`)."""
+"""Compiled mode counting for the test for the number of modes (:mod:`.silverman`)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ to its largest term (the nearest sample, z₀) and only over the samples with
 z² ≤ z₀² + 2·``tail``: every term left out is below e^{−tail} of the largest, so with
 ``tail`` = 50 + ln(sample size) all of them together are below 1e-21 of the sum. The sample
 being sorted, those samples form one window found by bisection: O(log n + window) per point
-instead of O(n), with the sums of :mod:`stpca_gui.core.circstats.modes` unchanged to rounding.
+instead of O(n), with the sums of :mod:`stpca_gui.core.circstats.paper_modes` unchanged to rounding.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   or likelihood cross-validation; with the σ ↔ κ conversions that define what a bandwidth
   means for that kernel.
 * :func:`hpi_derivative`: the Wand & Jones plug-in bandwidth for a density *derivative*,
-  as ``ks::hpi(x, deriv.order = r)``, used by :mod:`stpca_gui.core.circstats.modes` to
+  as ``ks::hpi(x, deriv.order = r)``, used by :mod:`stpca_gui.core.circstats.paper_modes` to
   cluster PNS1 by the modes of its density (paper, §5).
 
 Both selectors see a periodic sample cut at its largest gap

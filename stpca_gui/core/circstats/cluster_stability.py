@@ -1,8 +1,8 @@
 """How stable is each mode cluster? Bootstrap Jaccard similarity of the tested clusters.
 
 For each of ``n_boot`` bootstrap resamples of the periodic sample (one multinomial draw of
-the sample's counts on the grid of :mod:`~stpca_gui.core.circstats.mode_test`, O(grid) per resample
-whatever n) the tested rule's boundaries (:func:`~stpca_gui.core.circstats.modes.
+the sample's counts on the grid of :mod:`~stpca_gui.core.circstats.silverman`, O(grid) per resample
+whatever n) the tested rule's boundaries (:func:`~stpca_gui.core.circstats.tested_modes.
 clusters_for_test`) are found again with the same number of modes k̂: the antimodes of the
 resample's KDE at the plug-in bandwidth, its shallowest ones merged away when it has more
 than k̂ modes, or, when it has fewer, the domains of attraction of the modes at the
@@ -32,8 +32,14 @@ from numpy.typing import ArrayLike, NDArray
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike, check_random_state
 from .bandwidth import check_period, check_periodic_sample
-from .mode_test import GRID_POINTS, _BinnedSample, _critical, _unit_angles, attraction_domains
 from .prominence import merge_shallowest_antimodes
+from .silverman import (
+    GRID_POINTS,
+    BinnedSample,
+    attraction_domains,
+    binned_critical_bandwidth,
+    unit_angles,
+)
 
 __all__ = ["DEFAULT_STABILITY_RESAMPLES", "cluster_stability"]
 
@@ -50,7 +56,7 @@ def _node_labels(antimodes_in_nodes: NDArray[np.float64], size: int) -> NDArray[
     return np.mod(np.searchsorted(bounds, nodes, side="right") - 1, bounds.size)
 
 
-def _boundaries(sample: _BinnedSample, n_modes: int, plug_in: float | None
+def _boundaries(sample: BinnedSample, n_modes: int, plug_in: float | None
                 ) -> NDArray[np.float64]:
     """The antimodes (node units) of the tested rule's ``n_modes`` clusters of a resample:
     those of its KDE at the plug-in bandwidth (radians), merged down to ``n_modes`` when it
@@ -65,7 +71,7 @@ def _boundaries(sample: _BinnedSample, n_modes: int, plug_in: float | None
                 maxima, np.interp(maxima, nodes, closed), minima,
                 np.interp(minima, nodes, closed), n_modes, float(density.size))
             return minima[kept]
-    _, minima = attraction_domains(sample.derivative(_critical(sample, n_modes)))
+    _, minima = attraction_domains(sample.derivative(binned_critical_bandwidth(sample, n_modes)))
     return minima
 
 
@@ -97,7 +103,7 @@ def cluster_stability(
         Bootstrap resamples.
     bandwidth : float, optional
         The plug-in bandwidth of the sample (data units,
-        :func:`~stpca_gui.core.circstats.modes.plug_in_bandwidth`): the resamples' boundaries
+        :func:`~stpca_gui.core.circstats.paper_modes.plug_in_bandwidth`): the resamples' boundaries
         are then found by the tested rule's (module docstring). Without it, by the critical
         bandwidth alone.
     random_state : int, Generator or None, default 0
@@ -116,7 +122,7 @@ def cluster_stability(
                            * (GRID_POINTS / period), GRID_POINTS))
     if edges.size <= 1 or n_modes <= 1:
         return np.ones(max(edges.size, 1))
-    theta = _unit_angles(x, period)
+    theta = unit_angles(x, period)
     nearest = np.rint(theta * (GRID_POINTS / (2 * np.pi))).astype(np.int64) % GRID_POINTS
     histogram = np.bincount(nearest, minlength=GRID_POINTS).astype(np.float64)
     original = _node_labels(edges, GRID_POINTS)
@@ -132,7 +138,7 @@ def cluster_stability(
         if check is not None:
             check()
         counts = rng.multinomial(n, histogram / n).astype(np.float64)
-        sample = _BinnedSample.from_counts(counts, n)
+        sample = BinnedSample.from_counts(counts, n)
         resampled = _node_labels(_boundaries(sample, int(n_modes), plug_in), GRID_POINTS)
         m = int(resampled.max()) + 1
         inter = np.zeros((k, m))

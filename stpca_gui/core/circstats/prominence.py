@@ -9,7 +9,7 @@ modes are left is the 0-dimensional persistence of the superlevel sets of ``f`` 
 that dies is the one whose hill merges into a higher one at the highest level), so the
 result does not depend on the order in which equal-looking bumps are found.
 
-Used by the tested rule of :mod:`~stpca_gui.core.circstats.modes` (the test says how many
+Used by the tested rule of :mod:`~stpca_gui.core.circstats.tested_modes` (the test says how many
 clusters; the plug-in density says where their boundaries lie) and by
 :mod:`~stpca_gui.core.circstats.cluster_stability`, which reapplies that rule to resamples.
 """

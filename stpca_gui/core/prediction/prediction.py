@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._base.registry import model_file_class
-from ..geometry.torus import torus_cdist, wrap_angles
+from ..geometry.torus import wrap_angles
 from ..geometry.validation import as_float_matrix
 from . import _matrix_free_kernel as matrix_free
 from . import _prediction_kernel as kernel
@@ -34,7 +34,7 @@ DEFAULT_TOL = 1e-12
 #: T̂'s relative stress decrease that stops it: at the rounding of the stress, so that its
 #: Newton iteration ends by the step-length rules of the kernel, within about 1e-12 of the
 #: minimiser. At 1e-12 it could stop one step early where the damping still slowed the
-#: last steps, up to 2e-8 short of the minimiser (tests/test_interpolation_kernel.py
+#: last steps, up to 2e-8 short of the minimiser (tests/core/prediction/test_interpolation_kernel.py
 #: measures the distance against an extended-precision reference; +1 % passes per point).
 INTERPOLATION_TOL = 1e-16
 #: Dimension from which T̂ and T̃ use the matrix-free kernels. Measured on the peptide-like
@@ -97,11 +97,6 @@ class SMDSMatch:
         """Index of the sample whose ŷ_i is closest to each unit vector."""
         return _blockwise_argbest(units, lambda rows: np.argmax(
             units[rows] @ self.embedding.T, axis=1), self.embedding.shape[0])
-
-    def nearest_sample_by_torus(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Index of the sample x_i closest to each torus point."""
-        return _blockwise_argbest(points, lambda rows: np.argmin(
-            torus_cdist(points[rows], self.angles), axis=1), self.angles.shape[0])
 
     def predict(
         self,

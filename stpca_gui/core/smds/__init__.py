@@ -4,7 +4,8 @@ The stress and its compiled pair kernel, the radius (started at the Wasserstein 
 the optimisers (L-BFGS-B and R's ``vmmin``), landmark selection for large samples and the
 stress of sampled pairs."""
 
+from .classical import classical_mds
 from .radius import wasserstein_radius
-from .smds import SphericalMDS, classical_mds
+from .smds import SphericalMDS
 
 __all__ = ["SphericalMDS", "classical_mds", "wasserstein_radius"]

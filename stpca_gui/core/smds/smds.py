@@ -20,6 +20,9 @@ with θ the angle between y_i and y_j. Two optimisers are offered:
     Wasserstein radius). That rule stops after two or three steps, far from convergence,
     and reproduces the published stresses (0.068 / 0.064 / 0.159); it exists so published
     analyses can be reproduced and compared with a converged fit.
+
+The stress and its gradient are :class:`~stpca_gui.core.smds.stress.PairStress`'s; the start
+configuration is classical MDS (:func:`~stpca_gui.core.smds.classical.classical_mds`).
 """
 
 from __future__ import annotations
@@ -28,38 +31,26 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import scipy.optimize
 from numpy.typing import ArrayLike, NDArray
 
-from .._base.parallel import worker_count
 from .._base.params import ArrayLikeValue, Estimator, Interval, Options, estimator, parameter
 from .._base.progress import CancelCheck, FitCancelled, IterationCallback, SnapshotCallback
 from .._base.random import RANDOM_STATE, RandomStateLike, check_random_state
 from .._base.registry import model_file_class
 from .._base.threads import single_threaded_blas
-from ..geometry.torus import torus_pdist_blocks
 from ..geometry.validation import as_float_matrix, check_angles
-from . import _smds_kernel as kernel
+from .classical import classical_mds, normalize_rows
 from .radius import wasserstein_radius
+from .stress import PairStress
 from .vmmin import vmmin
 
 #: Seed of the Monte Carlo estimate of r*, fixed so that r* is a property of d alone.
 RADIUS_SEED = 0
 #: Relative tolerance of R's optim that the paper used.
 PAPER_RELTOL = 5e-2
-#: Chunks per thread of the pair kernel: more than one evens out load imbalance.
-_CHUNKS_PER_THREAD = 4
-#: Below this many pairs the kernel runs single-threaded (see ``pair_sums_serial``).
-_PARALLEL_MIN_PAIRS = 400_000
-#: Above this n the classical-MDS start uses a sparse eigensolver instead of a full one.
-_DENSE_EIGH_MAX_N = 1500
 #: Stress below this fraction of the mean squared torus distance is rounding noise.
 _EXACT_STRESS_REL = 1e-12
-#: Entries of the n×n start matrix handled between two cancel checks (about 30 ms of work).
-_START_BLOCK_ENTRIES = 1 << 22
-#: Block subspace iterations of the classical-MDS start for large n.
-_START_SUBSPACE_ITERATIONS = 8
 #: Iterations over which the relative stress decrease is measured by the stopping rule.
 _STOP_WINDOW = 5
 
@@ -83,236 +74,6 @@ def default_initial_radius(d: int, check: CancelCheck | None = None,
             d, n=100, n_rep=100, random_state=RADIUS_SEED, check=check,
             sphere_sampling=sphere_sampling))
     return _INITIAL_RADII[key]
-
-
-@dataclass(frozen=True)
-class StressParts:
-    """Sums over unordered pairs from which any stress Σ (δ - r θ)² follows."""
-
-    sum_dd: float
-    sum_dt: float
-    sum_tt: float
-    grad_dt: NDArray[np.float64] | None  # ∇_y Σ δθ, shape (n, p)
-    grad_tt: NDArray[np.float64] | None  # ∇_y Σ θ², shape (n, p)
-
-    def optimal_radius(self) -> float:
-        """Radius minimising the stress for this configuration (Σ δθ / Σ θ²)."""
-        return self.sum_dt / self.sum_tt if self.sum_tt > 0.0 else 1.0
-
-    def pair_stress_sum(self, radius: float) -> float:
-        """Σ_{i<j} (δ - r θ)², clipped at 0 against rounding."""
-        value = self.sum_dd - 2.0 * radius * self.sum_dt + radius * radius * self.sum_tt
-        return max(value, 0.0)
-
-
-class PairStress:
-    """Stress of a fixed torus sample against sphere configurations, with gradients.
-
-    Parameters
-    ----------
-    angles : ndarray, shape (n, d)
-        Angles already wrapped to [-π, π).
-    """
-
-    def __init__(self, angles: NDArray[np.float64]) -> None:
-        self.n_samples, self.n_angles = angles.shape
-        self._xt = np.ascontiguousarray(angles.T)
-        threads = worker_count()
-        self._chunks = kernel.balanced_chunks(self.n_samples, threads * _CHUNKS_PER_THREAD)
-        n = self.n_samples
-        self._parallel = threads > 1 and n * (n - 1) // 2 >= _PARALLEL_MIN_PAIRS
-        # 2 / (n (n - 1)) turns a sum over unordered pairs into eq. (smds3)'s normalisation.
-        self.pair_scale = 2.0 / (n * (n - 1))
-
-    def parts(self, unit_vectors: NDArray[np.float64], *, gradient: bool = True) -> StressParts:
-        """Evaluate the pair sums for unit vectors of shape (n, p)."""
-        yt = np.ascontiguousarray(unit_vectors.T)
-        if self._parallel:
-            a, b, c, grad_b, grad_c = kernel.pair_sums(self._xt, yt, self._chunks, gradient)
-        else:
-            a, b, c, grad_b, grad_c = kernel.pair_sums_serial(self._xt, yt, gradient)
-        if not gradient:
-            return StressParts(a, b, c, None, None)
-        return StressParts(a, b, c, grad_b.T, grad_c.T)
-
-    def stress(self, unit_vectors: NDArray[np.float64], radius: float | None = None) -> float:
-        """Eq. (smds3) stress; ``radius=None`` uses the optimal radius for the configuration."""
-        parts = self.parts(unit_vectors, gradient=False)
-        r = parts.optimal_radius() if radius is None else radius
-        return self.pair_scale * parts.pair_stress_sum(r)
-
-    def value_and_gradient(
-        self, free_vectors: NDArray[np.float64], radius: float | None
-    ) -> tuple[float, NDArray[np.float64], float, StressParts]:
-        """Stress, its gradient with respect to the free vectors z, and the radius used.
-
-        With ``radius=None`` the radius is profiled out (r = Σ δθ / Σ θ²); by the envelope
-        theorem the gradient of the concentrated stress is then the partial gradient at
-        that r, so one formula serves both cases.
-        """
-        norms = np.linalg.norm(free_vectors, axis=1, keepdims=True)
-        units = free_vectors / norms
-        parts = self.parts(units)
-        r = parts.optimal_radius() if radius is None else radius
-        value = self.pair_scale * parts.pair_stress_sum(r)
-        grad_y = self.pair_scale * (r * r * parts.grad_tt - 2.0 * r * parts.grad_dt)
-        # d y / d z = (I - y yᵀ) / |z|; the kernel's gradient is tangent already, but the
-        # projection removes the rounding drift along y.
-        grad_y -= np.sum(grad_y * units, axis=1, keepdims=True) * units
-        return value, grad_y / norms, r, parts
-
-
-def classical_mds(
-    angles: NDArray[np.float64],
-    n_components: int,
-    random_state: np.random.Generator,
-    *,
-    sphere_radius: float | None = None,
-    check: CancelCheck | None = None,
-) -> NDArray[np.float64]:
-    """Classical MDS of the torus distances, rows normalised to unit length.
-
-    Parameters
-    ----------
-    angles : ndarray, shape (n, d)
-    n_components : int
-        Dimension of the embedding space (d + 1 for S^d).
-    random_state : numpy.random.Generator
-        Start vector of the sparse eigensolver and directions for degenerate rows.
-    sphere_radius : float, optional
-        None gives Torgerson's Euclidean classical MDS (double-centred -D²/2). A radius r
-        gives its spherical analogue: the leading eigenvectors of the Gram matrix
-        cos(min(δ/r, π)) of points on S^d_r (the matrix of the embedding theorem quoted in
-        section 2.1 of the paper), which is exact when the distances are spherical.
-    check : callable, optional
-        Called between blocks of rows of the n×n matrix and between subspace iterations;
-        it raises :class:`~stpca_gui.core._base.progress.FitCancelled` to stop. The result does
-        not depend on it.
-
-    Notes
-    -----
-    Exactly one n×n matrix is allocated and transformed in place, block of rows by block
-    of rows, so that every pass over it can be cancelled. Rows that land on the origin (no
-    direction) get a random unit vector.
-    """
-    n = angles.shape[0]
-    gram = np.empty((0, 0))
-    row_means = np.empty(n)
-    for rows, gram in torus_pdist_blocks(angles, check):
-        block = gram[rows]
-        if sphere_radius is None:
-            np.square(block, out=block)
-            row_means[rows] = block.mean(axis=1)
-        else:
-            block /= sphere_radius
-            np.minimum(block, np.pi, out=block)
-            np.cos(block, out=block)
-    if sphere_radius is None:
-        grand_mean = row_means.mean()
-        for rows in _row_blocks(n):
-            _call(check)
-            block = gram[rows]
-            block -= row_means[rows, None]
-            block -= row_means[None, :]
-            block += grand_mean
-            block *= -0.5
-    k = min(n_components, n - 1)
-    _call(check)
-    if n <= _DENSE_EIGH_MAX_N:
-        values, vectors = scipy.linalg.eigh(gram, subset_by_index=(n - k, n - 1))
-    else:
-        values, vectors = leading_eigenpairs(gram, k, random_state, check=check)
-    del gram
-    order = np.argsort(values)[::-1]
-    coords = vectors[:, order] * np.sqrt(np.clip(values[order], 0.0, None))
-    coords *= _column_signs(coords)
-    config = np.zeros((n, n_components))
-    config[:, :k] = coords
-    return normalize_rows(config, random_state)
-
-
-def leading_eigenpairs(
-    matrix: NDArray[np.float64],
-    k: int,
-    random_state: np.random.Generator,
-    *,
-    oversample: int = 10,
-    n_iter: int = _START_SUBSPACE_ITERATIONS,
-    check: CancelCheck | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Approximate largest eigenpairs of a symmetric matrix by block subspace iteration.
-
-    A start configuration needs a few correct digits, not many; block products with the
-    n×n matrix run in BLAS (which releases the GIL, so a GUI thread stays responsive, unlike
-    ARPACK's Fortran driver) and ``oversample`` extra vectors make the convergence depend
-    on the gap to the (k + oversample)-th eigenvalue rather than to the (k + 1)-th.
-    ``check`` (optional) is called between blocks of rows of every product; it raises
-    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
-    """
-    n = matrix.shape[0]
-    width = min(n, k + oversample)
-    basis, _ = np.linalg.qr(_blocked_product(matrix, random_state.standard_normal((n, width)),
-                                             check))
-    for _ in range(n_iter):
-        basis, _ = np.linalg.qr(_blocked_product(matrix, basis, check))
-    small = basis.T @ _blocked_product(matrix, basis, check)
-    values, rotation = np.linalg.eigh((small + small.T) / 2.0)
-    order = np.argsort(values)[::-1][:k]
-    return values[order], basis @ rotation[:, order]
-
-
-def _column_signs(coords: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Signs that make each column's largest entry positive.
-
-    An eigenvector's sign is arbitrary and eigensolvers choose it differently on
-    different machines; fixing it makes the start configuration, and so the fit, the same.
-    """
-    if coords.size == 0:
-        return np.ones(coords.shape[1])
-    largest = coords[np.argmax(np.abs(coords), axis=0), np.arange(coords.shape[1])]
-    return np.where(largest < 0.0, -1.0, 1.0)
-
-
-def _row_blocks(n: int) -> Iterator[slice]:
-    """Slices of rows of an n×n matrix, each about ``_START_BLOCK_ENTRIES`` entries."""
-    step = max(1, _START_BLOCK_ENTRIES // max(n, 1))
-    for begin in range(0, n, step):
-        yield slice(begin, min(n, begin + step))
-
-
-def _blocked_product(
-    matrix: NDArray[np.float64], vectors: NDArray[np.float64], check: CancelCheck | None
-) -> NDArray[np.float64]:
-    """``matrix @ vectors`` by blocks of rows, calling ``check`` (if given) before each block.
-
-    The blocks are the same with or without ``check``: some BLAS kernels round a row
-    block differently from the whole product, and a fit must not depend on whether it
-    can be cancelled.
-    """
-    out = np.empty((matrix.shape[0], vectors.shape[1]))
-    for rows in _row_blocks(matrix.shape[0]):
-        _call(check)
-        np.matmul(matrix[rows], vectors, out=out[rows])
-    return out
-
-
-def _call(check: CancelCheck | None) -> None:
-    if check is not None:
-        check()
-
-
-def normalize_rows(
-    vectors: NDArray[np.float64], random_state: np.random.Generator
-) -> NDArray[np.float64]:
-    """Scale rows to unit length, giving rows of (near) zero length a random direction."""
-    out = np.array(vectors, dtype=np.float64)
-    norms = np.linalg.norm(out, axis=1)
-    scale = norms.max() if norms.size else 0.0
-    degenerate = norms <= 1e-12 * max(scale, 1.0)
-    if degenerate.any():
-        out[degenerate] = random_state.standard_normal((int(degenerate.sum()), out.shape[1]))
-        norms[degenerate] = np.linalg.norm(out[degenerate], axis=1)
-    return out / norms[:, None]
 
 
 @dataclass
@@ -570,7 +331,8 @@ class SphericalMDS(Estimator):
     ) -> _RunResult:
         shape = start.shape
         start_parts = objective.parts(start, gradient=False)
-        _call(check)
+        if check is not None:
+            check()
         start_radius = start_parts.optimal_radius() if fixed_radius is None else fixed_radius
         initial = objective.pair_scale * start_parts.pair_stress_sum(start_radius)
         # Stress is A - 2rB + r²C, so values below ~1e-12 of the mean squared distance are

@@ -1,5 +1,6 @@
 """Writes ``reference.npz``: T̂ (``SMDSMatch.interpolate``) outputs of the kernel as it was
-before it was vectorised (main at 3fdd8f4), which ``tests/test_interpolation_kernel.py``
+before it was vectorised (main at 3fdd8f4), which
+``tests/core/prediction/test_interpolation_kernel.py``
 compares the current kernel against (same minima, to 1e-9).
 
 Two landmark configurations from real ST-PCA fits: T⁴ (three wrapped-normal clusters plus

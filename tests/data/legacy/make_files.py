@@ -2,7 +2,7 @@
 
 Run from the repository root with ``uv run python tests/data/legacy/make_files.py``. The files
 committed here were written by stpca-gui at commit 3fdd8f4, before the core was split into
-sub-packages (issue 21); the test ``tests/test_legacy_files.py`` checks that they still open.
+sub-packages (issue 21); the test ``tests/model/test_legacy_files.py`` checks that they still open.
 Rerunning this script overwrites them with files of the current layout.
 """
 

@@ -1,0 +1,132 @@
+"""The argument groups that several commands share, each declared once.
+
+``fit`` and ``demo`` take the estimator's parameters (one option per :func:`parameter`
+declaration, :mod:`stpca_gui.core`), the clustering settings and the fit's outputs; ``fit``
+and ``transform`` read tables alike; ``dihedrals`` and ``representatives`` read the same
+structure and trajectory files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from ..core import Interval, ParamSpec, ScaledTorusPCA
+from ..core.circstats.mode_clustering import MODE_RULES
+from ..core.circstats.silverman import DEFAULT_ALPHA
+
+
+def value_parser(spec: ParamSpec):
+    """argparse ``type`` for a parameter that takes named values and/or numbers."""
+    options, interval = spec.options(), spec.interval()
+
+    def parse(text: str) -> object:
+        if options is not None and options.accepts(text):
+            return text
+        if interval is not None:
+            try:
+                return int(text) if interval.kind is int else float(text)
+            except ValueError:
+                pass
+        raise argparse.ArgumentTypeError(f"must be {spec.describe(typed=True)}, not {text!r}")
+
+    return parse
+
+
+def bounded_int(interval: Interval):
+    """argparse ``type`` for an integer option checked against ``interval`` at parse time,
+    so that ``--stride 10**30`` is a usage error naming the flag, not an overflow later."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not interval.accepts(value):
+            raise argparse.ArgumentTypeError(f"must be {interval.describe()}, not {text!r}")
+        return value
+
+    return parse
+
+
+def level(text: str) -> float:
+    """A significance level in (0, 1), for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"the level must be a number in (0, 1), got {text!r}")
+    return value
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """One option per parameter the estimator offers (see :mod:`stpca_gui.core._base.params`),
+    and the PNS1 mode clusters' settings."""
+    group = parser.add_argument_group("ST-PCA settings")
+    for spec in ScaledTorusPCA.parameter_specs():
+        if not spec.offered:
+            continue
+        default = spec.app_default
+        if spec.is_boolean():
+            group.add_argument(spec.flag, dest=spec.name, default=default,
+                               action=argparse.BooleanOptionalAction,
+                               help=f"{spec.summary} (default: {'on' if default else 'off'})")
+            continue
+        options = spec.options()
+        choices = options.values if options is not None and spec.interval() is None else None
+        metavar = spec.flag.lstrip("-").upper().replace("-", "_")
+        group.add_argument(spec.flag, dest=spec.name, default=default, choices=choices,
+                           type=None if choices else value_parser(spec),
+                           metavar=None if choices else metavar,
+                           help=(spec.summary if choices else
+                                 f"{spec.summary} Allowed: {spec.describe(typed=True)}.")
+                           .replace("%", "%%") + f" (default: {default})")
+    group.add_argument("--cluster-rule", choices=MODE_RULES, default="tested",
+                       help="PNS1 mode clusters: 'tested' keeps the modes a test supports "
+                            "(default), 'paper' every mode of the plug-in KDE")
+    group.add_argument("--mode-alpha", type=level, default=DEFAULT_ALPHA, metavar="A",
+                       help=f"level of the test for the number of modes (default "
+                            f"{DEFAULT_ALPHA})")
+
+
+def add_fit_outputs(parser: argparse.ArgumentParser) -> None:
+    """Where a fit's results, model and session go (``fit`` and ``demo``)."""
+    group = parser.add_argument_group("outputs")
+    group.add_argument("--out", type=Path, default=None,
+                       help="folder for scores.csv, embedding.csv, principal_curve.csv and "
+                            "summary.json")
+    group.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
+                       help="write the fitted model to this file (e.g. model.stpca), for "
+                            "`stpca transform`")
+    group.add_argument("--scoring-only", action="store_true",
+                       help="with --save-model: write only what `stpca transform` needs "
+                            "(landmarks and PNS geometry, no per-sample results); a much "
+                            "smaller file")
+    group.add_argument("--save-session", type=Path, default=None, metavar="SESSION",
+                       help="write the data and the fit as a session file (e.g. "
+                            "work.stpca) that `stpca-gui SESSION` opens without refitting")
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """How the angles are read from a table (``fit`` and ``transform``)."""
+    group = parser.add_argument_group("reading the table")
+    group.add_argument("--columns", default=None,
+                       help="comma-separated angle columns (default: all but --label)")
+    group.add_argument("--label", default=None, help="a label column kept for reference")
+    group.add_argument("--degrees", action="store_true", help="angles are in degrees")
+    group.add_argument("--drop-invalid", action="store_true",
+                       help="skip rows with missing or non-numeric angles instead of failing")
+
+
+def add_structure_files(command: argparse.ArgumentParser) -> None:
+    """The structure and its trajectories, as MDAnalysis reads them."""
+    command.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
+    command.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
+                         help="DCD, XTC, TRR, NetCDF, … read in order")
+
+
+def columns(args: argparse.Namespace) -> list[str] | None:
+    """The ``--columns`` list, or None for all."""
+    return [c.strip() for c in args.columns.split(",")] if args.columns else None

@@ -1,0 +1,149 @@
+"""``stpca dihedrals`` and ``stpca representatives``: torsion tables from structures and
+trajectories, and the frames of a session's clusters (need stpca-gui[structures])."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..core import Interval
+from .arguments import add_structure_files, bounded_int
+from .common import EXIT_OK, check_output_file
+
+#: More frames than any trajectory has; frame options beyond it are refused when parsed.
+MAX_FRAMES = 10**12
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    """Add ``dihedrals`` and ``representatives`` to the ``stpca`` parser."""
+    from ..io.structures import LAYOUTS, SET_NAMES
+
+    dihedrals = commands.add_parser(
+        "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
+        description="Read torsion angles (degrees) of a structure or trajectory with "
+                    "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
+                    "TABLE --degrees` reads as it is; its provenance columns (frame, segid, "
+                    "resid, resname) are carried into scores.csv.")
+    add_structure_files(dihedrals)
+    dihedrals.add_argument("--set", dest="dihedral_set", default="backbone", choices=SET_NAMES,
+                           help="the torsions: backbone φ/ψ, side-chain chi (χ1/χ2; more with "
+                                "--angles), rna-backbone α–ζ and χ, rna-pseudo η/θ, or custom "
+                                "(--torsion) (default: backbone)")
+    dihedrals.add_argument("--select", default="all",
+                           help="residues, in MDAnalysis' selection language (default: all)")
+    dihedrals.add_argument("--layout", default="pooled", choices=LAYOUTS,
+                           help="pooled: a row per frame and residue; per-frame: a row per "
+                                "frame, a column per torsion (default: pooled)")
+    dihedrals.add_argument("--angles", default=None,
+                           help="comma-separated torsions of the set, e.g. chi1,chi2,chi3")
+    dihedrals.add_argument("--omega", action="store_true", help="backbone: also ω")
+    dihedrals.add_argument("--torsion", action="append", default=[], metavar="NAME=S1;S2;S3;S4",
+                           help="a user-defined torsion: four selections of one atom each "
+                                "(repeatable; implies --set custom --layout per-frame)")
+    frame = bounded_int(Interval(int, 0, MAX_FRAMES))
+    dihedrals.add_argument("--start", type=frame, default=None, help="first frame (0-based)")
+    dihedrals.add_argument("--stop", type=frame, default=None, help="stop before this frame")
+    dihedrals.add_argument("--stride", type=bounded_int(Interval(int, 1, MAX_FRAMES)),
+                           default=1, help="every N-th frame")
+    dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
+    dihedrals.set_defaults(func=run_dihedrals,
+                           memory_hint="read fewer frames (--start, --stop, --stride) or fewer "
+                                       "residues (--select)")
+
+    representatives = commands.add_parser(
+        "representatives", help="the frames or residues of a session's clusters",
+        description="For a session fitted on torsions of a trajectory: per-frame data give "
+                    "one PDB file per PNS1 mode cluster (its medoid frame on the torus) and "
+                    "clusters.csv (frame, cluster, distance to the medoid); pooled data give "
+                    "residue_clusters.csv (how often each residue visits each cluster).")
+    representatives.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
+    add_structure_files(representatives)
+    representatives.add_argument("--atoms", default="all",
+                                 help="atoms written to the PDB files (default: all)")
+    representatives.add_argument("--out", type=Path, required=True, help="output folder")
+    representatives.set_defaults(func=run_representatives,
+                                 memory_hint="write fewer atoms (--atoms)")
+
+
+def run_dihedrals(args: argparse.Namespace) -> int:
+    """``stpca dihedrals``."""
+    from ..io.structures import read_torsions
+
+    settings = _dihedral_settings(args)
+    check_output_file(args.out)
+    progress = _FrameProgress()
+    try:
+        table = read_torsions(args.topology, args.trajectories, settings, callback=progress)
+    finally:
+        progress.close()
+    table.write_csv(args.out)
+    if table.missing:
+        shown = ", ".join(table.missing[:5]) + (" …" if len(table.missing) > 5 else "")
+        print(f"left out {len(table.missing)} undefined torsion(s): {shown}", file=sys.stderr)
+    print(f"{table.describe()} in {time.perf_counter() - progress.start:.1f} s; "
+          f"wrote {args.out}")
+    return EXIT_OK
+
+
+def run_representatives(args: argparse.Namespace) -> int:
+    """``stpca representatives``."""
+    from ..model.session_file import load_session
+    from ..model.structures import export_representatives
+
+    session = load_session(args.session)
+    if session.result is None:
+        raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
+    clusters = session.result.mode_clusters.labels
+    record = session.dataset.structure
+    if record is not None:
+        from ..io.structures import file_sha256
+
+        given = [file_sha256(p) for p in [args.topology, *args.trajectories] if p.is_file()]
+        if given != list(record["sha256"].values()):
+            print(f"warning: {args.session} was read from other files "
+                  f"({', '.join(record['sha256'])}); the frames written may not be the "
+                  "fitted ones", file=sys.stderr)
+    written = export_representatives(session.dataset, clusters, args.out, args.topology,
+                                     args.trajectories, atoms=args.atoms)
+    for cluster, frame in written.medoid_frames.items():
+        print(f"cluster {cluster}: medoid frame {frame}")
+    print(f"wrote {', '.join(str(p) for p in written.files)}")
+    return EXIT_OK
+
+
+def _dihedral_settings(args: argparse.Namespace):
+    from ..io.structures import CUSTOM_SET, DihedralSettings
+
+    custom = []
+    for text in args.torsion:
+        name, _, selections = text.partition("=")
+        if not name.strip() or not selections:
+            raise ValueError(f"--torsion {text!r}: write NAME=SEL1;SEL2;SEL3;SEL4")
+        custom.append((name.strip(), tuple(s.strip() for s in selections.split(";"))))
+    angles = tuple(a.strip() for a in args.angles.split(",")) if args.angles else None
+    return DihedralSettings(
+        dihedral_set=CUSTOM_SET if custom else args.dihedral_set, select=args.select,
+        layout="per-frame" if custom else args.layout, start=args.start, stop=args.stop,
+        stride=args.stride, angles=angles, omega=args.omega, custom=tuple(custom))
+
+
+class _FrameProgress:
+    """A progress bar on stderr for long trajectories (from the second block on)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def __call__(self, event) -> bool:
+        if event.fraction < 1.0 or self.shown:
+            self.shown = True
+            filled = round(30 * event.fraction)
+            print(f"\rreading [{'#' * filled}{'.' * (30 - filled)}] {100 * event.fraction:3.0f}%"
+                  f"  {event.message}", end="", file=sys.stderr, flush=True)
+        return False
+
+    def close(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
