@@ -22,7 +22,8 @@ factor of about 10 on the same data, and runs without a preconditioner.
 
 The Newton iterations, damping and stopping rules are those of the dense kernels, so both
 stop at the same minimiser to rounding where the problem has one minimum near the start
-(T̂: within 1e-10 of an extended-precision reference, tests/test_matrix_free_kernel.py).
+(T̂: within 1e-10 of an extended-precision reference,
+tests/core/prediction/test_matrix_free_kernel.py).
 CG runs to a relative residual proportional to the gradient (inexact Newton, Eisenstat &
 Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL`, and stops early at
 rounding.

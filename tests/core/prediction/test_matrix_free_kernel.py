@@ -1,6 +1,7 @@
-"""The matrix-free T̂ and T̃ of high dimension (``_matrix_free_kernel``): the minimisers of an
-extended-precision reference (``tests/interpolation_reference.py``) to 1e-10, the same
-answers as the dense kernels where both run, and the same stopping rules."""
+"""The matrix-free T̂ and T̃ of high dimension (``_matrix_free_kernel``): the minimisers of
+an extended-precision reference (``tests/core/prediction/interpolation_reference.py``) to
+1e-10, the same answers as the dense kernels where both run, and the same stopping
+rules."""
 
 from __future__ import annotations
 
