@@ -462,14 +462,15 @@ torus_remaining_variance_ratio_se_ : float
         # The start configuration (r* and a classical MDS of an n × n matrix) is the longest
         # step before the first optimiser iteration: it reports, and can be cancelled,
         # between blocks of its work.
-        report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
+        start_message = f"{report.note}spherical MDS: start configuration"
+        report(ProgressEvent("smds-start", 0.0, message=start_message))
         smds = SphericalMDS(
             radius=self.radius, initial_radius=self.initial_radius, init=init,
             n_init=self.n_init,
             optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
             random_state=seed,
         ).fit(angles, callback=report.smds_iteration, snapshot=report.smds_snapshot,
-              check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
+              check=report.checkpoint("smds-start", start_message))
         if smds.cancelled_:
             raise FitCancelled("cancelled during spherical MDS")
         return smds
@@ -509,10 +510,13 @@ torus_remaining_variance_ratio_se_ : float
             if not isinstance(init, str):
                 init = np.asarray(init)[indices]
             report.landmarks = indices
+            if self.landmark_trials > 1:
+                report.note = f"landmark set {trial + 1} of {self.landmark_trials}: "
             try:
                 smds = self._fit_smds(angles[indices], init, smds_seed, report)
             finally:
                 report.landmarks = None
+                report.note = ""
             match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
             if self.landmark_trials > 1:
                 units, _ = match.interpolate(angles[validation])
@@ -633,6 +637,8 @@ class _Reporter:
         self._configuration: tuple[NDArray[np.float64], float] | None = None
         #: The landmark rows being mapped by SMDS (None in an exact fit).
         self.landmarks: NDArray[np.intp] | None = None
+        #: Said before the SMDS messages (which landmark set is being mapped).
+        self.note = ""
 
     def __call__(self, event: ProgressEvent) -> None:
         if self.callback is not None and self.callback(event):
@@ -666,7 +672,7 @@ class _Reporter:
         self._configuration = None
         try:
             return bool(self.callback(ProgressEvent(
-                "smds", 0.0, iteration, stress, f"spherical MDS: iteration {iteration}, "
+                "smds", 0.0, iteration, stress, f"{self.note}spherical MDS: iteration {iteration}, "
                 f"stress {stress:.5f}", configuration=units, radius=radius,
                 landmarks=self.landmarks)))
         except FitCancelled:
