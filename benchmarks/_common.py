@@ -245,6 +245,69 @@ def write_json(path: Path, payload: dict[str, Any], log: Callable[[str], None]) 
     log(f"JSON written to {path}")
 
 
+# ------------------------------------------------------------- recorded headline numbers
+#: The demos' short names in recorded values (``lbfgs_s_t2``, ``pc1_wn`` …).
+DEMO_KEYS = {"clusters-t2": "t2", "clusters-t3": "t3", "wrapped-normal-t2": "wn"}
+#: Where ``--record`` writes each benchmark's headline numbers (committed): docs/measured.md
+#: is generated from these files by benchmarks/measured.py.
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+
+
+def add_record_option(parser: Any) -> None:
+    """``--record [DIR]`` on an ``argparse`` parser (default DIR: :data:`RESULTS_DIR`)."""
+    parser.add_argument(
+        "--record", nargs="?", const=RESULTS_DIR, type=Path, metavar="DIR",
+        help="write the headline numbers of this run to DIR/<benchmark>.json (default "
+             "benchmarks/results/, committed; `python benchmarks/measured.py` then "
+             "regenerates docs/measured.md)")
+
+
+def one_minute_load() -> float:
+    """The 1-minute load average (NaN where unknown)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - not POSIX
+        return float("nan")
+
+
+def source_commit() -> str:
+    """The checkout's short commit, with ``+changes`` when stpca_gui/ or benchmarks/ differ
+    from it."""
+    def git(*arguments: str) -> str:
+        return subprocess.run(["git", *arguments], cwd=REPO_ROOT, capture_output=True,
+                              text=True, check=False).stdout.strip()
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    return commit + ("+changes" if git("status", "--porcelain", "stpca_gui", "benchmarks")
+                     else "")
+
+
+def record(directory: Path, script: str, cases: dict[str, dict[str, Any]], *,
+           load_at_start: float, log: Callable[[str], None]) -> Path:
+    """Write ``cases`` (case name → headline values) into ``directory/<benchmark>.json``,
+    replacing those cases and keeping the file's others, each with the date, commit,
+    machine, the 1-minute load average from ``load_at_start`` to now, and the command."""
+    benchmark = Path(script).stem
+    path = directory / f"{benchmark}.json"
+    recorded = json.loads(path.read_text()) if path.is_file() else {}
+    loads = [load_at_start, one_minute_load()]
+    command = " ".join(["uv run python", f"benchmarks/{Path(script).name}", *sys.argv[1:]])
+    envelope = {
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": source_commit(),
+        "machine": f"{cpu_model()}, {os.cpu_count()} threads",
+        "load": [round(min(loads), 2), round(max(loads), 2)],
+        "command": command,
+    }
+    merged = dict(recorded.get("cases", {}))
+    for case, values in cases.items():
+        merged[case] = envelope | {"values": values}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"benchmark": f"benchmarks/{Path(script).name}",
+                                "cases": merged}, indent=2, ensure_ascii=False) + "\n")
+    log(f"recorded {', '.join(cases)} in {path} (then: python benchmarks/measured.py)")
+    return path
+
+
 def finish(results: dict[str, Any], json_path: Path | None, log: Callable[[str], None]) -> int:
     """Print the load average at the start and now, write ``results`` (with the load now)
     to ``json_path`` if given, and return the exit status 0."""

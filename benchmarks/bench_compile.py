@@ -30,7 +30,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import load_average_text, markdown_table, write_json
+from _common import (
+    add_record_option,
+    load_average_text,
+    make_logger,
+    markdown_table,
+    one_minute_load,
+    record,
+    write_json,
+)
 
 DEMO = "clusters-t3"
 MARKER = "BENCH_COMPILE_RESULT "
@@ -102,6 +110,15 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def _compile_totals(cold: list[dict[str, Any]]) -> tuple[float, float]:
+    """CPU seconds compiling the kernels the fit needs, and every kernel (medians)."""
+    fit_kernels = set(cold[0]["fit_kernels"])
+    fit_own = _median([sum(v["own_s"] for k, v in r["kernels"].items() if k in fit_kernels)
+                       for r in cold])
+    own_total = _median([sum(v["own_s"] for v in r["kernels"].values()) for r in cold])
+    return fit_own, own_total
+
+
 def _report(cold: list[dict[str, Any]], warm: list[dict[str, Any]]) -> str:
     names = sorted({k for run in cold for k in run["kernels"]},
                    key=lambda k: -_median([r["kernels"].get(k, {}).get("inclusive_s", 0.0)
@@ -116,9 +133,7 @@ def _report(cold: list[dict[str, Any]], warm: list[dict[str, Any]]) -> str:
             continue
         rows.append([name, "fit" if name in fit_kernels else "later", str(count),
                      f"{inclusive:.2f}", f"{own:.2f}"])
-    own_total = _median([sum(v["own_s"] for v in r["kernels"].values()) for r in cold])
-    fit_own = _median([sum(v["own_s"] for k, v in r["kernels"].items() if k in fit_kernels)
-                       for r in cold])
+    fit_own, own_total = _compile_totals(cold)
     lines = [
         f"# Kernel compile and load times (`{DEMO}` fit, then `warm_up()`)",
         "",
@@ -147,10 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="cold and warm runs (default 2)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args(argv)
     if args.child:
         print(MARKER + json.dumps(_child()), flush=True)
         return 0
+    load_at_start = one_minute_load()
     cold, warm = [], []
     for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="stpca-numba-") as cache_dir:
@@ -162,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         write_json(args.json, {"cold": cold, "warm": warm},
                    lambda message: print(message, file=sys.stderr))
+    if args.record:  # the numbers docs/measured.md shows
+        fit_own, own_total = _compile_totals(cold)
+        record(args.record, __file__, {"compile": {"fit_cpu_s": fit_own, "all_cpu_s": own_total}},
+               load_at_start=load_at_start, log=make_logger("bench_compile"))
     return 0
 
 

@@ -34,7 +34,14 @@ import time
 import warnings
 from pathlib import Path
 
-from _common import load_average_text, machine_info
+from _common import (
+    add_record_option,
+    load_average_text,
+    machine_info,
+    make_logger,
+    one_minute_load,
+    record,
+)
 
 BASELINE_FRAMES = 5000
 
@@ -97,10 +104,12 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--child", nargs=3, metavar=("KIND", "TOPOLOGY", "TRAJECTORY"),
                         help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(*args.child)))
         return
+    load_at_start = one_minute_load()
     start = time.perf_counter()
     topology, trajectory = synthesise(args.workdir, args.frames, args.residues)
     written = time.perf_counter() - start
@@ -138,6 +147,14 @@ def main() -> None:
         args.json.write_text(json.dumps({"frames": args.frames, "residues": args.residues,
                                          "load": load_average_text(), "results": results},
                                         indent=2))
+    if args.record:  # the numbers docs/measured.md shows: the reader's frames per second
+        by_kind = {r["kind"]: r for r in results}
+        record(args.record, __file__, {"read": {
+            "frames": args.frames, "residues": args.residues,
+            "pooled_frames_per_s": by_kind["pooled"]["frames_per_second"],
+            "per_frame_frames_per_s": by_kind["per-frame"]["frames_per_second"],
+            "peak_rss_mb": max(by_kind[k]["peak_rss_mb"] for k in ("pooled", "per-frame"))}},
+            load_at_start=load_at_start, log=make_logger("bench_dihedrals"))
 
 
 if __name__ == "__main__":

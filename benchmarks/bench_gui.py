@@ -87,7 +87,13 @@ from collections.abc import Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from _common import load_average_text, markdown_table  # noqa: E402
+from _common import (  # noqa: E402
+    add_record_option,
+    load_average_text,
+    markdown_table,
+    one_minute_load,
+    record,
+)
 from _gui_children import run_as_child, run_child  # noqa: E402
 from _gui_env import (  # noqa: E402
     FIRST_FRAME_TIMEOUT_S,
@@ -149,7 +155,35 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=int, default=5, help=argparse.SUPPRESS)
     parser.add_argument("--model", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--stop-auto-render", action="store_true", help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+    add_record_option(parser)
+    args = parser.parse_args(argv)
+    if args.record and (args.quick or args.only_monte_carlo):
+        parser.error("--record records the selection cases of a full run")
+    return args
+
+
+def headline(cases: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): each selection case's median and
+    longest latency (at n = 5000 with each 3-D view's frame), at larger n the peak RSS."""
+    recorded: dict[str, dict[str, float]] = {}
+    for case in cases:
+        if "error" in case or case["auto_render_stopped"]:
+            continue
+        total = case["selection"]["total"]
+        if case["n"] == SMALL_N:
+            frames = {name.split(":")[0]: row["median_ms"]
+                      for name, row in case["breakdown"]["rows"].items()
+                      if name.endswith("update_colors slot + frame (paintGL render, no "
+                                       "anti-aliasing)")}
+            recorded[f"selection-{SMALL_N}"] = {
+                "median_ms": total["median_ms"], "max_ms": total["max_ms"],
+                "torus_frame_ms": frames["torus"], "sphere_frame_ms": frames["sphere"]}
+        else:
+            peak = case["memory"]["after selections"]["peak_rss_mb"]
+            recorded[f"selection-{case['n']}"] = {
+                "median_s": total["median_ms"] / 1e3, "max_s": total["max_ms"] / 1e3,
+                "peak_rss_gib": peak / 1024}
+    return recorded
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_as_child(args, _T0, _T0_WALL)
 
     started = time.perf_counter()
+    load_at_start = one_minute_load()
     info = machine_info()
     sampler = LoadSampler()
     sampler.start()
@@ -285,6 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2) + "\n")
         log(f"JSON written to {args.json}")
+    if args.record:
+        record(args.record, __file__, headline(cases), load_at_start=load_at_start, log=log)
     return 0
 
 

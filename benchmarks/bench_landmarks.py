@@ -186,12 +186,36 @@ def report(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def headline(results: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): the default landmark rule against
+    the exact fit; each large fit's time and peak RSS."""
+    from stpca_gui.core import ScaledTorusPCA
+
+    recorded = {}
+    for case, result in results.items():
+        if "error" in result:
+            continue
+        if case == "accuracy":
+            default = ScaledTorusPCA().landmark_method
+            row = next(r for r in result["landmark_fits"] if r["method"] == default)
+            recorded[case] = {
+                "score_agreement": row["score_agreement"],
+                "pc1_difference": row["pc1_difference"],
+                "stress_change_percent": 100 * (row["stress_ratio"] - 1),
+                "landmark_s": row["seconds"], "exact_s": result["exact"]["seconds"]}
+        else:
+            recorded[case] = {"seconds": result["seconds"], "peak_rss_mib": result["peak_rss_mb"]}
+    return recorded
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=CASES, action="append")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    common.add_record_option(parser)
     args = parser.parse_args()
+    load_at_start = common.one_minute_load()
     if args.child:
         common.emit_child_result(MARKER, child(args.child))
         return 0
@@ -203,6 +227,9 @@ def main() -> int:
     print(report(results))
     if args.json:
         common.write_json(args.json, results, log)
+    if args.record:
+        common.record(args.record, __file__, headline(results), load_at_start=load_at_start,
+                      log=log)
     return 0
 
 

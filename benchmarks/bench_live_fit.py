@@ -43,7 +43,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import cpu_model, load_average_text, make_logger, markdown_table
+from _common import (
+    add_record_option,
+    cpu_model,
+    load_average_text,
+    make_logger,
+    markdown_table,
+    one_minute_load,
+    record,
+)
 from _gui_env import Display
 
 log = make_logger("bench_live_fit")
@@ -296,6 +304,21 @@ def report(cases: list[dict[str, Any]], info: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+#: The keys of the cases' longest stalls in the recorded results (``--record``).
+STALL_KEYS = {"clusters-t3": "clusters_t3_ms", "sunspots cycle 23": "cycle_23_ms",
+              "sunspots all births": "all_births_ms"}
+
+
+def headline(results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): each case's longest GUI-thread
+    stall with the live display (the largest over the repeats)."""
+    values = {}
+    for case in results:
+        key = next(key for prefix, key in STALL_KEYS.items() if case["name"].startswith(prefix))
+        values[key] = max(run["stall_max_ms"] for run in case["runs"] if run["live"])
+    return {"live": values}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="clusters-t3 only")
@@ -304,7 +327,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the measurements here")
     parser.add_argument("--screenshot-dir", type=Path,
                         help="save the window during each case's first live fit here")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    if args.record and (args.quick or args.only):
+        parser.error("--record records full runs only (not --quick or --only)")
+    load_at_start = one_minute_load()
 
     display = Display()
     display.start()
@@ -350,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
         print(report(results, info))
         if args.json:
             args.json.write_text(json.dumps({"info": info, "cases": results}, indent=1))
+        if args.record:
+            record(args.record, __file__, headline(results), load_at_start=load_at_start,
+                   log=log)
     finally:
         display.stop()
     return 0

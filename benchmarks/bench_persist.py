@@ -5,6 +5,7 @@ Usage::
     uv run python benchmarks/bench_persist.py [--large-n 200000] [--landmarks 200]
         [--rows 1000000] [--workdir /tmp/stpca-bench-persist] [--skip-large]
         [--skip-transform] [--skip-cluster] [--repeats 1] [--compare-python PY] [--json OUT]
+        [--record [DIR]]
 
 Printed as Markdown to stdout (progress on stderr):
 
@@ -157,7 +158,9 @@ def main() -> int:
     parser.add_argument("--compare-python", default=None,
                         help="another checkout's interpreter, timed interleaved with this one")
     parser.add_argument("--json", type=Path, default=None)
+    common.add_record_option(parser)
     args = parser.parse_args()
+    load_at_start = common.one_minute_load()
     args.workdir.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     results: dict = {"machine": common.machine_info(), "load_before": common.load_average_text()}
@@ -224,6 +227,12 @@ def main() -> int:
             print(f"\nthis / compared: {ratio:.2f}× the rows/s (medians), "
                   f"{cpu_ratio:.2f}× less CPU time")
         shutil.rmtree(args.workdir, ignore_errors=True)
+        if args.record:  # the numbers docs/measured.md shows: medians of this checkout's runs
+            common.record(args.record, __file__, {"transform": {
+                "rows": args.rows, "model_n": args.large_n, "landmarks": args.landmarks,
+                "rows_per_s": args.rows / float(np.median([r["wall_s"] for r in runs["this"]])),
+                "cpu_s": float(np.median([r["cpu_s"] for r in runs["this"]]))}},
+                load_at_start=load_at_start, log=log)
 
     if large is not None and not args.skip_cluster:
         log("dask LocalCluster")

@@ -1,6 +1,6 @@
 """Timings of PrincipalNestedSpheres against R ``shapes::pns`` (shapes 1.2.7).
 
-Run with ``uv run python benchmarks/bench_pns.py``.  The n = 300 inputs are the reference
+Run with ``uv run python benchmarks/bench_pns.py [--record]``.  The n = 300 inputs are the reference
 fixtures in ``tests/data/oracle/pns``; n = 5000 uses synthetic three-cluster data on S^3.
 Each timing is the best of a few repeats after one warm-up fit.  Targets from the project
 issue: n = 5000 on S^3 mode small ≤ 0.5 s, seq.test at n = 300 on S^3 ≤ 2 s.
@@ -8,8 +8,11 @@ issue: n = 5000 on S^3 mode small ≤ 0.5 s, seq.test at n = 300 on S^3 ≤ 2 s.
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
 
+import _common as common
 import numpy as np
 from _common import TEST_DATA
 
@@ -60,7 +63,12 @@ def best_time(x: np.ndarray, mode: str, repeats: int) -> tuple[float, PrincipalN
     return best, est
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    common.add_record_option(parser)
+    args = parser.parse_args(argv)
+    load_at_start = common.one_minute_load()
+    recorded: dict[str, float] = {}
     cases = [
         ("S2", 300, "small"),
         ("S3", 300, "small"),
@@ -75,6 +83,7 @@ def main() -> None:
     for sphere, n, mode in cases:
         x, source = load_or_make(sphere, n)
         seconds, est = best_time(x, mode, repeats=5 if n <= 300 else 3)
+        recorded[f"{mode.replace('.', '_')}_{sphere.lower()}_{n}_s"] = seconds
         ref = SHAPES_SECONDS.get((sphere, n, mode))
         target = TARGETS.get((sphere, n, mode))
         ref_s = f"{ref:10.1f}" if ref else f"{'-':>10}"
@@ -84,7 +93,11 @@ def main() -> None:
             f"{sphere:6} {n:5d} {mode:9} {seconds:9.3f} {ref_s} {speed}  {tgt:8} "
             f"{source} / {','.join(est.sphere_types_)}"
         )
+    if args.record:
+        common.record(args.record, __file__, {"timings": recorded},
+                      load_at_start=load_at_start, log=common.make_logger("bench_pns"))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -752,10 +752,37 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-heap", action="store_true",
                         help="skip the untimed tracemalloc fit of each demo case")
     parser.add_argument("--child", choices=("sunspots", "compile"), help=argparse.SUPPRESS)
+    common.add_record_option(parser)
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    if args.record and args.quick:
+        parser.error("--record records full runs only (not --quick)")
     return args
+
+
+def headline(demos: Sequence[DemoResult], sunspots: Sequence[dict[str, Any]] | None
+             ) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): per demo the median time and the
+    largest stress of the ``lbfgs`` seeds, the mean r̂ and stress of the ``paper`` ones;
+    the range of the sunspots fits' times, their peak RSS and r̂."""
+    values: dict[str, float] = {}
+    for demo, key in common.DEMO_KEYS.items():
+        lbfgs = [r for r in demos if r.demo == demo and r.optimizer == "lbfgs"]
+        paper = [r for r in demos if r.demo == demo and r.optimizer == "paper"]
+        values[f"lbfgs_s_{key}"] = statistics.median(r.time_median_s for r in lbfgs)
+        values[f"lbfgs_stress_{key}"] = max(r.stress for r in lbfgs)
+        values[f"paper_radius_{key}"] = statistics.fmean(r.radius for r in paper)
+        values[f"paper_stress_{key}"] = statistics.fmean(r.stress for r in paper)
+    cases = {"demos": values}
+    runs = default_sunspots_runs(sunspots or [])
+    if runs:
+        cases["sunspots"] = {
+            "seconds_min": min(r["time_s"] for r in runs),
+            "seconds_max": max(r["time_s"] for r in runs),
+            "peak_rss_mib": max(r["peak_rss_mb"] for r in runs),
+            "radius": statistics.median(r["radius"] for r in runs)}
+    return cases
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -767,6 +794,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     started = time.perf_counter()
+    load_at_start = common.one_minute_load()
     info = common.machine_info()
     seeds = SEEDS[:1] if args.quick else SEEDS
 
@@ -832,6 +860,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "paper": {k: asdict(v) for k, v in PAPER.items()},
         }
         common.write_json(args.json, payload, log)
+    if args.record:
+        common.record(args.record, __file__, headline(demos, sunspots),
+                      load_at_start=load_at_start, log=log)
     return 0
 
 

@@ -26,7 +26,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from _common import REPO_ROOT, cpu_model, load_average_text, make_logger, markdown_table
+from _common import (
+    REPO_ROOT,
+    add_record_option,
+    cpu_model,
+    load_average_text,
+    make_logger,
+    markdown_table,
+    one_minute_load,
+    record,
+)
 from _gui_env import Display, LoadSampler
 
 log = make_logger("bench_startup")
@@ -245,6 +254,27 @@ def report(results: dict[str, list[dict[str, Any]]], label: str) -> str:
     return f"## {label}\n\n{table}\n"
 
 
+def headline(results: dict[str, list[dict[str, Any]]], bundle: Path | None
+             ) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): medians of the command line's exit,
+    the app's first paint and fitted demo, the bundle's first and later launches."""
+    summary = {case: summarize(runs) for case, runs in results.items()}
+    recorded: dict[str, dict[str, float]] = {}
+    for case in ("cli-cold", "cli-warm"):
+        if "exit" in summary.get(case, {}):
+            recorded[case] = {"exit_s": summary[case]["exit"]["median"]}
+    if "result_shown" in summary.get("gui-warm", {}):
+        recorded["gui-warm"] = {"first_paint_s": summary["gui-warm"]["first_paint"]["median"],
+                                "result_shown_s": summary["gui-warm"]["result_shown"]["median"]}
+    if bundle is not None and "result_shown" in summary.get("bundle-later", {}):
+        size = sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file() and
+                   not f.is_symlink())
+        recorded["bundle"] = {"size_mb": size / 1e6,
+                              "first_s": summary["bundle-first"]["result_shown"]["median"],
+                              "later_s": summary["bundle-later"]["result_shown"]["median"]}
+    return recorded
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=REPO_ROOT,
@@ -260,7 +290,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set for every source launch, e.g. STPCA_HEAD_START=0 (the "
                              "demo fitted in the app's process); repeatable")
+    add_record_option(parser)
     args = parser.parse_args(argv)
+    if args.record and (args.source.resolve() != REPO_ROOT or args.env):
+        parser.error("--record records this checkout with its defaults (no --source, --env)")
+    load_at_start = one_minute_load()
     for item in args.env:
         name, equals, value = item.partition("=")
         if not equals or not name:
@@ -306,6 +340,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "runs": results, "summary": {case: summarize(runs) for case, runs in
                                          results.items()}}, indent=2) + "\n")
         log(f"JSON written to {args.json}")
+    if args.record:
+        record(args.record, __file__, headline(results, args.bundle),
+               load_at_start=load_at_start, log=log)
     return 0
 
 

@@ -563,7 +563,35 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-sunspots", action="store_true", help="skip the sunspots fit")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write results as JSON")
     parser.add_argument("--child", choices=("sunspots",), help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+    common.add_record_option(parser)
+    args = parser.parse_args(argv)
+    if args.record and args.quick:
+        parser.error("--record records full runs only (not --quick)")
+    return args
+
+
+def headline(cases: Sequence[DemoCase], sunspots: dict[str, Any] | None
+             ) -> dict[str, dict[str, float]]:
+    """The numbers docs/measured.md shows (``--record``): the `lbfgs` fits' mean torus %
+    of PC1 (and of PC2 for clusters-t3); the sunspots fit's stage times and the curve's
+    fit to the periodic diagonal."""
+    def mean_percent(demo: str, component: int) -> float:
+        return 100 * statistics.fmean(c.torus_ratio[component] for c in cases
+                                      if c.demo == demo and c.optimizer == "lbfgs")
+    recorded = {"simulations": {
+        **{f"pc1_{key}": mean_percent(demo, 0) for demo, key in common.DEMO_KEYS.items()},
+        "pc2_t3": mean_percent("clusters-t3", 1)}}
+    if sunspots is not None and "error" not in sunspots:
+        stages = sunspots["stage_s"]
+        fits = sunspots["diagonal"]
+        recorded["sunspots"] = {
+            "total_s": sunspots["total_s"], "smds_s": stages.get("smds", 0.0),
+            "pns_s": stages.get("pns", 0.0), "curve_s": stages.get("curve", 0.0),
+            "torus_variance_s": stages.get("torus-variance", 0.0),
+            **{f"one_minus_r2_theta{fit['coordinate']}": 1 - fit["r2"] for fit in fits},
+            "slope_min": min(fit["slope"] for fit in fits),
+            "slope_max": max(fit["slope"] for fit in fits)}
+    return recorded
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -574,6 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     started = time.perf_counter()
+    load_at_start = common.one_minute_load()
     info = common.machine_info()
     seeds = SEEDS[:1] if args.quick else SEEDS
     optimizers = OPTIMIZERS[:1] if args.quick else OPTIMIZERS
@@ -614,6 +643,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "curve_centre_tolerance_rad": CURVE_CENTRE_TOLERANCE,
         }
         common.write_json(args.json, payload, log)
+    if args.record:
+        common.record(args.record, __file__, headline(cases, sunspots),
+                      load_at_start=load_at_start, log=log)
     return 0
 
 

@@ -1,7 +1,7 @@
 """The argument groups that several commands share, each declared once.
 
-``fit`` and ``demo`` take the estimator's parameters (one option per :func:`parameter`
-declaration, :mod:`stpca_gui.core`), the clustering settings and the fit's outputs; ``fit``
+``fit`` and ``demo`` take the application's settings (one option per ``parameter()``
+declaration of the estimator and of PNS1's mode clusters) and the fit's outputs; ``fit``
 and ``transform`` read tables alike; ``dihedrals`` and ``representatives`` read the same
 structure and trajectory files.
 """
@@ -9,86 +9,78 @@ structure and trajectory files.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
-from ..core import Interval, ParamSpec, ScaledTorusPCA
-from ..core.circstats.mode_clustering import MODE_RULES
-from ..core.circstats.silverman import DEFAULT_ALPHA
+from ..core import Interval, ParamSpec
+from ..model import FitParameters
+from ..model.analysis import SETTINGS_DECLARATIONS
 
 
 def value_parser(spec: ParamSpec):
-    """argparse ``type`` for a parameter that takes named values and/or numbers."""
+    """argparse ``type`` for a declared parameter that takes named values and/or numbers,
+    checked against the declaration when parsed (a bad value is a usage error naming the
+    flag)."""
     options, interval = spec.options(), spec.interval()
 
     def parse(text: str) -> object:
         if options is not None and options.accepts(text):
             return text
-        if interval is not None:
-            try:
-                return int(text) if interval.kind is int else float(text)
-            except ValueError:
-                pass
+        if interval is not None and (value := _number_in(text, interval)) is not None:
+            return value
         raise argparse.ArgumentTypeError(f"must be {spec.describe(typed=True)}, not {text!r}")
 
     return parse
 
 
-def bounded_int(interval: Interval):
-    """argparse ``type`` for an integer option checked against ``interval`` at parse time,
-    so that ``--stride 10**30`` is a usage error naming the flag, not an overflow later."""
+def bounded_number(interval: Interval):
+    """argparse ``type`` for a number option checked against ``interval`` when parsed, so
+    that ``--stride 10**30`` is a usage error naming the flag, not an overflow later."""
 
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not interval.accepts(value):
+    def parse(text: str) -> int | float:
+        value = _number_in(text, interval)
+        if value is None:
             raise argparse.ArgumentTypeError(f"must be {interval.describe()}, not {text!r}")
         return value
 
     return parse
 
 
-def level(text: str) -> float:
-    """A significance level in (0, 1), for argparse."""
+def _number_in(text: str, interval: Interval) -> int | float | None:
+    """``text`` as a number of ``interval``, or None."""
     try:
-        value = float(text)
+        value = int(text) if interval.kind is int else float(text)
     except ValueError:
-        value = math.nan
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"the level must be a number in (0, 1), got {text!r}")
-    return value
+        return None
+    return value if interval.accepts(value) else None
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
-    """One option per parameter the estimator offers (see :mod:`stpca_gui.core._base.params`),
-    and the PNS1 mode clusters' settings."""
-    group = parser.add_argument_group("ST-PCA settings")
-    for spec in ScaledTorusPCA.parameter_specs():
-        if not spec.offered:
-            continue
-        default = spec.app_default
-        if spec.is_boolean():
-            group.add_argument(spec.flag, dest=spec.name, default=default,
-                               action=argparse.BooleanOptionalAction,
-                               help=f"{spec.summary} (default: {'on' if default else 'off'})")
-            continue
-        options = spec.options()
-        choices = options.values if options is not None and spec.interval() is None else None
-        metavar = spec.flag.lstrip("-").upper().replace("-", "_")
-        group.add_argument(spec.flag, dest=spec.name, default=default, choices=choices,
-                           type=None if choices else value_parser(spec),
-                           metavar=None if choices else metavar,
-                           help=(spec.summary if choices else
-                                 f"{spec.summary} Allowed: {spec.describe(typed=True)}.")
-                           .replace("%", "%%") + f" (default: {default})")
-    group.add_argument("--cluster-rule", choices=MODE_RULES, default="tested",
-                       help="PNS1 mode clusters: 'tested' keeps the modes a test supports "
-                            "(default), 'paper' every mode of the plug-in KDE")
-    group.add_argument("--mode-alpha", type=level, default=DEFAULT_ALPHA, metavar="A",
-                       help=f"level of the test for the number of modes (default "
-                            f"{DEFAULT_ALPHA})")
+    """One option per setting the application offers, in a group per declaration: the
+    estimator's parameters and PNS1's mode clusters' (see
+    :data:`~stpca_gui.model.analysis.SETTINGS_DECLARATIONS`)."""
+    for title, declaration in SETTINGS_DECLARATIONS:
+        group = parser.add_argument_group(title)
+        for spec in FitParameters.specs(declaration):
+            _add_setting(group, spec)
+
+
+def _add_setting(group: argparse._ArgumentGroup, spec: ParamSpec) -> None:
+    """The option of one declared parameter, with its default, allowed values and help."""
+    default = spec.app_default
+    if spec.is_boolean():
+        group.add_argument(spec.flag, dest=spec.name, default=default,
+                           action=argparse.BooleanOptionalAction,
+                           help=f"{spec.summary} (default: {'on' if default else 'off'})")
+        return
+    options = spec.options()
+    choices = options.values if options is not None and spec.interval() is None else None
+    metavar = spec.flag.lstrip("-").upper().replace("-", "_")
+    group.add_argument(spec.flag, dest=spec.name, default=default, choices=choices,
+                       type=None if choices else value_parser(spec),
+                       metavar=None if choices else metavar,
+                       help=(spec.summary if choices else
+                             f"{spec.summary} Allowed: {spec.describe(typed=True)}.")
+                       .replace("%", "%%") + f" (default: {default})")
 
 
 def add_fit_outputs(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..core import Interval, ScaledTorusPCA, load_model, make_demo
 from ..core.circstats.mode_clustering import ModeClustering
-from ..core.clusters import model_mode_clusters
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
@@ -26,7 +25,7 @@ from .arguments import (
     add_fit_outputs,
     add_model_options,
     add_table_options,
-    bounded_int,
+    bounded_number,
     columns,
 )
 from .common import EXIT_OK, check_output_file, report_dropped
@@ -53,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Run ST-PCA on a built-in demo dataset.")
     demo.add_argument("name", nargs="?", default="clusters-t3", choices=DEMO_NAMES,
                       help="demo dataset (default: clusters-t3)")
-    demo.add_argument("--data-seed", type=bounded_int(Interval(int, 0, None)), default=0,
+    demo.add_argument("--data-seed", type=bounded_number(Interval(int, 0, None)), default=0,
                       help="seed of the simulated data")
     demo.add_argument("--cluster-sd", type=float, default=None, metavar="SD",
                       help=f"standard deviation (radians) of the clusters of "
@@ -141,17 +140,17 @@ def run_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _settings(args: argparse.Namespace) -> dict[str, object]:
-    """The estimator's offered parameters as the command line set them."""
-    specs = (spec for spec in ScaledTorusPCA.parameter_specs() if spec.offered)
-    return {spec.name: getattr(args, spec.name) for spec in specs}
+def _parameters(args: argparse.Namespace) -> FitParameters:
+    """The settings as the command line set them (the app's, for a session file)."""
+    return FitParameters(**{spec.name: getattr(args, spec.name)
+                            for spec in FitParameters.specs()})
 
 
 def _model(args: argparse.Namespace) -> ScaledTorusPCA:
-    """The estimator with the settings of the command line (validated)."""
-    model = ScaledTorusPCA(**_settings(args))
-    model._validate_params()
-    return model
+    """The estimator with the settings of the command line (validated with the others)."""
+    parameters = _parameters(args)
+    parameters.validate()
+    return parameters.to_estimator()
 
 
 def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Dataset,
@@ -160,7 +159,7 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     from ..model import AnalysisResult, AppState
     from ..model.session_file import save_session, session_from_state
 
-    parameters = FitParameters(**_settings(args))
+    parameters = _parameters(args)
     state = AppState()
     state.set_dataset(dataset)
     result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
@@ -231,8 +230,7 @@ def _fit_and_report(
     # The clusters the app shows: the tested rule on the data set's labels when there is one.
     cluster_labels = (dataset.labels if dataset is not None and dataset.has_labels
                       else labels)
-    clusters = model_mode_clusters(model, method=args.cluster_rule, alpha=args.mode_alpha,
-                                   labels=cluster_labels)
+    clusters = _parameters(args).mode_cluster_settings().clusters(model, labels=cluster_labels)
     for item in mode_cluster_items(clusters):
         if item.shown:
             print(f"{item.label:<17} {item.text}")

@@ -29,10 +29,8 @@ def run_export_script(args: argparse.Namespace) -> int:
     session = load_session(args.session)
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
-    clusters = session.result.mode_clusters if session.result is not None else None
     export, written = export_script(session.dataset, parameters, args.out,
-                                    inputs=(("the session file", str(args.session)),),
-                                    clusters=clusters)
+                                    inputs=(("the session file", str(args.session)),))
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ..core import Interval
-from .arguments import add_structure_files, bounded_int
+from .arguments import add_structure_files, bounded_number
 from .common import EXIT_OK, check_output_file
 
 #: More frames than any trajectory has; frame options beyond it are refused when parsed.
@@ -42,10 +42,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     dihedrals.add_argument("--torsion", action="append", default=[], metavar="NAME=S1;S2;S3;S4",
                            help="a user-defined torsion: four selections of one atom each "
                                 "(repeatable; implies --set custom --layout per-frame)")
-    frame = bounded_int(Interval(int, 0, MAX_FRAMES))
+    frame = bounded_number(Interval(int, 0, MAX_FRAMES))
     dihedrals.add_argument("--start", type=frame, default=None, help="first frame (0-based)")
     dihedrals.add_argument("--stop", type=frame, default=None, help="stop before this frame")
-    dihedrals.add_argument("--stride", type=bounded_int(Interval(int, 1, MAX_FRAMES)),
+    dihedrals.add_argument("--stride", type=bounded_number(Interval(int, 1, MAX_FRAMES)),
                            default=1, help="every N-th frame")
     dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
     dihedrals.set_defaults(func=run_dihedrals,

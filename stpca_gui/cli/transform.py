@@ -19,7 +19,7 @@ from ..core.scoring_only import model_kind
 from ..files.clash import check_outputs
 from ..io import AngleChunk, iter_angle_chunks, write_score_stream
 from ..io.tables import CHUNK_ROWS
-from .arguments import add_table_options, bounded_int, columns
+from .arguments import add_table_options, bounded_number, columns
 from .common import EXIT_OK, check_output_file, report_dropped
 
 #: How long ``stpca transform --scheduler`` tries to reach the scheduler.
@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_table_options(transform)
     transform.add_argument("--out", type=Path, required=True,
                            help="the scores table to write (CSV)")
-    transform.add_argument("--chunk-rows", type=bounded_int(CHUNK_ROWS_ALLOWED),
+    transform.add_argument("--chunk-rows", type=bounded_number(CHUNK_ROWS_ALLOWED),
                            default=CHUNK_ROWS, metavar="N",
                            help=f"rows read and scored at a time (default: {CHUNK_ROWS})")
     transform.add_argument("--scheduler", default=None, metavar="ADDRESS",

@@ -20,6 +20,7 @@ from .geometry.torus import (
     torus_pdist,
     wrap_angles,
 )
+from .mode_settings import ModeClusterSettings
 from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
@@ -39,6 +40,7 @@ __all__ = [
     "DemoDataset",
     "FitCancelled",
     "Interval",
+    "ModeClusterSettings",
     "ModeClustering",
     "ModeTest",
     "ModelFileError",

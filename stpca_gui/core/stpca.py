@@ -254,7 +254,10 @@ torus_remaining_variance_ratio_se_ : float
     optimizer: str = inherit_parameter(SphericalMDS, "optimizer")
     tol: float = inherit_parameter(SphericalMDS, "tol")
     max_iter: int = inherit_parameter(SphericalMDS, "max_iter")
-    alpha: float = inherit_parameter(PrincipalNestedSpheres, "alpha")
+    alpha: float = inherit_parameter(
+        PrincipalNestedSpheres, "alpha", label="PNS test level",
+        doc="Significance level of PNS's tests (both tests of the \"seq.test\" mode, which "
+            "choose small or great spheres). Not the mode test level of PNS1's clusters.")
     n_bootstrap: int = inherit_parameter(PrincipalNestedSpheres, "n_bootstrap")
     n_landmarks: int | str | None = parameter(
         "auto", Options(("auto", "exact"), labels=("automatic", "all points (exact)")),

@@ -234,7 +234,7 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
                        n_boot: int = 2000) -> list[SummaryItem]:
     """The facts of PNS1's mode clusters: the rule and its test, the sizes with each
     cluster's stability, and, with true labels, the classification rate with its bootstrap
-    interval (:func:`~stpca_gui.core.rates.classification_rate_interval`)."""
+    interval (:func:`~stpca_gui.core.circstats.rates.classification_rate_interval`)."""
     test = clusters.mode_test
     value: dict[str, Any] = {
         "rule": clusters.method, "n_clusters": clusters.n_clusters,

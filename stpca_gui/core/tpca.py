@@ -307,7 +307,7 @@ class TorusPCA(Estimator):
             message is kept in ``gap_message_`` either way.
         check : callable, optional
             Called between the steps of the fit and inside PNS; raises
-            :class:`~stpca_gui.core.progress.FitCancelled` to stop (the estimator is then
+            :class:`~stpca_gui.core._base.progress.FitCancelled` to stop (the estimator is then
             left as it was).
 
         Returns

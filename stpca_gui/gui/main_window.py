@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -61,6 +62,9 @@ def default_recent_path() -> Path:
     return Path(base or Path.home() / ".config" / "stpca-gui") / "recent.json"
 
 
+#: The least heights of the result table's and the charts' places in the side column.
+RESULT_MIN_HEIGHT = 100
+CHART_MIN_HEIGHT = 170
 #: Longest time closing the window waits for its background tasks to stop, in ms.
 CLOSE_WAIT_MS = 500
 
@@ -246,6 +250,13 @@ class MainWindow(QMainWindow):
         self.result_tabs.addTab(self.slots["variance"], "Variance")
         self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
         side_layout.addWidget(self.result_tabs, 1)
+        # The result column takes the height the parameters leave (its size hints, a
+        # table's and a figure's, would otherwise squeeze open More settings into scrolling
+        # on a tall screen), and keeps a few rows and a chart's height.
+        for widget, least in ((self.summary_slot, RESULT_MIN_HEIGHT),
+                              (self.result_tabs, CHART_MIN_HEIGHT)):
+            widget.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+            widget.setMinimumHeight(least)
         side.setMinimumWidth(300)
         side.setMaximumWidth(420)
 

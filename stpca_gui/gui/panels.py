@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHeaderView,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -16,16 +21,17 @@ from PySide6.QtWidgets import (
 )
 from superqt import QCollapsible
 
-from ..core import ScaledTorusPCA
 from ..model import AnalysisResult, AppState, FitParameters
 from .param_form import ParameterEditor, editor_for
 
 
 class ParametersPanel(QGroupBox):
-    """Editable ST-PCA settings and the Fit button.
+    """Editable settings and the Fit button.
 
-    One editor per parameter that :class:`~stpca_gui.core.stpca.ScaledTorusPCA` offers, made
-    from its declaration; the advanced ones sit under "More settings".
+    One editor per setting of :class:`~stpca_gui.model.FitParameters` (the parameters that
+    :class:`~stpca_gui.core.stpca.ScaledTorusPCA` and the PNS1 mode clusters'
+    :class:`~stpca_gui.core.mode_settings.ModeClusterSettings` offer), made from its
+    declaration; the advanced ones sit under "More settings".
     """
 
     fit_requested = Signal()
@@ -39,11 +45,10 @@ class ParametersPanel(QGroupBox):
             # A row too wide for the side panel puts its editor under its label: labels and
             # combo boxes keep their whole text ("SMDS optimiser", "automatic").
             layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        for spec in ScaledTorusPCA.parameter_specs():
-            if spec.offered:
-                editor = editor_for(spec)
-                self.editors[spec.name] = editor
-                (advanced_form if spec.advanced else form).addRow(spec.label, editor)
+        for spec in FitParameters.specs():
+            editor = editor_for(spec)
+            self.editors[spec.name] = editor
+            (advanced_form if spec.advanced else form).addRow(spec.label, editor)
         self.more = QCollapsible("More settings", expandedIcon="▼", collapsedIcon="▶")
         advanced = QWidget()
         advanced.setLayout(advanced_form)
@@ -51,9 +56,16 @@ class ParametersPanel(QGroupBox):
         self.fit_button = QPushButton("Fit")
         self.fit_button.setToolTip("Run ST-PCA with these settings (Ctrl+R)")
         self.fit_button.clicked.connect(self.fit_requested)
+        settings = QWidget()
+        settings_layout = QVBoxLayout(settings)
+        settings_layout.setContentsMargins(0, 0, 0, 0)
+        settings_layout.addLayout(form)
+        settings_layout.addWidget(self.more)
+        # The settings always show whole; More settings' contents scroll when short of room.
+        self.settings_area = _ScrollWhenShort(
+            settings, lambda: advanced.height() if self.more.isExpanded() else 0)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.more)
+        layout.addWidget(self.settings_area)
         layout.addWidget(self.fit_button)
 
     def parameters(self) -> FitParameters:
@@ -72,6 +84,50 @@ class ParametersPanel(QGroupBox):
         """Show ``params`` in the editors."""
         for name, editor in self.editors.items():
             editor.set_value(getattr(params, name))
+
+
+class _ScrollWhenShort(QScrollArea):
+    """Shows its widget whole when there is room and scrolls it when the window is too
+    short (More settings open on a laptop screen), instead of making the window taller than
+    the screen; it keeps at least its widget's height minus ``scrollable()`` pixels."""
+
+    def __init__(self, content: QWidget, scrollable: Callable[[], int]) -> None:
+        super().__init__()
+        self._scrollable = scrollable
+        self.setWidget(content)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        content.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt API name
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # More settings opened or closed: a new natural height
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event) -> None:  # Qt API name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # long rows wrap, or no longer: another height
+
+    def _content_height(self) -> int:
+        """The widget's height at the width it has (its form's long rows wrap)."""
+        content = self.widget()
+        height = content.heightForWidth(content.width()) if content.hasHeightForWidth() else -1
+        return height if height > 0 else content.sizeHint().height()
+
+    def _bar_width(self) -> int:
+        return self.verticalScrollBar().sizeHint().width()
+
+    def sizeHint(self) -> QSize:
+        content = self.widget().sizeHint()
+        return QSize(content.width() + self._bar_width(), self._content_height())
+
+    def minimumSizeHint(self) -> QSize:
+        content = self.widget().minimumSizeHint()
+        return QSize(content.width() + self._bar_width(),
+                     max(0, self._content_height() - self._scrollable()))
 
 
 class SummaryPanel(QGroupBox):

@@ -78,6 +78,9 @@ def _number_box(interval: Interval) -> QSpinBox | _FloatSpinBox:
         high = _FLOAT_LIMIT if interval.high is None else float(interval.high)
         if interval.closed in ("right", "neither") and interval.low is not None:
             low = math.nextafter(low, math.inf) if low != 0 else 1e-12
+        if interval.closed in ("left", "neither") and interval.high is not None:
+            # An open upper end (a test level below 1): the largest value the box shows.
+            high -= 10.0 ** -box.decimals() * max(1.0, abs(high))
     box.setRange(low, high)
     return box
 

@@ -70,10 +70,7 @@ class ScriptExportAction(QObject):
         except ValueError as exc:
             self._show(QMessageBox.Icon.Critical, "Invalid parameters", str(exc))
             return
-        result = self.window.state.result
-        clusters = result.mode_clusters if result is not None else None
-        self.runner.start(lambda _state: export_script(dataset, parameters, path,
-                                                       clusters=clusters))
+        self.runner.start(lambda _state: export_script(dataset, parameters, path))
 
     def _on_written(self, outcome) -> None:
         export, files = outcome

@@ -8,7 +8,6 @@ updates. Returning True from the callback cancels the run, which then raises
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -19,7 +18,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
+from ..core import (
+    CancelCheck,
+    FitCancelled,
+    ModeClusterSettings,
+    ParamSpec,
+    ProgressCallback,
+    ProgressEvent,
+)
 from ..core.circstats.mode_clustering import ModeClustering
 from ..core.clusters import model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
@@ -30,6 +36,7 @@ from .live_fit import LIVE_INTERVAL, LiveSMDS
 from .tasks import TaskState
 
 __all__ = [
+    "SETTINGS_DECLARATIONS",
     "AnalysisResult",
     "FitCancelled",
     "FitParameters",
@@ -47,17 +54,27 @@ RadiusChoice = str | float
 LandmarkChoice = str | int | None
 
 
+#: The declarations the application's settings are made of, with the title each group
+#: of settings has on the command line: the estimator's parameters, then how PNS1 is
+#: clustered (:data:`FitParameters` holds one field per offered parameter of each).
+SETTINGS_DECLARATIONS: tuple[tuple[str, type], ...] = (
+    ("ST-PCA settings", ScaledTorusPCA),
+    ("PNS1 mode clusters", ModeClusterSettings),
+)
+
+
 @dataclass(frozen=True)
 class FitParameters:
-    """The ST-PCA settings offered by the application and the command line.
+    """The settings offered by the application and the command line: ST-PCA's and those of
+    PNS1's mode clusters.
 
-    The fields are the :class:`~stpca_gui.core.stpca.ScaledTorusPCA` parameters that have a
-    label, in their declaration order, with the application's defaults (a fixed seed where
-    the library's is None). What each allows and means is declared once, on the estimator
-    (``ScaledTorusPCA.parameter_specs()``); ``tests/core/_base/test_params.py`` checks that
-    these fields
-    are those declarations. Values are checked by :meth:`to_estimator`, by the estimator's
-    own validation.
+    The fields are the parameters with a label of each declaration of
+    :data:`SETTINGS_DECLARATIONS` (:class:`~stpca_gui.core.stpca.ScaledTorusPCA`, then
+    :class:`~stpca_gui.core.mode_settings.ModeClusterSettings`), in their declaration order,
+    with the application's defaults (a fixed seed where the library's is None). What each
+    allows and means is declared once, there (:meth:`specs`);
+    ``tests/core/_base/test_params.py`` checks that these fields are those declarations.
+    Values are checked by :meth:`validate`, by the declarations' own validation.
     """
 
     radius: RadiusChoice = "auto"
@@ -76,14 +93,33 @@ class FitParameters:
     landmark_trials: int = 3
     torus_variance: bool = True
     max_torus_components: int = 10
+    cluster_rule: str = "tested"
+    mode_alpha: float = 0.05
+
+    @staticmethod
+    def specs(declaration: type | None = None) -> tuple[ParamSpec, ...]:
+        """The declarations of the fields, in their order (of one declaration of
+        :data:`SETTINGS_DECLARATIONS` when given): what each allows, its help text, label
+        and command line flag."""
+        owners = [owner for _, owner in SETTINGS_DECLARATIONS
+                  if declaration is None or owner is declaration]
+        return tuple(spec for owner in owners for spec in owner.parameter_specs()
+                     if spec.offered)
+
+    def _values(self, declaration: type) -> dict[str, Any]:
+        return {spec.name: getattr(self, spec.name) for spec in self.specs(declaration)}
 
     def to_estimator(self) -> ScaledTorusPCA:
         """A new, unfitted :class:`ScaledTorusPCA` with these settings; as every estimator,
         it checks them when it is fitted."""
-        return ScaledTorusPCA(**dataclasses.asdict(self))
+        return ScaledTorusPCA(**self._values(ScaledTorusPCA))
+
+    def mode_cluster_settings(self) -> ModeClusterSettings:
+        """How PNS1 is clustered: the rule and the mode test's level."""
+        return ModeClusterSettings(**self._values(ModeClusterSettings))
 
     def validate(self) -> None:
-        """Check every setting now, by the estimator's own validation (for front ends that
+        """Check every setting now, by the declarations' own validation (for front ends that
         refuse bad settings before starting a fit).
 
         Raises
@@ -92,6 +128,7 @@ class FitParameters:
             Naming the first bad setting, its value and what is allowed.
         """
         self.to_estimator()._validate_params()
+        self.mode_cluster_settings()._validate_params()
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,7 +208,8 @@ class AnalysisResult:
         """The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
         first tested for uniformity on the torus), with each cluster's stability, checked
         against the labels when the data have them. A session may bring clusters made by
-        another rule or level: they say which (``method``, ``mode_test.alpha``)."""
+        another rule or level: they say which (``ModeClustering.method`` and the level
+        ``ModeClustering.mode_test.alpha``)."""
         return _cluster_pns1(self)
 
     @cached_property
@@ -305,8 +343,9 @@ def _holding_back_done(
 
 def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None,
                   paper: ModeClustering | None = None) -> ModeClustering:
-    return model_mode_clusters(result.model, labels=result._labels(), stability=True,
-                               paper=paper, check=check)
+    """PNS1's clusters by the rule and level of the result's settings."""
+    return result.parameters.mode_cluster_settings().clusters(
+        result.model, labels=result._labels(), stability=True, paper=paper, check=check)
 
 
 def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,

@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 import datetime
 import textwrap
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..core import DEMO_NAMES, ScaledTorusPCA
-from ..core.circstats.mode_clustering import MODE_RULES, ModeClustering
-from ..core.circstats.silverman import DEFAULT_ALPHA
+from ..core import DEMO_NAMES, ModeClusterSettings, ScaledTorusPCA
 from ..files.atomic import atomic_file_set
 from ..files.clash import OutputClashError, check_outputs
 from ..files.digest import angles_sha256, file_sha256
@@ -92,15 +90,15 @@ class ScriptExport:
 
 
 def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: str | Path,
-                  now: datetime.datetime | None = None,
-                  clusters: ModeClustering | None = None) -> ScriptExport:
+                  now: datetime.datetime | None = None) -> ScriptExport:
     """The script that refits ``parameters`` on ``dataset`` (nothing is written).
 
     Parameters
     ----------
     dataset : Dataset
     parameters : FitParameters
-        The settings of the fit to reproduce; the seed must be set.
+        The settings of the fit to reproduce (the PNS1 mode clusters' rule and level too);
+        the seed must be set.
     script_path : str or path-like
         Where the script will be written (names the data copy and the default output
         folder, both beside it).
@@ -118,7 +116,7 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
                          "(Parameters → Seed) and fit again")
     path = Path(script_path).resolve()
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    writer = _ScriptWriter(dataset, parameters, path, when, _cluster_settings(clusters))
+    writer = _ScriptWriter(dataset, parameters, path, when)
     note = ""
     if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
         origin = "copy"
@@ -197,33 +195,16 @@ def _check_copy_place(path: Path) -> None:
 
 
 def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path,
-                  inputs: tuple[tuple[str, str], ...] = (),
-                  clusters: ModeClustering | None = None) -> tuple[ScriptExport, list[Path]]:
+                  inputs: tuple[tuple[str, str], ...] = ()) -> tuple[ScriptExport, list[Path]]:
     """:func:`python_script`, then :func:`write_script`; returns both results.
 
     ``inputs`` are further files the export must not replace (e.g. the session it comes
-    from), as (description, path); ``clusters`` the mode clusters shown, whose rule and level
-    the script repeats."""
-    export = python_script(dataset, parameters, script_path=script_path, clusters=clusters)
+    from), as (description, path)."""
+    export = python_script(dataset, parameters, script_path=script_path)
     if inputs:
         export = ScriptExport(export.script_path, export.script, export.data_files,
                               export.data_origin, export.note, (*export.inputs, *inputs))
     return export, write_script(export)
-
-
-def _cluster_settings(clusters: ModeClustering | None) -> tuple[str, float]:
-    """The rule and level of the mode clusters shown (the tested rule at 0.05 by default).
-
-    They may come from a session file: only a known rule and a level in (0, 1) are written
-    into the script, anything else gives the defaults."""
-    if clusters is None or clusters.method not in MODE_RULES:
-        return "tested", DEFAULT_ALPHA
-    test = clusters.mode_test
-    alpha = float(test.alpha) if test is not None and isinstance(test.alpha, float) else (
-        DEFAULT_ALPHA)
-    if not 0.0 < alpha < 1.0:
-        alpha = DEFAULT_ALPHA
-    return str(clusters.method), alpha
 
 
 def _literal(value: Any) -> str:
@@ -318,9 +299,7 @@ def _reproduces(script: str, script_path: Path, dataset: Dataset) -> str:
 class _ScriptWriter:
     """The text of the script, section by section."""
 
-    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str,
-                 cluster_settings: tuple[str, float] = ("tested", DEFAULT_ALPHA)):
-        self.cluster_rule, self.alpha = cluster_settings
+    def __init__(self, dataset: Dataset, parameters: FitParameters, path: Path, when: str):
         self.dataset = dataset
         self.parameters = parameters
         self.path = path
@@ -420,9 +399,9 @@ class _ScriptWriter:
         if origin != "demo":
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
-                  "# level ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
-                  f"CLUSTER_RULE = {_literal(self.cluster_rule)}",
-                  f"ALPHA = {self.alpha!r}",
+                  "# level MODE_ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
+                  *(f"{name.upper()} = {_literal(value)}"
+                    for name, value in self._cluster_settings().items()),
                   _assignment("COLUMNS", values["COLUMNS"]),
                   "# sha256 of the angles the app fitted (float64, little-endian, C order)",
                   f"ANGLES_SHA256 = {_literal(values['ANGLES_SHA256'])}"]
@@ -443,7 +422,7 @@ class _ScriptWriter:
         names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
                   if origin == "structure" else [])
         names += ["DATA_COPY"] if origin != "demo" else []
-        names += ["CLUSTER_RULE", "ALPHA", "COLUMNS", "ANGLES_SHA256"]
+        names += [*map(str.upper, self._cluster_settings()), "COLUMNS", "ANGLES_SHA256"]
         statements += [("assign", name) for name in names]
         statements += [("def", "sha256"), ("def", "load_data")]
         if figures:
@@ -589,13 +568,17 @@ class _ScriptWriter:
         return arguments
 
     def _estimator_lines(self) -> list[str]:
-        specs = {spec.name: spec for spec in ScaledTorusPCA.parameter_specs()}
         lines = []
-        for field in fields(self.parameters):
-            value = getattr(self.parameters, field.name)
-            if field.name == "random_state" or value != specs[field.name].default:
-                lines.append(f"        {field.name}={_literal(value)},")
+        for spec in FitParameters.specs(ScaledTorusPCA):
+            value = getattr(self.parameters, spec.name)
+            if spec.name == "random_state" or value != spec.default:
+                lines.append(f"        {spec.name}={_literal(value)},")
         return lines
+
+    def _cluster_settings(self) -> dict[str, Any]:
+        """The PNS1 mode clusters' settings, by name (``cluster_rule``, ``mode_alpha``)."""
+        return {spec.name: getattr(self.parameters, spec.name)
+                for spec in FitParameters.specs(ModeClusterSettings)}
 
     def _main(self) -> str:
         lines = [
@@ -615,7 +598,7 @@ class _ScriptWriter:
             "    # summary.json (radius, stress, explained variance on the sphere and the torus)",
             "    # PNS1 mode clusters, as the app showed them; the cluster of every row goes to",
             "    # scores.csv, the test's p-values, sizes and stability to summary.json",
-            "    clusters = model_mode_clusters(model, method=CLUSTER_RULE, alpha=ALPHA,",
+            "    clusters = model_mode_clusters(model, method=CLUSTER_RULE, alpha=MODE_ALPHA,",
             "                                   labels=labels)",
             "    print(clusters.describe())",
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
@@ -627,7 +610,7 @@ class _ScriptWriter:
             "        print(f\"explained variance on the {where} (%): {percent}\")", "",
             "    # Figures: the app's views. The 3-D ones need OpenGL (a display, EGL or OSMesa).",
             "    written += write_plot_figures(model, args.out, labels=labels,",
-            "                                  cluster_rule=CLUSTER_RULE, alpha=ALPHA)",
+            "                                  cluster_rule=CLUSTER_RULE, alpha=MODE_ALPHA)",
             "    if can_render_off_screen():",
             "        written += write_scene_figures(model, angles, args.out, column_names=COLUMNS,",
             "                                       labels=labels)",

@@ -516,13 +516,36 @@ def _decode_result(reader: ContainerReader, decoder: TreeDecoder, node: dict[str
         raise ValueError("the fitted model does not belong to the embedded data")
     parameters = _decode_parameters(decoder, node["parameters"], notes, "fitted ")
     wall_time = float(node["wall_time"])
-    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                            wall_time=wall_time)
     clusters = decoder.value(node["mode_clusters"])
     if not isinstance(clusters, ModeClustering) or np.shape(clusters.labels) != (n,):
         raise ValueError("the PNS1 mode clusters do not fit the data")
+    parameters = _cluster_settings_of(parameters, node["parameters"], clusters)
+    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                            wall_time=wall_time)
     result.__dict__["mode_clusters"] = clusters  # the cached value, as run_analysis leaves it
     return result
+
+
+def _cluster_settings_of(parameters: FitParameters, recorded: dict[str, Any],
+                         clusters: ModeClustering) -> FitParameters:
+    """The fit's settings with the rule and mode test level its clusters were made with.
+
+    Sessions written before the settings held them (``recorded`` lacks them) take those of
+    the clusters they hold: "paper" for clusters saved before the test, else the tested
+    rule at its test's level. Recorded ones must be those of the clusters.
+    """
+    made_with = {"cluster_rule": clusters.method,
+                 "mode_alpha": (clusters.mode_test.alpha if clusters.mode_test is not None
+                                else parameters.mode_alpha)}
+    missing = {name: value for name, value in made_with.items() if name not in recorded}
+    if missing:
+        parameters = dataclasses.replace(parameters, **missing)
+        parameters.validate()
+    for name, value in made_with.items():
+        if getattr(parameters, name) != value:
+            raise ValueError(f"the fit's setting {name} is {getattr(parameters, name)!r}, but "
+                             f"its PNS1 mode clusters were made with {value!r}")
+    return parameters
 
 
 def _check_selection(groups: Any, history: list, active_group: Any, n: int) -> None:

@@ -3,7 +3,7 @@ clusters I / II / V that the pseudotorsions show.
 
 ST-PCA is fitted by our converged optimiser and by the paper's procedure, T-PCA in both
 orderings; the first scores of each are clustered by the paper's mode rule
-(:mod:`.clusters`) and scored against the true clusters (:mod:`stpca_gui.core.rates`: the
+(:mod:`.clusters`) and scored against the true clusters (:mod:`stpca_gui.core.circstats.rates`: the
 best one-to-one matching, with bootstrap intervals and paired differences); the product's
 tested rule is shown beside it (k̂ with its step p-values, rate, paired difference).
 """

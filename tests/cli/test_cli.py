@@ -75,8 +75,11 @@ def test_demos_are_listed(capsys):
 
 
 def test_bad_radius_is_an_error_not_a_traceback(capsys):
-    assert main(["demo", "clusters-t2", "--radius", "-2"]) == 1
-    assert "radius" in capsys.readouterr().err
+    # Declared parameters are checked when the command line is parsed: a usage error.
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", "clusters-t2", "--radius", "-2"])
+    assert exc.value.code == 2
+    assert "--radius: must be 'auto' or a positive number, not '-2'" in capsys.readouterr().err
 
 
 def test_unknown_demo_exits_with_usage_error():
@@ -158,7 +161,7 @@ def test_fit_paper_rule_and_level_are_options(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["fit", str(source), "--mode-alpha", "1.5"])
     assert exit_info.value.code == 2
-    assert "level must be a number in (0, 1)" in capsys.readouterr().err
+    assert "--mode-alpha: must be a number in (0, 1), not '1.5'" in capsys.readouterr().err
 
 
 def test_fit_reads_headerless_whitespace_tables(tmp_path, capsys):

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from stpca_gui.core import ScaledTorusPCA
+from stpca_gui.core import ModeClusterSettings, ScaledTorusPCA
 from stpca_gui.model import FitParameters
 
 pytestmark = pytest.mark.usefixtures("display")
@@ -22,7 +22,8 @@ def panel(qtbot):
 
 
 def test_one_editor_per_offered_parameter_with_the_app_defaults(panel):
-    offered = [s.name for s in ScaledTorusPCA.parameter_specs() if s.offered]
+    offered = [s.name for s in (*ScaledTorusPCA.parameter_specs(),
+                                *ModeClusterSettings.parameter_specs()) if s.offered]
     assert list(panel.editors) == offered
     assert panel.parameters() == FitParameters()
     assert not panel.editors["radius"].number.isEnabled()  # "estimate" is chosen
@@ -47,3 +48,71 @@ def test_editors_cannot_leave_the_allowed_range(panel):
     assert (alpha.minimum(), alpha.maximum()) == (0.0, 1.0)
     curve.setValue(1)
     assert panel.parameters().n_curve_points == 3
+
+
+def _row_label(panel, name: str) -> str:
+    """The text of the form label beside a parameter's editor."""
+    from PySide6.QtWidgets import QFormLayout
+
+    editor = panel.editors[name]
+    for form in panel.findChildren(QFormLayout):
+        label = form.labelForField(editor)
+        if label is not None:
+            return label.text()
+    raise AssertionError(f"no label for {name}")
+
+
+def test_the_pns_and_mode_test_levels_are_two_labelled_editors(panel):
+    # Issue 30: the panel showed one "Test level α" (PNS's); the mode test's level had no
+    # editor. Now each has its own, named and explained, and the cluster rule one too.
+    assert _row_label(panel, "alpha") == "PNS test level"
+    assert _row_label(panel, "mode_alpha") == "Mode test level"
+    assert _row_label(panel, "cluster_rule") == "Cluster rule"
+    pns_tip, mode_tip = panel.editors["alpha"].toolTip(), panel.editors["mode_alpha"].toolTip()
+    assert "Significance level of PNS" in pns_tip and "Not the mode test level" in pns_tip
+    assert "Significance level of the mode test" in mode_tip
+    assert "Allowed: a number in (0, 1)." in mode_tip
+    rule = panel.editors["cluster_rule"].choice
+    assert [rule.itemText(k) for k in range(rule.count())] == ["tested modes",
+                                                               "every mode (paper)"]
+    level = panel.editors["mode_alpha"].number
+    assert 0.0 < level.minimum() < 1e-9 and 1.0 - 1e-9 < level.maximum() < 1.0  # (0, 1)
+    level.setValue(1.0)
+    panel.parameters()  # the largest level the box takes is allowed
+
+
+def test_mode_cluster_settings_round_trip_through_the_editors(panel):
+    chosen = FitParameters(alpha=0.2, cluster_rule="paper", mode_alpha=0.01)
+    panel.set_parameters(chosen)
+    assert panel.editors["cluster_rule"].choice.currentText() == "every mode (paper)"
+    assert panel.parameters() == chosen
+    assert panel.parameters().mode_cluster_settings().get_params() == {
+        "cluster_rule": "paper", "mode_alpha": 0.01}
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_settings_with_both_levels_fit_the_window(window, qtbot, gui_dir, size):
+    # With More settings open the side column needs more height than a laptop screen has
+    # (1007 px before it scrolled): it scrolls, and the window keeps the size asked for.
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    panel = window.parameters
+    panel.more.expand(animate=False)
+    window.resize(*size)
+    for _ in range(3):
+        QCoreApplication.processEvents()
+    qtbot.wait(100)
+    picture = window.grab()
+    picture.save(str(gui_dir / f"parameters-levels-{size[0]}x{size[1]}.png"))
+    assert (picture.width(), picture.height()) == size
+    shown = {}
+    for form in panel.findChildren(QFormLayout):
+        for row in range(form.rowCount()):
+            item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            if item is not None and isinstance(item.widget(), QLabel):
+                label = item.widget()
+                shown[label.text()] = label.width() >= label.sizeHint().width()
+    assert shown["Cluster rule"] and shown["PNS test level"] and shown["Mode test level"]
+    combo = panel.editors["cluster_rule"].choice
+    assert combo.width() >= combo.minimumSizeHint().width()

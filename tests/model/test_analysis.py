@@ -36,7 +36,7 @@ from stpca_gui.model import (
     ({"torus_variance": 1}, "torus_variance (Torus variance) must be True or False; got 1"),
     ({"tol": 0.0}, "tol (SMDS tolerance) must be a number in (0, 1); got 0.0"),
     ({"max_iter": True}, "max_iter (SMDS iterations (max)) must be an integer in [1, 1000000]"),
-    ({"alpha": 1.5}, "alpha (Test level α) must be a number in [0, 1]; got 1.5"),
+    ({"alpha": 1.5}, "alpha (PNS test level) must be a number in [0, 1]; got 1.5"),
     ({"n_bootstrap": 0}, "n_bootstrap (Bootstrap samples) must be an integer in [1, 100000]"),
 ])
 def test_fit_parameters_validation(changes, message):

@@ -108,7 +108,8 @@ def test_paper_rule_clusters_round_trip_as_paper_rule(tmp_path, table_dataset, f
 
     _, result = fitted
     paper = model_mode_clusters(result.model, method="paper")
-    copy = dataclasses.replace(result)
+    copy = dataclasses.replace(result, parameters=dataclasses.replace(result.parameters,
+                                                                      cluster_rule="paper"))
     copy.__dict__["mode_clusters"] = paper
     path = tmp_path / "paper.stpca"
     save_session(session_from_state(_state(table_dataset, copy), FitParameters(), {}), path)

@@ -7,7 +7,7 @@ Two stages dominate the memory of a fit, one after the other, so its peak is the
   n = 30,000, more than most machines have at n = 50,000;
 * principal nested spheres on all the points (n of them, or every placed point of a
   landmark fit): about 380 B + 16 B · (d + 1) per point, whatever the mode. Its isotropy
-  test (``pns_mode="seq.test"``, when it runs) uses at most ``pns_tests.N_TEST`` points and
+  test (``pns_mode="seq.test"``, when it runs) uses at most ``isotropy.N_TEST`` points and
   draws its bootstrap a chunk at a time, so it adds a bounded amount (``PNS_TEST_BYTES``)
   whatever n and ``n_bootstrap``.
 

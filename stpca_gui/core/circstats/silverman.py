@@ -470,7 +470,7 @@ def silverman_mode_test(
         Seed of the bootstrap (the default makes the result reproducible).
     check : callable, optional
         Called between blocks of work; raises
-        :class:`~stpca_gui.core.progress.FitCancelled` to stop.
+        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
 
     Returns
     -------

@@ -86,7 +86,7 @@ class PrincipalNestedSpheres(Estimator):
         Per level, the LRT p-value and the vMF-bootstrap p-value (NaN when not computed).
     isotropy_test_points_ : ndarray of int, shape (d − 1,)
         Per level, the number of points the vMF-bootstrap isotropy test ran on: all n up to
-        ``pns_tests.N_TEST`` (5,000), else a random subsample of ``N_TEST`` points drawn
+        ``isotropy.N_TEST`` (5,000), else a random subsample of ``N_TEST`` points drawn
         with ``random_state``; 0 where the test did not run.
     objectives_ : ndarray, shape (d − 1,)
         Minimised objective ``mean_i (arccos(v_k·x_i) − r_k)²`` of each level.

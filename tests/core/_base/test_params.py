@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import re
 
 import numpy as np
 import pytest
 
 from stpca_gui.core import (
+    ModeClusterSettings,
     PrincipalNestedSpheres,
     ScaledTorusPCA,
     SphericalMDS,
@@ -102,14 +104,48 @@ def test_case_insensitive_pns_mode_as_in_r():
 
 def test_app_parameters_are_the_offered_declarations():
     # FitParameters is written out by hand; its fields, their order and their defaults are
-    # those of the estimator's offered declarations, so a new parameter fails here until
-    # the app's settings hold it too.
-    offered = [s for s in ScaledTorusPCA.parameter_specs() if s.offered]
+    # those of the offered declarations of the estimator and then of the mode clusters'
+    # settings, so a new parameter fails here until the app's settings hold it too.
+    offered = [s for owner in (ScaledTorusPCA, ModeClusterSettings)
+               for s in owner.parameter_specs() if s.offered]
     params = FitParameters()
     assert list(vars(params)) == [s.name for s in offered]
     assert [getattr(params, s.name) for s in offered] == [s.app_default for s in offered]
+    assert FitParameters.specs() == tuple(offered)
     assert params.random_state == 0  # the app's reproducible default, not the library's None
     assert "smds_init" not in vars(params)  # array-valued: library only
+    assert (params.cluster_rule, params.mode_alpha, params.alpha) == ("tested", 0.05, 0.1)
+
+
+def test_the_two_test_levels_are_told_apart():
+    # PNS's test level (ScaledTorusPCA.alpha) and the mode test's are different settings
+    # with different names, labels and flags.
+    pns, mode = ScaledTorusPCA.parameter_spec("alpha"), ModeClusterSettings.parameter_spec(
+        "mode_alpha")
+    assert (pns.label, pns.flag, pns.default) == ("PNS test level", "--alpha", 0.1)
+    assert (mode.label, mode.flag, mode.default) == ("Mode test level", "--mode-alpha", 0.05)
+    assert "Not the mode test level" in pns.doc and "Not the PNS test level" in mode.doc
+    rule = ModeClusterSettings.parameter_spec("cluster_rule")
+    assert (rule.label, rule.flag, rule.options().values) == ("Cluster rule", "--cluster-rule",
+                                                              ("tested", "paper"))
+    assert FitParameters(mode_alpha=0.01, alpha=0.2).mode_cluster_settings().get_params() == {
+        "cluster_rule": "tested", "mode_alpha": 0.01}
+    assert FitParameters(mode_alpha=0.01, alpha=0.2).to_estimator().alpha == 0.2
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"mode_alpha": 0.0}, "mode_alpha (Mode test level) must be a number in (0, 1); got 0.0"),
+    ({"mode_alpha": 1.0}, "mode_alpha (Mode test level) must be a number in (0, 1); got 1.0"),
+    ({"mode_alpha": "0.05"}, "mode_alpha (Mode test level) must be a number in (0, 1); "
+                             "got '0.05'"),
+    ({"cluster_rule": "every"}, "cluster_rule (Cluster rule) must be one of 'tested', "
+                                "'paper'; got 'every'"),
+])
+def test_mode_cluster_settings_are_validated_with_the_others(changes, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FitParameters(**changes).validate()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        FitParameters(**changes).mode_cluster_settings().clusters(object())
 
 
 def test_app_parameters_pickle_and_compare_by_value():

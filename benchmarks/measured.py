@@ -1,0 +1,195 @@
+"""docs/measured.md, generated from the benchmarks' recorded results.
+
+Every benchmark run with ``--record`` writes its headline numbers, with the date, commit,
+machine and load average, to ``benchmarks/results/<benchmark>.json``. This script renders
+the rows below from those files into docs/measured.md, so that the page never states a
+number no benchmark recorded; tests/docs/test_measured_page.py checks that the committed page
+is what this script gives and that every recorded case is shown.
+
+    uv run python benchmarks/measured.py           # rewrite docs/measured.md
+    uv run python benchmarks/measured.py --check   # exit 1 if docs/measured.md differs
+
+A new benchmark adds one :class:`Row` to :data:`ROWS` (its texts are ``str.format``
+templates over the recorded values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent
+RESULTS = BENCHMARKS / "results"
+PAGE = BENCHMARKS.parent / "docs" / "measured.md"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the page: a case of a benchmark's results file, and how it reads."""
+
+    benchmark: str  # results/<benchmark>.json
+    case: str
+    what: str  # templates over the case's "values"
+    ours: str
+    reference: str = "—"
+
+
+ROWS = (
+    Row("bench_smds", "demos",
+        "SMDS clusters-t2 / t3 (n = 300), wrapped-normal-t2 (n = 500), `lbfgs`, 3 seeds: "
+        "median time, largest stress",
+        "{lbfgs_s_t2:.2f} / {lbfgs_s_t3:.2f} / {lbfgs_s_wn:.2f} s, stress ≤ "
+        "{lbfgs_stress_t2:.4f} / {lbfgs_stress_t3:.4f} / {lbfgs_stress_wn:.4f}",
+        "paper: 6.45 / 7.28 / 30.93 s, stress 0.068 / 0.064 / 0.159"),
+    Row("bench_smds", "demos", "same with `optimizer=\"paper\"`: mean r̂ / stress",
+        "{paper_radius_t2:.2f} / {paper_stress_t2:.3f}, {paper_radius_t3:.2f} / "
+        "{paper_stress_t3:.3f}, {paper_radius_wn:.2f} / {paper_stress_wn:.3f}",
+        "paper: 1.35 / 0.068, 1.63 / 0.064, 1.39 / 0.159"),
+    Row("bench_smds", "sunspots", "SMDS sunspots cycle 23 lag 3 (n = 5371 on T³)",
+        "{seconds_min:.1f}–{seconds_max:.1f} s, {peak_rss_mib:.0f} MiB peak RSS, "
+        "r̂ = {radius:.3f}", "paper: r̂ = 1.81; target 15 s, 600 MB"),
+    Row("bench_stpca", "sunspots",
+        "sunspots principal curve vs the periodic diagonal, 1 − R² of θ2 / θ3 on θ1",
+        "{one_minus_r2_theta2:.1e} / {one_minus_r2_theta3:.1e} (slopes "
+        "{slope_min:.4f}–{slope_max:.4f})", "paper: 3e-5"),
+    Row("bench_pns", "timings", "PNS n = 300 seq.test S³ / n = 5000 small S³",
+        "{seq_test_s3_300_s:.2f} s / {small_s3_5000_s:.2f} s",
+        "shapes: 125 s / 54 s; targets 2 s / 0.5 s"),
+    Row("bench_stpca", "simulations",
+        "ST-PCA torus % PC1 (clusters-t2 / t3 / wrapped normal), `lbfgs`, mean of 3 seeds",
+        "{pc1_t2:.1f} / {pc1_t3:.1f} (+{pc2_t3:.1f}) / {pc1_wn:.1f}",
+        "paper: 95 / 94 (+1) / 89"),
+    Row("bench_stpca", "sunspots",
+        "full ST-PCA on sunspots (n = 5371): SMDS + PNS + curve + torus variance",
+        "{total_s:.1f} s ({smds_s:.1f} + {pns_s:.1f} + {curve_s:.1f} + "
+        "{torus_variance_s:.1f})"),
+    Row("bench_gui", "selection-5000",
+        "app, n = 5000 (Xvfb, software OpenGL): selection → every view shows it",
+        "median {median_ms:.0f} ms, max {max_ms:.0f} ms (3-D frames {torus_frame_ms:.0f} / "
+        "{sphere_frame_ms:.0f} ms)", "target 0.1 s"),
+    Row("bench_gui", "selection-100000", "same, n = 100,000 points (synthetic result)",
+        "median {median_s:.2f} s, max {max_s:.2f} s"),
+    Row("bench_gui", "selection-1000000",
+        "same, n = 10⁶ points (synthetic result; 3-D views draw 30,000, scores as a density "
+        "image)", "median {median_s:.2f} s, max {max_s:.2f} s; peak RSS {peak_rss_gib:.1f} GiB",
+        "target 0.3 s, 4 GiB"),
+    Row("bench_live_fit", "live",
+        "app: longest GUI-thread stall during a fit with the live display, clusters-t3 / "
+        "sunspots cycle 23 / all births (n = 300 / 5371 / 51,299)",
+        "{clusters_t3_ms:.0f} / {cycle_23_ms:.0f} / {all_births_ms:.0f} ms", "target 0.1 s"),
+    Row("bench_landmarks", "accuracy",
+        "landmark fit m = 1000 vs exact, sunspots cycle 23 lag 3: PNS1 agreement, Δ PC1, "
+        "all-pairs stress",
+        "{score_agreement:.5f}, {pc1_difference:.2f} points, {stress_change_percent:+.2f} % "
+        "({landmark_s:.1f} s vs {exact_s:.1f} s)", "targets ≥ 0.99, ≤ 1 point, ≤ 2 %"),
+    Row("bench_landmarks", "t4-200k", "default fit, T⁴ clusters + 10 % background, "
+        "n = 200,000", "{seconds:.1f} s, {peak_rss_mib:.0f} MiB", "target 60 s, 3 GiB"),
+    Row("bench_landmarks", "t4-1m", "same, n = 10⁶", "{seconds:.1f} s, {peak_rss_mib:.0f} MiB",
+        "target 40 s, 2 GiB"),
+    Row("bench_landmarks", "sunspots-all", "default fit, all 51,301 sunspot births (lag 3)",
+        "{seconds:.1f} s, {peak_rss_mib:.0f} MiB", "target 60 s"),
+    Row("bench_persist", "transform",
+        "`stpca transform`, {rows:,} rows, model n = {model_n:,} / m = {landmarks}",
+        "{rows_per_s:,.0f} rows/s, {cpu_s:.1f} CPU s",
+        "target 2× the code before issue 25 (3fdd8f4: 39,960 rows/s, 14.0 CPU s on 26 Nov "
+        "2026)"),
+    Row("bench_startup", "cli-cold",
+        "`stpca demo clusters-t3`, empty kernel cache (first run after installing)",
+        "{exit_s:.2f} s", "target 15 s"),
+    Row("bench_startup", "cli-warm", "same, kernels cached", "{exit_s:.2f} s"),
+    Row("bench_compile", "compile",
+        "kernel compiling for that fit / for every kernel (CPU s)",
+        "{fit_cpu_s:.1f} / {all_cpu_s:.1f}"),
+    Row("bench_startup", "gui-warm",
+        "`stpca-gui`, cached kernels: window painted / fitted demo window shown",
+        "{first_paint_s:.2f} s / {result_shown_s:.2f} s", "targets 2 s / 5 s"),
+    Row("bench_startup", "bundle",
+        "bundle (`packaging/build`, {size_mb:,.0f} MB): first launch / later launch to the "
+        "fitted demo", "{first_s:.2f} s / {later_s:.2f} s", "targets 20 s / 6 s"),
+    Row("bench_dihedrals", "read",
+        "torsions of a {frames:,}-frame, {residues}-residue trajectory (`stpca dihedrals`' "
+        "reader, backbone φ/ψ): pooled / per-frame",
+        "{pooled_frames_per_s:,.0f} / {per_frame_frames_per_s:,.0f} frames/s, peak RSS "
+        "{peak_rss_mb:,.0f} MB", "target 10⁴ frames/s"),
+)
+
+HEADER = """\
+# Measured
+
+<!-- Generated by benchmarks/measured.py from benchmarks/results/*.json: do not edit. -->
+
+Speed, memory and accuracy on a 2-core machine, by the scripts of `benchmarks/` (each
+explained in [benchmarks/README.md](../benchmarks/README.md)), against the paper, the
+reference implementation or the target. The machine is shared: each row says when it was
+measured, at which commit and at which 1-minute load average (a loaded machine is slower).
+The commands, machines and sources of the numbers are in `benchmarks/results/`.
+"""
+
+FOOTER = """\
+The torus percentages with the paper's optimiser and every variance convention tried:
+[variance_gap.md](variance_gap.md). To refresh a row, run its benchmark with `--record`
+(benchmarks/README.md), then `uv run python benchmarks/measured.py`.
+"""
+
+
+def load_results(folder: Path = RESULTS) -> dict[str, dict]:
+    """Every results file in ``folder``, by benchmark name."""
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(folder.glob("*.json"))}
+
+
+def _when(case: dict) -> str:
+    day = date.fromisoformat(case["date"])
+    if case["load"] is None:  # numbers carried over from before they were recorded
+        load = "load not recorded"
+    else:
+        low, high = case["load"]
+        load = f"load {low:g}" if low == high else f"load {low:g}–{high:g}"
+    return f"{day.day} {day:%b %Y}, {case['commit']}, {load}"
+
+
+def render(results: dict[str, dict]) -> str:
+    """The page for ``results``; a row whose case or value is missing raises ``KeyError``
+    naming it."""
+    lines = [HEADER, "| | ours | paper / reference / target | measured |",
+             "|---|---|---|---|"]
+    for row in ROWS:
+        try:
+            case = results[row.benchmark]["cases"][row.case]
+            cells = [text.format(**case["values"]) for text in (row.what, row.ours,
+                                                                  row.reference)]
+        except KeyError as missing:
+            raise KeyError(f"{row.benchmark} {row.case}: no recorded {missing}") from None
+        lines.append("| " + " | ".join([*cells, _when(case)]) + " |")
+    return "\n".join(lines) + "\n\n" + FOOTER
+
+
+def unshown_cases(results: dict[str, dict]) -> list[str]:
+    """Recorded cases no row shows."""
+    shown = {(row.benchmark, row.case) for row in ROWS}
+    return [f"{benchmark} {case}" for benchmark, recorded in results.items()
+            for case in recorded["cases"] if (benchmark, case) not in shown]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="do not write: exit 1 if docs/measured.md is not up to date")
+    args = parser.parse_args(argv)
+    page = render(load_results())
+    if args.check:
+        if PAGE.read_text(encoding="utf-8") != page:
+            print(f"{PAGE} is out of date: run python benchmarks/measured.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(page, encoding="utf-8")
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""docs/structures.md's walk-through prints what the code prints (issues 30 and 31).
+
+benchmarks/transcripts.py runs the page's ``$ stpca …`` commands; here the P-loop session
+(the per-frame table of residues 7–13, its fit and its representatives) is run on
+MDAnalysisTests' AdK files, and the page's lines must all be printed — in particular as
+many clusters as the fit gives. The pooled session takes minutes: run the script by hand.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from project_paths import REPO
+
+pytest.importorskip("MDAnalysis")
+pytest.importorskip("MDAnalysisTests")
+
+_spec = importlib.util.spec_from_file_location("benchmarks_transcripts",
+                                               REPO / "benchmarks" / "transcripts.py")
+transcripts = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = transcripts
+_spec.loader.exec_module(transcripts)
+
+PAGE = REPO / "docs" / "structures.md"
+
+
+def _in_the_p_loop_session(command) -> bool:
+    return "loop" in command.text  # ploop.csv, loop.stpca, reps_loop
+
+
+@pytest.mark.slow
+def test_the_p_loop_walk_through_prints_what_the_page_shows():
+    printed = {}
+    problems = transcripts.check(PAGE, _in_the_p_loop_session,
+                                 lambda command, lines: printed.update({command.text: lines}))
+    assert len(printed) == 4, "the P-loop session lost a command"
+    assert not problems, "\n".join(problems)
+    # The page lists every cluster, no more and no fewer than the fit gives.
+    representatives = next(c for c in transcripts.commands(PAGE.read_text(encoding="utf-8"))
+                           if c.text.startswith("stpca representatives loop.stpca"))
+
+    def medoid_lines(lines):
+        return [line for line in lines if line.startswith("cluster ")]
+
+    assert medoid_lines(representatives.expected) == medoid_lines(printed[representatives.text])
+
+
+@pytest.mark.parametrize("shown, printed, same", [
+    ("fitted radius r̂  1.4922", "fitted radius r̂  1.4923", True),
+    ("fitted radius r̂  1.4922", "fitted radius r̂  1.4925", False),
+    ("cluster 3: medoid frame 0", "cluster 2: medoid frame 4", False),
+    ("2,ARG,0,4AKE,2,ARG,1.3992…,-0.1281…,3", "2,ARG,0,4AKE,2,ARG,1.39926620,-0.128121,3", True),
+    ("2,ARG,0,4AKE,2,ARG,1.3992…,-0.1281…,3", "2,ARG,0,4AKE,2,ARG,1.39926620,-0.128121,2", False),
+    ("98 rows × 14 torsions … adk_dims.dcd …", "98 rows × 14 torsions (backbone) from adk_dims.dcd "
+     "in 1.0 s", True),
+])
+def test_a_shown_line_matches_up_to_elisions_and_the_last_digit(shown, printed, same):
+    assert transcripts.matches(shown, printed) is same
+
+
+def test_a_line_the_command_did_not_print_is_reported():
+    command = transcripts.Command(3, "stpca representatives …", [
+        "cluster 0: medoid frame 89", "cluster 3: medoid frame 0"])
+    printed = ["cluster 0: medoid frame 89", "cluster 1: medoid frame 70",
+               "cluster 2: medoid frame 4", "wrote …"]
+    assert transcripts.differences(command, printed) == [
+        "line 3: `stpca representatives …` did not print 'cluster 3: medoid frame 0'"]
