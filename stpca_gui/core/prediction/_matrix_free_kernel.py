@@ -59,6 +59,9 @@ from ._prediction_kernel import (
 #: Relative CG residual of a Newton step far from the minimum (the step only has to lead
 #: downhill) and near it (the step must be Newton's to the rounding of the stopping rules).
 _CG_FAR_TOL = 1e-2
+#: T̃'s far tolerance: its objective has ridges (the torus distance's), across which a
+#: precise Newton step is no better than a rough one.
+_CG_TORUS_FAR_TOL = 1e-1
 _CG_NEAR_TOL = 1e-12
 #: A Newton step (damping at most _NEWTON_LAMBDA) shorter than this (radians) is the last,
 #: taken without evaluating the point it leads to. The dense kernel's _LAST_STEP (1e-6)
@@ -69,6 +72,16 @@ _LAST_STEP_UNCHECKED = 1e-7
 #: CG iterations without the squared residual shrinking fourfold after which CG stops
 #: (rounding reached).
 _CG_STALL = 3
+#: T̃'s minima often lie on a ridge of the torus distance (where an angle's difference to
+#: some sample crosses ±π), where no Newton model fits: the damping then swings between
+#: rejected and accepted steps that each gain ~1e-10 of the stress. An accepted step that
+#: needed damping and gained less than this share of the stress ends the iteration there
+#: (T⁶⁶, m = 1000, 60 points × 5 levels of the torus variance: passes per prediction mean
+#: 25.6 → 20.2, 90 % quantile 56 → 41; the answers moved by 5e-7 rad at the median, at
+#: most 0.05 rad where two minima on a ridge are equally deep; the variance between
+#: levels 10 and 9 summed over the points by 4e-4 of itself, far below its sample's
+#: standard error).
+_RIDGE_TOL = 1e-9
 #: A preconditioner eigenvalue is kept at least this fraction of (w̄ λ_j + |Σ c_i|): where
 #: E Eᵀ is singular (fewer partners than dimensions) or Σ c_i < 0 the preconditioner
 #: stays positive definite.
@@ -561,6 +574,7 @@ def _predict_one_cg(
     for k in range(d):
         trial[k] = wrap_angle(start[k])
     current = 0
+    damped = False  # a trial was rejected since the last accepted point
     value = math.inf
     curvature = 0.0
     damping = 0.0
@@ -584,18 +598,25 @@ def _predict_one_cg(
             damping = trial_weight / d + 1e-300
             if not first:
                 accepted += 1
+                on_ridge = damped and decrease <= _RIDGE_TOL * value
                 lam = max(lam * 0.1, 1e-9)
-                if decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2:
+                if (decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2
+                        or on_ridge):
                     break
             else:
                 first_gradient_squared = max(_dot(grad, grad), 1e-300)
             first = False
+            damped = False
             if accepted >= max_iter:
                 break
         else:
+            if (step_squared <= _LAST_STEP**2
+                    and trial_value - value <= _STRESS_ROUNDING * value):
+                break  # a step this short changes the stress by rounding only: at rest
+            damped = True
             lam *= 10.0
-        tolerance = min(_CG_FAR_TOL, max(math.sqrt(_dot(grad, grad) / first_gradient_squared),
-                                         _CG_NEAR_TOL))
+        tolerance = min(_CG_TORUS_FAR_TOL, max(
+            math.sqrt(_dot(grad, grad) / first_gradient_squared), _CG_NEAR_TOL))
         proposed = False
         while lam < _LAMBDA_MAX:
             solved, _ = _newton_step(
