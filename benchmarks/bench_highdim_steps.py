@@ -7,14 +7,19 @@ d, on ``make_torsion_states(n, d)`` (default n = 10⁴, the issue's case), in a 
 process against the code of this checkout or of ``--source DIR`` (another checkout, e.g. an
 earlier commit exported with ``git archive``):
 
-* ``landmark round`` — choosing m = 1000 landmarks and one spherical MDS on them, plus the
-  T̂ of the 2,000-point validation sample that each round of a multi-set fit places;
+* ``landmark stage`` — the fit's landmark SMDS (m = 1000 landmarks): each landmark set
+  tried is chosen, fitted by spherical MDS and scored by the T̂ of a 2,000-point validation
+  sample; the number of sets tried;
 * ``placing`` — T̂ of ``--place`` points that are not landmarks, CPU per point, and that
-  per point × (n − m), the stage of a landmark fit;
+  per point × (n − m), the stage of a landmark fit; with the matrix-free kernel, also the
+  dense kernel on the same points and the largest difference of their answers (radians);
 * ``curve`` — the principal curve (``--curve-points`` points, scaled to 100);
 * ``torus variance`` — the old computation (every level of every point up to 10⁴) from the
   CPU of ``--variance-points`` points, scaled; the new one as the fit runs it (the first
-  components on a growing sample) on the m landmark points, with its sample and errors.
+  components on a growing sample) on the m landmark points, with its sample and errors,
+  and its ratios against the same components on every one of the m points (the error of
+  the sample, in ratio points and in standard errors) and, up to d = 30, against every
+  component on every point (the paper's computation).
 
 The curve and the torus variance need a PNS fit: a great-sphere PNS of the first 100
 landmarks (``mode="great"``, untimed) stands in for the fit's, as neither step's cost
@@ -26,12 +31,16 @@ Usage::
 
     uv run python benchmarks/bench_highdim_steps.py --d 20 66 --json new.json
     uv run python benchmarks/bench_highdim_steps.py --d 20 66 --source /tmp/old --json old.json
+    # both, old then new for each d, recorded for docs/measured.md:
+    git archive main stpca_gui | tar -x -C /tmp/old
+    uv run python benchmarks/bench_highdim_steps.py --d 20 66 --before /tmp/old --record
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -57,11 +66,14 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
     import numpy as np
 
     from stpca_gui.core.pns.pns import PrincipalNestedSpheres
-    from stpca_gui.core.prediction import projections
+    from stpca_gui.core.prediction import prediction, projections
     from stpca_gui.core.prediction.prediction import SMDSMatch
-    from stpca_gui.core.smds.landmarks import choose_landmarks
-    from stpca_gui.core.smds.smds import SphericalMDS
-    from stpca_gui.core.stpca import _trace_principal_curve
+    from stpca_gui.core.stpca import (
+        ScaledTorusPCA,
+        _Reporter,
+        _Timer,
+        _trace_principal_curve,
+    )
     from stpca_gui.core.torsion_states import make_torsion_states
     from stpca_gui.core.warmup import warm_up
 
@@ -70,22 +82,31 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
     data = make_torsion_states(n, d, random_state=0)
     angles = data.angles
     result: dict[str, Any] = {"d": d, "n": n, "m": m, "load_start": load_start}
-    rng = np.random.default_rng(0)
-    indices, choose_cpu = _cpu(choose_landmarks, angles, m, rng, "mixed")
-    smds, smds_cpu = _cpu(SphericalMDS(random_state=0).fit, angles[indices])
+    fit = ScaledTorusPCA(random_state=0)
+    (indices, smds, trial_stress), landmark_cpu = _cpu(
+        fit._fit_landmark_smds, angles, m, 1, 2, _Reporter(None), _Timer())
     match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
     others = np.setdiff1d(np.arange(n), indices)
     placed = others[:n_place]
-    _, place_cpu = _cpu(match.interpolate, angles[placed])
+    (units, _), place_cpu = _cpu(match.interpolate, angles[placed])
     per_point = place_cpu / len(placed)
     result.update({
-        "landmark_round_cpu_s": choose_cpu + smds_cpu + 2000 * per_point,
-        "smds_cpu_s": smds_cpu, "smds_iterations": int(smds.n_iter_),
+        "landmark_stage_cpu_s": landmark_cpu,
+        "landmark_sets": int(np.count_nonzero(np.isfinite(trial_stress))),
+        "smds_iterations": int(smds.n_iter_),
         "place_cpu_ms_per_point": 1e3 * per_point,
         "placing_cpu_s": per_point * (n - m),
     })
-    log(f"d = {d}: landmarks and SMDS {choose_cpu + smds_cpu:.1f} s, "
-        f"T̂ {1e3 * per_point:.3f} ms per point")
+    if d >= getattr(prediction, "MATRIX_FREE_MIN_D", math.inf):
+        prediction.MATRIX_FREE_MIN_D, matrix_free_min_d = math.inf, prediction.MATRIX_FREE_MIN_D
+        try:
+            (dense_units, _), dense_cpu = _cpu(match.interpolate, angles[placed])
+        finally:
+            prediction.MATRIX_FREE_MIN_D = matrix_free_min_d
+        result["place_dense_cpu_ms_per_point"] = 1e3 * dense_cpu / len(placed)
+        result["place_dense_difference"] = float(np.max(np.abs(units - dense_units)))
+    log(f"d = {d}: landmark stage {landmark_cpu:.1f} s "
+        f"({result['landmark_sets']} sets), T̂ {1e3 * per_point:.3f} ms per point")
     pns, pns_cpu = _cpu(PrincipalNestedSpheres(mode="great").fit, smds.embedding_[:100])
     result["stand_in_pns_cpu_s"] = pns_cpu
     curve, curve_cpu = _cpu(_trace_principal_curve, pns, match, curve_points)
@@ -111,13 +132,25 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
             estimate_torus_variance, pns, match, smds.angles_, scores, components,
             sample_order=order, sample_sizes=sizes, target_se=TORUS_VARIANCE_TARGET_SE)
         sample = m if estimate.sample is None else int(estimate.sample.size)
+        every_point = estimate_torus_variance(pns, match, smds.angles_, scores, components)
+        error = np.abs(estimate.ratio - every_point.ratio)
         result.update({
             "torus_variance_cpu_s": variance_cpu, "torus_components": components,
             "torus_sample": sample,
             "torus_ratio_se_max": float(np.max(estimate.ratio_se)),
             "torus_pc1": float(estimate.ratio[0]),
             "torus_remaining": float(estimate.remaining_ratio),
+            "torus_sample_error_max": float(np.max(error)),
+            "torus_sample_error_in_se_max": float(np.max(
+                np.divide(error, estimate.ratio_se, out=np.zeros_like(error),
+                          where=estimate.ratio_se > 0))),
         })
+        if d <= 30 and components < d:
+            paper = estimate_torus_variance(pns, match, smds.angles_, scores, d)
+            result["torus_vs_every_component_max"] = float(
+                np.max(np.abs(every_point.ratio - paper.ratio[:components])))
+            result["torus_remaining_vs_steps"] = float(
+                every_point.remaining_ratio - paper.ratio[components:].sum())
     else:
         rows = np.arange(variance_points)
         _, variance_cpu = _cpu(projections.predict_projections, pns, match, scores[rows],
@@ -137,10 +170,10 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
     return result
 
 
-def run(d: int, args: argparse.Namespace) -> dict[str, Any]:
+def run(d: int, args: argparse.Namespace, source: Path | None) -> dict[str, Any]:
     env = dict(os.environ)
-    if args.source is not None:
-        env["PYTHONPATH"] = str(args.source) + os.pathsep + env.get("PYTHONPATH", "")
+    if source is not None:
+        env["PYTHONPATH"] = str(source) + os.pathsep + env.get("PYTHONPATH", "")
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(d), str(args.n),
                str(args.m), str(args.place), str(args.curve_points),
                str(args.variance_points)]
@@ -150,6 +183,27 @@ def run(d: int, args: argparse.Namespace) -> dict[str, Any]:
         if line.startswith(MARKER):
             return json.loads(line[len(MARKER):])
     return {"d": d, "error": done.stderr[-2000:]}
+
+
+#: The values of a d that docs/measured.md shows: before (``--before``) and after.
+STAGE_KEYS = ("landmark_stage_cpu_s", "landmark_sets", "place_cpu_ms_per_point",
+              "placing_cpu_s", "curve_cpu_s", "torus_variance_cpu_s",
+              "curve_median_turn_deg")
+AFTER_KEYS = ("place_dense_difference", "torus_components", "torus_sample",
+              "torus_ratio_se_max", "torus_sample_error_max", "torus_sample_error_in_se_max",
+              "curve_in_data_range", "curve_median_turn_in_range_deg", "peak_rss_mb")
+
+
+def headline(d: int, before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
+    """One recorded case: the stage values after (and before) and the errors after."""
+    values: dict[str, Any] = {"d": d, "n": after["n"], "m": after["m"]}
+    for key in STAGE_KEYS:
+        values[f"{key}_after"] = after[key]
+        if before is not None:
+            values[f"{key}_before"] = before.get(key, math.nan)
+    for key in AFTER_KEYS:
+        values[key] = after.get(key, math.nan)
+    return values
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,19 +216,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve-points", type=int, default=100)
     parser.add_argument("--variance-points", type=int, default=20,
                         help="points of the old torus variance (every level)")
-    parser.add_argument("--source", type=Path, default=None)
+    parser.add_argument("--source", type=Path, default=None,
+                        help="run the code of this checkout instead of this one")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="run the code of this checkout first for each d, then this one")
     parser.add_argument("--wall-limit", type=float, default=7200.0)
     parser.add_argument("--json", type=Path, default=None)
+    common.add_record_option(parser)
     args = parser.parse_args(argv)
     if args.child:
         common.emit_child_result(MARKER, child(*args.child))
         return 0
-    results = []
+    load_at_start = common.one_minute_load()
+    results, cases = [], {}
     for d in args.d:
-        results.append(run(d, args))
+        before = run(d, args, args.before) if args.before is not None else None
+        if before is not None:
+            results.append(before | {"code": "before"})
+            print(json.dumps(results[-1]), flush=True)
+        after = run(d, args, args.source)
+        results.append(after | {"code": "after"})
         print(json.dumps(results[-1]), flush=True)
+        if "error" not in after and (before is None or "error" not in before):
+            cases[f"d{d}"] = headline(d, before, after)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
+    if args.record and cases:
+        common.record(args.record, __file__, cases, load_at_start=load_at_start, log=log)
     return 0
 
 
