@@ -92,6 +92,7 @@ class FitParameters:
     landmark_method: str = "mixed"
     landmark_trials: int = 3
     torus_variance: bool = True
+    max_torus_components: int = 10
     cluster_rule: str = "tested"
     mode_alpha: float = 0.05
 
@@ -240,7 +241,8 @@ class AnalysisResult:
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
-        rows = [(item.label, item.text) for item in fit_summary(self.model) if item.shown]
+        rows = [(item.label, item.text)
+                for item in fit_summary(self.model, self.dataset.column_names) if item.shown]
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
         clusters, paper = self.mode_clusters, self.paper_mode_clusters
         rows += [(item.label, item.text) for item in mode_cluster_items(clusters) if item.shown]
