@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGroupBox,
     QHeaderView,
+    QLabel,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -35,6 +36,8 @@ class ParametersPanel(QGroupBox):
     """
 
     fit_requested = Signal()
+    #: An editor's value changed.
+    settings_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Parameters", parent)
@@ -64,9 +67,21 @@ class ParametersPanel(QGroupBox):
         # The settings always show whole; More settings' contents scroll when short of room.
         self.settings_area = _ScrollWhenShort(
             settings, lambda: advanced.height() if self.more.isExpanded() else 0)
+        #: What the fit will roughly cost at this n and d, when it is more than a few
+        #: seconds (:mod:`stpca_gui.model.fit_cost`).
+        self.cost_label = QLabel()
+        self.cost_label.setWordWrap(True)
+        self.cost_label.setVisible(False)
+        self.cost_label.setToolTip(
+            "From a cost model of the fit's stages calibrated on benchmark runs "
+            "(benchmarks/bench_highdim.py); the time on this machine may differ by a "
+            "factor of 2–3")
         layout = QVBoxLayout(self)
         layout.addWidget(self.settings_area)
+        layout.addWidget(self.cost_label)
         layout.addWidget(self.fit_button)
+        for editor in self.editors.values():
+            editor.changed.connect(self.settings_changed)
 
     def parameters(self) -> FitParameters:
         """The settings as a validated :class:`FitParameters`.
@@ -79,6 +94,11 @@ class ParametersPanel(QGroupBox):
         params = FitParameters(**{name: e.value() for name, e in self.editors.items()})
         params.validate()
         return params
+
+    def set_cost_note(self, text: str) -> None:
+        """Show the estimated cost of a fit above the Fit button ("" hides it)."""
+        self.cost_label.setText(text)
+        self.cost_label.setVisible(bool(text))
 
     def set_parameters(self, params: FitParameters) -> None:
         """Show ``params`` in the editors."""

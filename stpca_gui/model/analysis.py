@@ -205,6 +205,12 @@ class AnalysisResult:
         return self.model.torus_explained_variance_ratio_
 
     @property
+    def torus_remaining(self) -> float:
+        """Torus variance ratio of the components after those computed (0 when every one
+        was; NaN when the torus variance was not computed)."""
+        return float(getattr(self.model, "torus_remaining_variance_ratio_", 0.0))
+
+    @property
     def curve(self) -> PrincipalCurve:
         """The principal curve on the torus."""
         return self.model.principal_curve_

@@ -345,6 +345,7 @@ class VarianceView(MplView):
         result = self.state.result
         if result is not None:
             # No title: the view's header says it.
-            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="")
+            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="",
+                          torus_remaining=result.torus_remaining)
         self._drawn = result is not None
         self.canvas.draw_idle()
