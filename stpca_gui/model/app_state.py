@@ -80,9 +80,9 @@ class AppState:
         are reset: the first two components, and the angles with the largest circular
         spread on the torus (the first ones when d ≤ 3; :func:`moving_axes`). All of that
         happens before any signal is emitted, so every handler sees a consistent state;
-        then ``dataset_changed``, ``result_changed`` (if there was a result), ``selection.changed`` (source
-        ``"dataset"``) and ``view_options_changed`` (once per option that changed) are
-        emitted, in that order.
+        then ``dataset_changed``, ``result_changed`` (if there was a result),
+        ``selection.changed`` (source ``"dataset"``) and ``view_options_changed`` (once per
+        option that changed) are emitted, in that order.
         """
         if dataset is self._dataset:
             return
