@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
             "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
             "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
             "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
+            "contributions": ViewSlot(PREPARING_PLOT),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -230,15 +231,17 @@ class MainWindow(QMainWindow):
 
     def _prepare_plots(self) -> None:
         from .views.diagnostics_view import DiagnosticsView
-        from .views.mpl_views import HistogramView, ScoresView, VarianceView
+        from .views.mpl_views import ContributionsView, HistogramView, ScoresView, VarianceView
 
         self.scores_view = ScoresView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
+        self.contributions_view = ContributionsView(self.state)
         self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
                            "variance": self.variance_view,
-                           "diagnostics": self.diagnostics_view})
+                           "diagnostics": self.diagnostics_view,
+                           "contributions": self.contributions_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -274,6 +277,7 @@ class MainWindow(QMainWindow):
         # Variance explained and the fit diagnostics share the result column, one at a time.
         self.result_tabs = QTabWidget()
         self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["contributions"], "Angles")
         self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
         side_layout.addWidget(self.result_tabs, 1)
         # The result column takes the height the parameters leave (its size hints, a
@@ -535,8 +539,8 @@ class MainWindow(QMainWindow):
         except ValueError:
             self.parameters.set_cost_note("")
             return
-        self.parameters.set_cost_note(
-            estimate_fit_cost(dataset.n_samples, dataset.n_angles, params).note())
+        estimate = estimate_fit_cost(dataset.n_samples, dataset.n_angles, params)
+        self.parameters.set_cost_note(estimate.note(), estimate.details())
 
     # ------------------------------------------------------------------ fitting
     def fit(self) -> None:

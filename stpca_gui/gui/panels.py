@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -70,16 +71,14 @@ class ParametersPanel(QGroupBox):
         #: What the fit will roughly cost at this n and d, when it is more than a few
         #: seconds (:mod:`stpca_gui.model.fit_cost`).
         self.cost_label = QLabel()
-        self.cost_label.setWordWrap(True)
         self.cost_label.setVisible(False)
-        self.cost_label.setToolTip(
-            "From a cost model of the fit's stages calibrated on benchmark runs "
-            "(benchmarks/bench_highdim.py); the time on this machine may differ by a "
-            "factor of 2–3")
         layout = QVBoxLayout(self)
         layout.addWidget(self.settings_area)
-        layout.addWidget(self.cost_label)
-        layout.addWidget(self.fit_button)
+        # Beside the button: a line of its own would make the settings scroll at 1280 × 800.
+        fit_row = QHBoxLayout()
+        fit_row.addWidget(self.fit_button, 1)
+        fit_row.addWidget(self.cost_label)
+        layout.addLayout(fit_row)
         for editor in self.editors.values():
             editor.changed.connect(self.settings_changed)
 
@@ -95,9 +94,11 @@ class ParametersPanel(QGroupBox):
         params.validate()
         return params
 
-    def set_cost_note(self, text: str) -> None:
-        """Show the estimated cost of a fit above the Fit button ("" hides it)."""
+    def set_cost_note(self, text: str, details: str = "") -> None:
+        """Show the estimated cost of a fit above the Fit button ("" hides it), with
+        ``details`` as its tooltip."""
         self.cost_label.setText(text)
+        self.cost_label.setToolTip(details)
         self.cost_label.setVisible(bool(text))
 
     def set_parameters(self, params: FitParameters) -> None:

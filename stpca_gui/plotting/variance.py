@@ -44,6 +44,8 @@ def _percent(ratio: ArrayLike | None, name: str) -> np.ndarray | None:
     return 100.0 * values
 
 
+#: Extra space (in component slots) before the "rest" group.
+_REST_GAP = 0.6
 #: Components drawn one by one; those after them are one "remaining" group (issue 32: at
 #: d = 66 a bar per component made the tick labels a black band).
 SHOWN_COMPONENTS = 10
@@ -136,6 +138,10 @@ def draw_variance(
     if torus is not None and torus.size != sphere.size:
         raise ValueError(f"torus_ratio has {torus.size} values, sphere_ratio has "
                          f"{sphere.size}")
+    if sphere.size > 3:
+        # As many groups as the figure's width holds with labels that do not collide.
+        any_torus = torus is not None and bool(np.any(np.isfinite(torus)))
+        limit = max(3, min(limit, _groups_that_fit(figure, any_torus)))
     sphere, torus, rest_label = first_components(
         sphere, torus, None if torus_remaining is None else 100.0 * torus_remaining, limit)
     d = sphere.size
@@ -143,10 +149,13 @@ def draw_variance(
 
     ax = fresh_axes(figure)
     positions = np.arange(d, dtype=np.float64)
+    if rest_label is not None:
+        # A gap sets the rest (not a component) apart and gives its tick room.
+        positions[-1] += _REST_GAP
     width = 0.4 if has_torus else 0.6
     offset = width / 2 if has_torus else 0.0
     label_kw = _value_label_style(figure, d, 2 if has_torus else 1)
-    x_span = d + 0.2 if d > 1 else 2.4
+    x_span = positions[-1] + 1.2 if d > 1 else 2.4
     label_kw["inside"] = _inside_label_style(
         figure, _AXES_SHARE * figure.bbox.width * width / x_span, label_kw["fontsize"])
 
@@ -170,10 +179,12 @@ def draw_variance(
             title = f"{title} (torus not computed)"
 
     # "PNS1", "PNS2", … while they fit side by side, else the component numbers alone.
-    named = _fits(figure, d, max(len(f"PNS{d}"), len(f"PNS{rest_label or ''}")), TICK_SIZE)
+    # (Capitals are wider than digits: one character more.)
+    named = _fits(figure, x_span, len(f"PNS{d}") + 1, TICK_SIZE)
     ticks = [f"PNS{k + 1}" if named else f"{k + 1}" for k in range(d)]
     if rest_label is not None:
-        ticks[-1] = (f"PNS{rest_label}" if named else rest_label) + "\nremaining"
+        # The slot is a component's: its range goes into the axis label.
+        ticks[-1] = "rest"
         # The rest is not a component: its bars are hatched.
         for container in ax.containers:
             container.patches[-1].set_hatch("///")
@@ -181,9 +192,16 @@ def draw_variance(
     ax.set_xticks(positions, ticks, rotation=0 if d <= 12 else 90)
     ax.set_ylim(0.0, 100.0)
     # One component: room on the right for the legend beside the (100 %) bars.
-    ax.set_xlim(-0.6, d - 0.4 if d > 1 else 1.8)
+    ax.set_xlim(-0.6, positions[-1] + 0.6 if d > 1 else 1.8)
     ax.set_ylabel("explained variance (%)" if title else "variance (%)")
-    if not named:
+    if rest_label is not None:
+        # The longest wording that fits the figure's width.
+        size = ax.xaxis.label.get_size()
+        wordings = (f"PNS component (rest: PNS{rest_label} together)",
+                    f"PNS component (rest: {rest_label})", f"rest: PNS{rest_label}")
+        ax.set_xlabel(next((text for text in wordings
+                            if _fits(figure, 1, len(text), size, share=0.95)), wordings[-1]))
+    elif not named:
         ax.set_xlabel("PNS component")
     elif title:
         ax.set_xlabel("component")
@@ -199,7 +217,16 @@ def draw_variance(
     return ax
 
 
-def _fits(figure: Figure, slots: int, characters: int, points: float,
+def _groups_that_fit(figure: Figure, with_torus: bool) -> int:
+    """Components (and a rest group) whose vertical value labels fit side by side in the
+    figure's width: neighbouring bars are 0.4 of a component's slot apart with the torus
+    bars, 1 without."""
+    label = _LINE_HEIGHT * _VERTICAL_SIZE * figure.dpi / 72.0 + 1.0
+    slot = label / (0.4 if with_torus else 1.0)
+    return int(_AXES_SHARE * figure.bbox.width / slot - 1.2 - _REST_GAP)
+
+
+def _fits(figure: Figure, slots: float, characters: int, points: float,
           share: float = _AXES_SHARE) -> bool:
     """Whether ``characters`` digits in a ``points`` font fit, side by side, in each of
     ``slots`` equal slots across ``share`` of the figure's width (default: its axes)."""

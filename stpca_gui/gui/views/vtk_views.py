@@ -229,6 +229,7 @@ class TorusView(VtkView):
         for axis, combo in zip("xyz", self.axis_combos, strict=True):
             combo.setToolTip(f"Angle shown on the {axis} axis of the cube")
             combo.setMaxVisibleItems(25)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             self.controls.addWidget(combo)
         self.controls.addWidget(self.moving_button)
         self.layout_combo.currentIndexChanged.connect(self.redraw)
