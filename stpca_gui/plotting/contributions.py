@@ -74,9 +74,11 @@ def bars_that_fit(figure: Figure) -> int:
 
 
 def draw_contributions(figure: Figure, measure: ComponentMeasure, names: Sequence[str],
-                       shown: Sequence[int] = (), count: int = SHOWN_BARS) -> tuple[Axes, list[int]]:
+                       shown: Sequence[int] = (), count: int = SHOWN_BARS
+                       ) -> tuple[Axes, list[int]]:
     """Horizontal bars of the ``count`` largest values of ``measure`` (fewer when the
-    figure's height holds fewer names), largest on top, each named by its angle; the angles in ``shown`` (on the torus view) in another colour.
+    figure's height holds fewer names), largest on top, each named by its angle; the
+    angles in ``shown`` (on the torus view) in another colour.
 
     Returns
     -------

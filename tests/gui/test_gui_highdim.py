@@ -8,14 +8,15 @@ Screenshots go to the test output (``gui/highdim-*.png``) to be looked at.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication
+from test_tidy_window import chart_problems, form_problems, settle
 
 from stpca_gui.core.torsion_states import make_torsion_states
 from stpca_gui.model import AnalysisResult, Dataset, FitParameters
-
-from test_tidy_window import chart_problems, form_problems, settle
 
 pytestmark = pytest.mark.usefixtures("display")
 
@@ -51,7 +52,7 @@ def name_problems(figure) -> list[str]:
     (ax,) = figure.axes
     names = [t for t in ax.get_yticklabels() if t.get_text()]
     boxes = sorted((t.get_window_extent(renderer) for t in names), key=lambda b: b.y0)
-    problems = [f"names overlap at y = {a.y1:.0f}" for a, b in zip(boxes, boxes[1:])
+    problems = [f"names overlap at y = {a.y1:.0f}" for a, b in itertools.pairwise(boxes)
                 if b.y0 < a.y1 - 0.5]
     page = figure.bbox
     for box in [*boxes, ax.xaxis.label.get_window_extent(renderer)]:

@@ -39,6 +39,7 @@ def test_first_components_keep_the_totals():
     sphere, torus, _ = ratios(3, computed=3)
     same_sphere, same_torus, label = first_components(sphere, torus, 0.0)
     assert label is None and np.array_equal(same_sphere, sphere)
+    assert np.array_equal(same_torus, torus)
 
 
 @pytest.mark.parametrize("d", [66, 426])
