@@ -141,7 +141,7 @@ def draw_variance(
     if sphere.size > 3:
         # As many groups as the figure's width holds with labels that do not collide.
         any_torus = torus is not None and bool(np.any(np.isfinite(torus)))
-        limit = max(3, min(limit, _groups_that_fit(figure, any_torus)))
+        limit = max(3, min(limit, _groups_that_fit(figure, sphere.size, any_torus)))
     sphere, torus, rest_label = first_components(
         sphere, torus, None if torus_remaining is None else 100.0 * torus_remaining, limit)
     d = sphere.size
@@ -217,13 +217,15 @@ def draw_variance(
     return ax
 
 
-def _groups_that_fit(figure: Figure, with_torus: bool) -> int:
-    """Components (and a rest group) whose vertical value labels fit side by side in the
-    figure's width: neighbouring bars are 0.4 of a component's slot apart with the torus
-    bars, 1 without."""
-    label = _LINE_HEIGHT * _VERTICAL_SIZE * figure.dpi / 72.0 + 1.0
-    slot = label / (0.4 if with_torus else 1.0)
-    return int(_AXES_SHARE * figure.bbox.width / slot - 1.2 - _REST_GAP)
+def _groups_that_fit(figure: Figure, components: int, with_torus: bool) -> int:
+    """Components (all, or some and a rest group) whose vertical value labels fit side by
+    side in the figure's width: neighbouring bars are 0.4 of a component's slot apart with
+    the torus bars, 1 without."""
+    label = _LINE_HEIGHT * _VERTICAL_SIZE * figure.dpi / 72.0
+    slots = _AXES_SHARE * figure.bbox.width / (label / (0.4 if with_torus else 1.0))
+    if components <= slots - 0.2:
+        return components  # all of them, as drawn without a rest
+    return int(slots - 1.2 - _REST_GAP)
 
 
 def _fits(figure: Figure, slots: float, characters: int, points: float,

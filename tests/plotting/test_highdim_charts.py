@@ -91,3 +91,13 @@ def test_angles_chart_names_the_largest_shares(output_dir):
     curve = component_measure(None, ranges, 0)
     assert curve.kind == "curve range" and curve.values[-1] == pytest.approx(d - 1)
     assert component_measure(None, ranges, 1) is None
+
+
+@pytest.mark.parametrize("width", [2.6, 2.9], ids=lambda w: f"{w}in")
+def test_ten_components_or_fewer_are_not_grouped_when_they_fit(width):
+    figure = Figure(figsize=(width, 1.9), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    sphere, torus, _ = ratios(7, computed=7)
+    ax = draw_variance(figure, sphere, torus, title="")
+    assert [t.get_text() for t in ax.get_xticklabels()] == [f"PNS{k}" for k in range(1, 8)] \
+        or [t.get_text() for t in ax.get_xticklabels()] == [str(k) for k in range(1, 8)]
