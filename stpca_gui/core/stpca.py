@@ -104,7 +104,7 @@ TORUS_VARIANCE_TARGET_SE = 0.005
 #: confirms it: no further set is tried. Measured spreads of three sets' stresses: 0.4 %
 #: on the 3-state data at d = 66 (each set 15–18 s of CPU there), 2–4 % at d = 20, 2–16 %
 #: on the low-d cases of benchmarks/bench_landmarks.py, whose chosen sets this leaves as
-#: they were (docs/high_dimension.md).
+#: they were (docs/landmarks.md).
 LANDMARK_AGREEMENT = 0.01
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
@@ -136,7 +136,8 @@ class PrincipalCurve:
         is T̃ of sphere points far from every sample, an extrapolation: on the 3-state
         peptide-like data at d = 20 the data cover 28 % of the circle, the curve's stress
         is 7 times higher off it, and off it every torsion turns most of a full turn while
-        on it only the torsions that change between the states move (docs/high_dimension.md).
+        on it only the torsions that change between the states move
+        (docs/high_d_prediction.md).
         None in model files written before it existed.
     """
 
