@@ -8,6 +8,7 @@ analysis cannot see: the modules importing the numerics actually loads.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -32,6 +33,34 @@ def test_import_contracts_are_kept():
     run = lint_imports(REPO)
     assert run.returncode == 0, run.stdout + run.stderr
     assert " 0 broken" in run.stdout
+
+
+def dict_writes(source: str) -> list[int]:
+    """Lines of ``source`` that write into an object's attributes through its dictionary
+    (``obj.__dict__[name] = …``, ``vars(obj)[name] = …``, also augmented or annotated)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
+                   if isinstance(node, ast.AugAssign | ast.AnnAssign) else [])
+        for target in targets:
+            if not isinstance(target, ast.Subscript):
+                continue
+            owner = target.value
+            if (isinstance(owner, ast.Attribute) and owner.attr == "__dict__") or (
+                    isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name)
+                    and owner.func.id == "vars"):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_attribute_is_written_through_the_objects_dictionary():
+    # Issue 30, item 2: a result's cached values were filled from outside through
+    # __dict__; every value a result holds is given to its constructor.
+    assert dict_writes("r.__dict__['x'] = 1\nvars(r)['y'] = 2\nr.d['z'] = 3\n") == [1, 2]
+    found = {str(path.relative_to(REPO)): lines
+             for path in sorted((REPO / "stpca_gui").rglob("*.py"))
+             if (lines := dict_writes(path.read_text(encoding="utf-8")))}
+    assert found == {}
 
 
 def test_the_contracts_catch_qt_in_a_lower_layer(tmp_path):

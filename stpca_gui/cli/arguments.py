@@ -116,7 +116,8 @@ def add_structure_files(command: argparse.ArgumentParser) -> None:
     """The structure and its trajectories, as MDAnalysis reads them."""
     command.add_argument("topology", type=Path, help="PDB, mmCIF, PSF, GRO, PRMTOP, …")
     command.add_argument("trajectories", type=Path, nargs="*", metavar="TRAJECTORY",
-                         help="DCD, XTC, TRR, NetCDF, … read in order")
+                         help="DCD, XTC, TRR, NetCDF, … of the topology's atoms: each file a "
+                              "run of its own (see --concatenate), in the order given")
 
 
 def columns(args: argparse.Namespace) -> list[str] | None:

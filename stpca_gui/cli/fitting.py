@@ -18,7 +18,6 @@ from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
 from ..files.clash import check_outputs
 from ..io import RESULT_FILES, check_file_set, read_angle_table, write_results
-from ..io.structures.table import PROVENANCE_COLUMNS
 from ..model import Dataset, FitParameters
 from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 from .arguments import (
@@ -79,7 +78,7 @@ def run_fit(args: argparse.Namespace) -> int:
     # Recorded in a --save-session, so that an exported script reads the table again.
     options = {"columns": columns(args), "degrees": args.degrees, "label_column": args.label,
                "drop_invalid": args.drop_invalid}
-    table = read_angle_table(args.input, **options, provenance_columns=PROVENANCE_COLUMNS)
+    table = read_angle_table(args.input, **options)  # provenance columns carried
     report_dropped(table.dropped)
     if table.degrees_suspected:
         print(f"warning: {args.input}: values beyond 2π in magnitude; if the angles are in "
@@ -162,10 +161,10 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     parameters = _parameters(args)
     state = AppState()
     state.set_dataset(dataset)
-    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                            wall_time=elapsed)
-    result.__dict__["mode_clusters"] = clusters  # the clusters printed, as the app's cache
-    state.set_result(result)
+    # The clusters printed; the session keeps no paper-rule clusters (the app computes them
+    # when it opens the session).
+    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                                    wall_time=elapsed, mode_clusters=clusters))
     session = session_from_state(state, parameters, {}, name=args.save_session.stem)
     return save_session(session, args.save_session)
 

@@ -24,8 +24,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
         description="Read torsion angles (degrees) of a structure or trajectory with "
                     "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
-                    "TABLE --degrees` reads as it is; its provenance columns (frame, segid, "
-                    "resid, resname) are carried into scores.csv.")
+                    "TABLE --degrees` reads as it is; its provenance columns (trajectory, "
+                    "frame, time; pooled also segid, resid, resname) are never read as "
+                    "angles and are carried into scores.csv. Several trajectory files are "
+                    "runs: the trajectory column names each row's file, frame counts from 0 "
+                    "in each, time is in ps (the frame index for files without time). The "
+                    "structure files' fingerprints are written beside the table, "
+                    "TABLE.structure.json, for sessions fitted from it.")
     add_structure_files(dihedrals)
     dihedrals.add_argument("--set", dest="dihedral_set", default="backbone", choices=SET_NAMES,
                            help="the torsions: backbone φ/ψ, side-chain chi (χ1/χ2; more with "
@@ -47,6 +52,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     dihedrals.add_argument("--stop", type=frame, default=None, help="stop before this frame")
     dihedrals.add_argument("--stride", type=bounded_number(Interval(int, 1, MAX_FRAMES)),
                            default=1, help="every N-th frame")
+    dihedrals.add_argument("--concatenate", action="store_true",
+                           help="read the trajectory files as one run, one after the other "
+                                "(frames numbered through; --start/--stop/--stride over the "
+                                "whole); by default each file is a run and they apply to each")
     dihedrals.add_argument("--out", type=Path, required=True, help="the table to write (CSV)")
     dihedrals.set_defaults(func=run_dihedrals,
                            memory_hint="read fewer frames (--start, --stop, --stride) or fewer "
@@ -55,9 +64,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     representatives = commands.add_parser(
         "representatives", help="the frames or residues of a session's clusters",
         description="For a session fitted on torsions of a trajectory: per-frame data give "
-                    "one PDB file per PNS1 mode cluster (its medoid frame on the torus) and "
-                    "clusters.csv (frame, cluster, distance to the medoid); pooled data give "
-                    "residue_clusters.csv (how often each residue visits each cluster).")
+                    "one PDB file per PNS1 mode cluster (its medoid frame on the torus, "
+                    "taken from its run's file) and clusters.csv (trajectory, time, frame, "
+                    "cluster, distance to the medoid); pooled data give residue_clusters.csv "
+                    "(how often each residue visits each cluster). The files must be those "
+                    "the data were read from, in the same order: they are checked against "
+                    "the SHA-256 fingerprints the session records.")
     representatives.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
     add_structure_files(representatives)
     representatives.add_argument("--atoms", default="all",
@@ -69,21 +81,28 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run_dihedrals(args: argparse.Namespace) -> int:
     """``stpca dihedrals``."""
-    from ..io.structures import read_torsions
+    from ..files.clash import check_outputs
+    from ..io.structures import read_torsions, sidecar_path
 
     settings = _dihedral_settings(args)
+    sidecar = sidecar_path(args.out)
+    check_outputs([("the table", args.out), ("the table's structure record", sidecar)],
+                  [("the topology", args.topology),
+                   *(("a trajectory", path) for path in args.trajectories)])
     check_output_file(args.out)
     progress = _FrameProgress()
     try:
         table = read_torsions(args.topology, args.trajectories, settings, callback=progress)
     finally:
         progress.close()
-    table.write_csv(args.out)
+    written = table.write_csv(args.out)
     if table.missing:
         shown = ", ".join(table.missing[:5]) + (" …" if len(table.missing) > 5 else "")
         print(f"left out {len(table.missing)} undefined torsion(s): {shown}", file=sys.stderr)
+    for note in table.notes:
+        print(f"warning: {note}", file=sys.stderr)
     print(f"{table.describe()} in {time.perf_counter() - progress.start:.1f} s; "
-          f"wrote {args.out}")
+          f"wrote {' and '.join(map(str, written))}")
     return EXIT_OK
 
 
@@ -96,19 +115,18 @@ def run_representatives(args: argparse.Namespace) -> int:
     if session.result is None:
         raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
     clusters = session.result.mode_clusters.labels
-    record = session.dataset.structure
-    if record is not None:
-        from ..io.structures import file_sha256
-
-        given = [file_sha256(p) for p in [args.topology, *args.trajectories] if p.is_file()]
-        if given != list(record["sha256"].values()):
-            print(f"warning: {args.session} was read from other files "
-                  f"({', '.join(record['sha256'])}); the frames written may not be the "
-                  "fitted ones", file=sys.stderr)
+    if session.dataset.structure is None:
+        print(f"warning: {args.session} records no fingerprints of its structure files (a "
+              "table written before stpca dihedrals wrote them); the files given cannot be "
+              "checked against the fitted ones", file=sys.stderr)
+    # With fingerprints, files other than the recorded ones are refused (nothing written).
     written = export_representatives(session.dataset, clusters, args.out, args.topology,
-                                     args.trajectories, atoms=args.atoms)
+                                     args.trajectories, atoms=args.atoms,
+                                     where=str(args.session))
+    several = len(set(written.medoid_runs.values())) > 1
     for cluster, frame in written.medoid_frames.items():
-        print(f"cluster {cluster}: medoid frame {frame}")
+        run = f" of {written.medoid_runs[cluster]}" if several else ""
+        print(f"cluster {cluster}: medoid frame {frame}{run}")
     print(f"wrote {', '.join(str(p) for p in written.files)}")
     return EXIT_OK
 
@@ -126,7 +144,8 @@ def _dihedral_settings(args: argparse.Namespace):
     return DihedralSettings(
         dihedral_set=CUSTOM_SET if custom else args.dihedral_set, select=args.select,
         layout="per-frame" if custom else args.layout, start=args.start, stop=args.stop,
-        stride=args.stride, angles=angles, omega=args.omega, custom=tuple(custom))
+        stride=args.stride, angles=angles, omega=args.omega, custom=tuple(custom),
+        concatenate=args.concatenate)
 
 
 class _FrameProgress:

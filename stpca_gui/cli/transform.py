@@ -80,10 +80,15 @@ def run_transform(args: argparse.Namespace) -> int:
                 print(f"\nwarning: {args.input}: values beyond 2π in magnitude; if the "
                       "angles are in degrees, pass --degrees", file=sys.stderr)
             progress.update(len(chunk.line_numbers), chunk.bytes_read)
-            yield chunk.line_numbers, chunk.labels, scores
+            yield (chunk.line_numbers, chunk.labels, scores,
+                   [chunk.provenance[name] for name in carried])
 
+    # Provenance columns (trajectory, frame, time … of a stpca dihedrals table) are never
+    # angles: they are carried into the scores, as by stpca fit.
+    carried = chunks.provenance_columns
     try:
-        rows = write_score_stream(args.out, d, parts(), labelled=args.label is not None)
+        rows = write_score_stream(args.out, d, parts(), labelled=args.label is not None,
+                                  provenance=carried)
     finally:
         progress.close()
     report_dropped(dropped)

@@ -1,5 +1,6 @@
 """Numerical core of stpca-gui: numpy/scipy/numba only, never Qt, matplotlib or pyvista."""
 
+from ._base.memory import MEMORY_HEADROOM, InsufficientMemoryError, available_memory_bytes
 from ._base.params import Interval, Options, ParamSpec
 from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, ProgressEvent
 from ._base.threads import loaded_libraries
@@ -10,7 +11,7 @@ from .circstats.silverman import ModeTest, silverman_mode_test
 from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
 from .circstats.uniformity import UniformityTest, uniformity_tests
 from .clusters import model_mode_clusters
-from .demos import DEMO_NAMES, DemoDataset, list_demos, make_demo
+from .demos import SIMULATED_DEMO_NAMES, DemoDataset, list_simulated_demos, make_demo
 from .geometry.series import lagged_embedding
 from .geometry.torus import (
     circular_difference,
@@ -33,12 +34,14 @@ from .tpca import TorusGapWarning, TorusPCA
 
 __all__ = [
     "BASELINES",
-    "DEMO_NAMES",
     "FIT_STAGES",
+    "MEMORY_HEADROOM",
+    "SIMULATED_DEMO_NAMES",
     "BaselineResult",
     "CancelCheck",
     "DemoDataset",
     "FitCancelled",
+    "InsufficientMemoryError",
     "Interval",
     "ModeClusterSettings",
     "ModeClustering",
@@ -58,12 +61,13 @@ __all__ = [
     "TorusPCA",
     "TorusUniformityTest",
     "UniformityTest",
+    "available_memory_bytes",
     "circular_difference",
     "circular_frechet_mean",
     "classical_mds",
     "degrees_to_radians",
     "lagged_embedding",
-    "list_demos",
+    "list_simulated_demos",
     "load_model",
     "loaded_libraries",
     "make_demo",

@@ -33,11 +33,11 @@ __all__ = [
     "CLUSTERS_T3_MEANS",
     "CLUSTER_DEMOS",
     "DEFAULT_CLUSTER_SD",
-    "DEMO_NAMES",
+    "SIMULATED_DEMO_NAMES",
     "WRAPPED_NORMAL_T2_COV",
     "WRAPPED_NORMAL_T2_MEAN",
     "DemoDataset",
-    "list_demos",
+    "list_simulated_demos",
     "make_clusters",
     "make_clusters_t2",
     "make_clusters_t3",
@@ -59,8 +59,10 @@ CLUSTERS_T3_MEANS: tuple[tuple[float, ...], ...] = (
 WRAPPED_NORMAL_T2_MEAN: tuple[float, float] = (-1.0, 0.0)
 WRAPPED_NORMAL_T2_COV: tuple[tuple[float, float], tuple[float, float]] = ((2.0, 2.0), (2.0, 3.0))
 
-#: Names accepted by :func:`make_demo`, in display order.
-DEMO_NAMES: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
+#: The paper's simulations: the names :func:`make_demo` accepts, in display order. Every
+#: demo of the app and the command line, the bundled real data sets too, is
+#: ``stpca_gui.model.demos.DEMO_NAMES``.
+SIMULATED_DEMO_NAMES: tuple[str, ...] = ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
 #: The demos made of clusters, whose standard deviation ``make_demo(cluster_sd=...)`` sets.
 CLUSTER_DEMOS: tuple[str, ...] = ("clusters-t2", "clusters-t3")
 #: Standard deviation (radians) of every coordinate of the clusters demos' clusters. The
@@ -82,7 +84,7 @@ class DemoDataset:
     Attributes
     ----------
     name : str
-        Demo name (one of :data:`DEMO_NAMES` for the named demos).
+        Demo name (one of :data:`SIMULATED_DEMO_NAMES` for the named demos).
     angles : ndarray, shape (n, d)
         Angles in radians, wrapped to [-π, π). Stored read-only.
     labels : ndarray, shape (n,)
@@ -381,9 +383,10 @@ _DEMO_SUMMARIES: dict[str, str] = {
 }
 
 
-def list_demos() -> list[tuple[str, str]]:
-    """Named demos as ``(name, description)`` pairs, in :data:`DEMO_NAMES` order."""
-    return [(name, _DEMO_SUMMARIES[name]) for name in DEMO_NAMES]
+def list_simulated_demos() -> list[tuple[str, str]]:
+    """The simulated demos as ``(name, description)`` pairs, in
+    :data:`SIMULATED_DEMO_NAMES` order."""
+    return [(name, _DEMO_SUMMARIES[name]) for name in SIMULATED_DEMO_NAMES]
 
 
 def make_demo(name: str, random_state: RandomStateLike = 0, *,
@@ -393,7 +396,7 @@ def make_demo(name: str, random_state: RandomStateLike = 0, *,
     Parameters
     ----------
     name : str
-        One of :data:`DEMO_NAMES`.
+        One of :data:`SIMULATED_DEMO_NAMES`.
     random_state : None, int or numpy.random.Generator, default 0
         Seed or generator; the same integer seed always gives the same data.
     cluster_sd : float, optional, keyword-only
@@ -413,8 +416,9 @@ def make_demo(name: str, random_state: RandomStateLike = 0, *,
         ``cluster_sd`` is not a positive finite number, or if it is given for a demo that
         has no clusters.
     """
-    if name not in DEMO_NAMES:
-        raise ValueError(f"unknown demo {name!r}; valid names are: {', '.join(DEMO_NAMES)}")
+    if name not in SIMULATED_DEMO_NAMES:
+        raise ValueError(f"unknown demo {name!r}; valid names are: "
+                         f"{', '.join(SIMULATED_DEMO_NAMES)}")
     if cluster_sd is not None and name not in CLUSTER_DEMOS:
         raise ValueError(f"the demo {name!r} has no clusters, so cluster_sd does not apply "
                          f"(demos with clusters: {', '.join(CLUSTER_DEMOS)})")

@@ -3,6 +3,9 @@
 The window is shown before the numerical core, matplotlib and VTK are loaded (it prepares
 itself in stages, :mod:`~stpca_gui.gui.main_window`), so nothing heavy is imported here
 before it; the compiled kernels are loaded by the first fit, in its background thread.
+This module imports the standard library and light modules only; Qt is imported in
+:func:`main` once the system's libraries were checked (:mod:`.system_libraries`), and the
+core where it is needed.
 """
 
 from __future__ import annotations
@@ -13,6 +16,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..desktop_resources import APP_ID
+from ..files.sniff import looks_like_stpca_file
+from . import head_start
+from .system_libraries import startup_problem
 
 if TYPE_CHECKING:
     from ..model import Dataset
@@ -44,7 +52,7 @@ def _read_for_screenshot(path: Path) -> Dataset | None:
     ``stpca-gui: error: <file>: <reason>``; rows skipped for bad angles are listed there too
     instead of in a box that would cover the picture.
     """
-    from ..model.table_import import import_with_suggestions
+    from ..model.table_import import import_with_suggestions  # numpy and the core
 
     try:
         dataset = import_with_suggestions(path)
@@ -91,7 +99,7 @@ def join_background_tasks(window: MainWindow) -> None:
     """
     if not window.is_prepared("numerics"):
         return  # closed before it could start any task
-    from .tasks import TaskRunner, stop_tasks, wait_for_retired_tasks
+    from .tasks import TaskRunner, stop_tasks, wait_for_retired_tasks  # loaded by the numerics
 
     if not stop_tasks(window.findChildren(TaskRunner), EXIT_NOTICE_MS):
         print("stpca-gui: waiting for a background computation to stop…", file=sys.stderr)
@@ -102,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``stpca-gui`` console script."""
     args = build_parser().parse_args(argv)
     if args.compile_kernels:
-        from ..core.warmup import warm_up
+        from ..core.warmup import warm_up  # the core, only for this
 
         warm_up()
         return 0
@@ -118,8 +126,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               "under a virtual display: xvfb-run uv run stpca-gui …", file=sys.stderr)
         return 1
     if os.environ.get("QT_QPA_PLATFORM") == "xcb" and sys.platform.startswith("linux"):
-        from .system_libraries import startup_problem
-
         # Qt aborts (exit 134) naming one library and no package when its platform plugin
         # cannot load: say everything that is missing, and what provides it, instead.
         problem = startup_problem()
@@ -127,8 +133,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(problem, file=sys.stderr)
             return 1
     screenshot_data = None
-    from .session_actions import looks_like_stpca_file
-
     batch = args.screenshot is not None or args.tour_export is not None
     if batch and args.file is not None and not looks_like_stpca_file(args.file):
         # Read before any window exists: an unreadable file is an error message, not a
@@ -137,18 +141,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if screenshot_data is None:
             return 1
 
-    from . import head_start
-
     wants_head_start = (args.file is None and args.tour_export is None
                         and head_start.enabled())
 
+    # Qt now that its libraries are known to be there (a missing one is the message above,
+    # not an import error).
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from ..desktop_resources import APP_ID
     from .app_icon import application_icon
     from .main_window import MainWindow
-    from .startup import StartupTrace
+    from .startup import StartupTrace, call_after_first_paint
 
     trace = StartupTrace.from_environment()
     if trace is not None:
@@ -203,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.tour_export is None:
             window.asks_to_save = True
     if args.tour_export is not None:
-        from .tour import TourExport
+        from .tour import TourExport  # with the model: only for this
 
         window.resize(*args.size)
         TourExport(window, args.tour_export, finish, timeout_ms=SCREENSHOT_TIMEOUT_MS)
@@ -215,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def open_data() -> None:
         """Once the numerical core is in: load the data, which starts the fit."""
-        from ..model.demos import DEMO_NAMES
+        from ..model.demos import DEMO_NAMES  # loaded with the numerics by now
 
         if batch:
             # The message box of a failed fit is not read by anyone: say why on stderr.
@@ -241,8 +244,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Started once the window is on screen (starting a process delays the first paint
         # on a busy machine), long before the numerics stage needs its result: the child
         # fits on the other core while the window imports and builds its views.
-        from .startup import call_after_first_paint
-
         started: list[head_start.HeadStart] = []
         call_after_first_paint(window, lambda: started.append(
             head_start.HeadStart(args.demo or DEFAULT_DEMO)))
@@ -255,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _follow_startup(window: MainWindow, trace: StartupTrace) -> None:
     """Record the start-up steps of ``window`` in ``trace`` (``STPCA_STARTUP_TRACE``)."""
-    from .startup import call_after_first_paint
+    from .startup import call_after_first_paint  # Qt: imported by main() after its checks
 
     def first_paint() -> None:
         trace.mark("first_paint")

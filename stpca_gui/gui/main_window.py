@@ -8,22 +8,31 @@ pyvista/VTK views, one at a time (the first render of each is a stall of its own
 stage's modules are imported in a background thread while the window stays
 responsive, then its widgets are built in the GUI thread. A view not built yet shows a
 placeholder saying so. Dialogs import what they need when opened.
+
+Hence every import of more than Qt, the standard library and light modules is in the
+method that needs it: a stage's in its ``_prepare_*`` method, the rest where they are used
+after the *numerics* stage. The window's parts (sessions, exports, structures, script
+export, the tour, the live fit) see it only as a
+:class:`~stpca_gui.gui.window_services.WindowServices`; the menus are a table
+(:meth:`MainWindow._build_menus`, :mod:`~stpca_gui.gui.menus`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QRect, QStandardPaths, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPdfWriter
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -35,7 +44,10 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..files.sniff import looks_like_stpca_file
+from ..plotting.text import one_line
 from .app_icon import application_icon
+from .menus import SEPARATOR, add_menus, menu_action, toggle_action
 from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
 from .views.slot import ViewSlot
 from .window_services import WindowMessages
@@ -44,13 +56,14 @@ if TYPE_CHECKING:
     from ..core import ProgressEvent
     from ..model import AnalysisResult, Dataset
     from .compare_dialog import CompareMethodsDialog
+    from .export_actions import ExportActions
+    from .lagged_embedding import LaggedEmbeddingAction
+    from .script_export_action import ScriptExportAction
     from .session_actions import SessionActions
+    from .structure_dialog import StructureActions
     from .tour import GuidedTour
     from .uniformity_dialog import UniformityDialog
     from .views.base import ViewFrame
-
-FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
-WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
 #: What a view's place says until the view is built.
 PREPARING_PLOT = "Preparing the plot…"
 PREPARING_SCENE = "Preparing the 3-D view…"
@@ -98,8 +111,12 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(application_icon())
         self.setAcceptDrops(True)
         self._recent_path = recent_path
-        #: File → Open/Save Session and the title's modified marker (built with the numerics).
+        #: The window's parts (built with the numerics).
         self.sessions: SessionActions | None = None
+        self.exports: ExportActions | None = None
+        self.structures: StructureActions | None = None
+        self.script_export: ScriptExportAction | None = None
+        self.lagged: LaggedEmbeddingAction | None = None
         #: The running guided tour, if any, and Help → Guided Tour.
         self.tour: GuidedTour | None = None
         self.tour_action: QAction | None = None
@@ -170,9 +187,14 @@ class MainWindow(QMainWindow):
     def _prepare_numerics(self) -> None:
         from ..core import loaded_libraries
         from ..model import AppState, RecentFiles
+        from .export_actions import ExportActions
         from .fit_controller import FitController
+        from .lagged_embedding import LaggedEmbeddingAction
         from .live_fit import connect_live_fit
         from .panels import ParametersPanel, SummaryPanel
+        from .script_export_action import ScriptExportAction
+        from .session_actions import SessionActions
+        from .structure_dialog import StructureActions
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
         # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
@@ -184,10 +206,13 @@ class MainWindow(QMainWindow):
         self.summary = SummaryPanel(self.state)
         self.parameters_slot.fill(self.parameters)
         self.summary_slot.fill(self.summary)
-        from .session_actions import SessionActions
-
         self.sessions = SessionActions(self)
+        self.exports = ExportActions(self, lambda: self.sessions.path)
+        self.structures = StructureActions(self)
+        self.script_export = ScriptExportAction(self)
+        self.lagged = LaggedEmbeddingAction(self)
         self._build_menus()
+        self._build_toolbar()
 
         self.parameters.fit_requested.connect(self.fit)
         self.controller.progress.connect(self._on_progress)
@@ -276,90 +301,58 @@ class MainWindow(QMainWindow):
         outer.setStretchFactor(1, 1)
         self.setCentralWidget(outer)
 
-    def _fill_export_menu(self) -> None:
-        """One entry per view built so far, and the whole window."""
-        self.export_menu.clear()
-        for key, view in self.views.items():
-            self.export_menu.addAction(QAction(
-                f"{view.title_text}…", self,
-                triggered=lambda _=False, k=key: self.export_view_dialog(k)))
-        self.export_menu.addSeparator()
-        self.export_menu.addAction(QAction("Whole window…", self,
-                                           triggered=self.export_window_dialog))
-
     def _build_menus(self) -> None:
-        from ..model import COLOR_MODES
         from ..model.demos import list_demos
 
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open,
-                                   triggered=self.open_file_dialog)
-        file_menu.addAction(self.open_action)
-        from .structure_dialog import StructureActions
-
-        self.structures = StructureActions(self)
-        self.structures.add_to(file_menu)
-        self.sessions.add_menu_actions(file_menu)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.open_action = menu_action(self, "&Open…", self.open_file_dialog,
+                                       shortcut=QKeySequence.StandardKey.Open)
+        self.fit_action = menu_action(self, "&Fit", self.fit, shortcut="Ctrl+R")
+        self.cancel_action = menu_action(self, "&Cancel fit", self.cancel_fit, shortcut="Esc",
+                                         enabled=False)
+        self.paper_antimodes_action = toggle_action(
+            self, "Show the &paper rule's antimodes", self.state.set_show_paper_antimodes,
+            tip="Add the antimodes of every mode of the plug-in KDE (the paper's rule, "
+                "untested) to the PNS1 histogram, dotted, beside the tested ones")
+        # Help → Guided Tour, enabled while there are data. (The tour's module loads when
+        # the tour opens.)
+        self.tour_action = menu_action(self, "Guided &Tour", self.open_tour, enabled=False,
+                                       tip="Walk through ST-PCA step by step on the data shown")
+        self.state.dataset_changed.connect(
+            lambda dataset: self.tour_action.setEnabled(dataset is not None))
+        self.recent_menu = QMenu("Open &Recent", self)
         self._refresh_recent_menu()
-        file_menu.addSeparator()
-        self.export_menu = file_menu.addMenu("Export &Figure")
-        # Filled when opened, from the views built by then.
-        self.export_menu.aboutToShow.connect(self._fill_export_menu)
-        file_menu.addAction(QAction("Export &Results…", self, shortcut="Ctrl+E",
-                                    triggered=self.export_results_dialog))
-        file_menu.addAction(self.structures.export_action)
-        from .script_export_action import ScriptExportAction
+        sessions, selection = self.sessions, self.state.selection
+        add_menus(self.menuBar(), [
+            ("&File", [
+                self.open_action, self.structures.open_action, sessions.open_action,
+                sessions.save_action, sessions.save_as_action, self.recent_menu, SEPARATOR,
+                self.exports.figure_menu, self.exports.results_action,
+                self.structures.export_action, self.script_export.action, SEPARATOR,
+                menu_action(self, "&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit),
+            ]),
+            ("D&ata", [self.lagged.action]),
+            ("&Demos", [menu_action(self, f"{name} — {description}", partial(self.load_demo, name))
+                        for name, description in list_demos()]),
+            ("&Analysis", [
+                self.fit_action, self.cancel_action, SEPARATOR,
+                menu_action(self, "Compare &methods…", self.compare_methods),
+                menu_action(self, "&Uniformity tests…", self.uniformity_tests), SEPARATOR,
+                self.paper_antimodes_action,
+            ]),
+            ("&Selection", [
+                menu_action(self, "&Undo", selection.undo,
+                            shortcut=QKeySequence.StandardKey.Undo),
+                menu_action(self, "&Redo", selection.redo,
+                            shortcut=QKeySequence.StandardKey.Redo),
+                menu_action(self, "&Clear", selection.clear, shortcut="Ctrl+Shift+A"),
+                ("Active &group", [menu_action(self, f"Group {k}", partial(self._set_group, k),
+                                               shortcut=f"Ctrl+{k}") for k in range(1, 5)]),
+            ]),
+            ("&Help", [self.tour_action, menu_action(self, "&About", self._about)]),
+        ])
 
-        self.script_export = ScriptExportAction(self)
-        file_menu.addAction(self.script_export.action)
-        file_menu.addSeparator()
-        file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit,
-                                    triggered=self.close))
-
-        data_menu = bar.addMenu("D&ata")
-        data_menu.addAction(QAction("&Lagged embedding…", self,
-                                    triggered=self.lagged_embedding_dialog))
-        demo_menu = bar.addMenu("&Demos")
-        for name, description in list_demos():
-            demo_menu.addAction(QAction(f"{name} — {description}", self,
-                                        triggered=lambda _=False, n=name: self.load_demo(n)))
-
-        analysis = bar.addMenu("&Analysis")
-        self.fit_action = QAction("&Fit", self, shortcut="Ctrl+R", triggered=self.fit)
-        self.cancel_action = QAction("&Cancel fit", self, shortcut="Esc", triggered=self.cancel_fit,
-                                     enabled=False)
-        analysis.addAction(self.fit_action)
-        analysis.addAction(self.cancel_action)
-        analysis.addSeparator()
-        analysis.addAction(QAction("Compare &methods…", self, triggered=self.compare_methods))
-        analysis.addAction(QAction("&Uniformity tests…", self, triggered=self.uniformity_tests))
-        analysis.addSeparator()
-        self.paper_antimodes_action = QAction(
-            "Show the &paper rule's antimodes", self, checkable=True,
-            toolTip="Add the antimodes of every mode of the plug-in KDE (the paper's rule, "
-                    "untested) to the PNS1 histogram, dotted, beside the tested ones",
-            toggled=self.state.set_show_paper_antimodes)
-        analysis.addAction(self.paper_antimodes_action)
-
-        selection = bar.addMenu("&Selection")
-        selection.addAction(QAction("&Undo", self, shortcut=QKeySequence.StandardKey.Undo,
-                                    triggered=lambda: self.state.selection.undo()))
-        selection.addAction(QAction("&Redo", self, shortcut=QKeySequence.StandardKey.Redo,
-                                    triggered=lambda: self.state.selection.redo()))
-        selection.addAction(QAction("&Clear", self, shortcut="Ctrl+Shift+A",
-                                    triggered=lambda: self.state.selection.clear()))
-        group_menu = selection.addMenu("Active &group")
-        for k in range(1, 5):
-            group_menu.addAction(QAction(f"Group {k}", self, shortcut=f"Ctrl+{k}",
-                                         triggered=lambda _=False, g=k: self._set_group(g)))
-
-        help_menu = bar.addMenu("&Help")
-        from .tour import add_tour_action
-
-        self.tour_action = add_tour_action(self, help_menu)
-        help_menu.addAction(QAction("&About", self, triggered=self._about))
+    def _build_toolbar(self) -> None:
+        from ..model import COLOR_MODES
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
@@ -425,7 +418,6 @@ class MainWindow(QMainWindow):
         from ..io import TableError
         from ..model.table_import import import_with_suggestions
         from .import_dialog import ImportDialog
-        from .session_actions import looks_like_stpca_file
 
         if looks_like_stpca_file(Path(path)):
             return self.sessions.open_session(Path(path))
@@ -456,31 +448,6 @@ class MainWindow(QMainWindow):
                        f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
         self.set_dataset(dataset)
         return True
-
-    def lagged_embedding_dialog(self) -> None:
-        dataset = self.state.dataset
-        if dataset is None:
-            self.messages.info("No data", "Open a table of angles first.")
-            return
-        column = 0
-        if dataset.n_angles > 1:
-            name, ok = QInputDialog.getItem(self, "Lagged embedding", "Angle series:",
-                                            list(dataset.column_names), 0, False)
-            if not ok:
-                return
-            column = dataset.column_names.index(name)
-        lags, ok = QInputDialog.getInt(self, "Lagged embedding", "Lags k (torus T^k):", 3, 1, 50)
-        if ok:
-            self.apply_lagged_embedding(column, lags)
-
-    def apply_lagged_embedding(self, column: int, lags: int) -> None:
-        """Replace the data by the lag-k embedding of one of its columns, and fit it."""
-        try:
-            lagged = self.state.dataset.lagged(column, lags)
-        except ValueError as exc:
-            self.messages.error("Cannot build the lagged embedding", str(exc))
-            return
-        self.set_dataset(lagged)
 
     def _show_color_mode(self, mode: str) -> None:
         index = self.color_combo.findData(mode)
@@ -515,8 +482,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         paths = self.recent.paths()
         for path in paths:
-            self.recent_menu.addAction(QAction(str(path), self,
-                                               triggered=lambda _=False, p=path: self.open_path(p)))
+            self.recent_menu.addAction(menu_action(self, str(path), partial(self.open_path, path)))
         self.recent_menu.setEnabled(bool(paths))
 
     def dragEnterEvent(self, event) -> None:
@@ -540,13 +506,8 @@ class MainWindow(QMainWindow):
             return
         labels = (f", labels: {len(dataset.label_names())} groups" if dataset.has_labels
                   else "")
-        # Text from the data: on one line each, cut when very long, and never markup.
-        from html import escape
-
-        # Not torus_scene's short_label: importing it loads pyvista and VTK in the GUI
-        # thread before the 3-D views' stage.
-        from ..plotting.text import one_line
-
+        # Text from the data: on one line each, cut when very long, and never markup. (Not
+        # torus_scene's short_label: that module loads pyvista and VTK.)
         title = escape(one_line(dataset.description or dataset.source, 160))
         columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
@@ -652,117 +613,10 @@ class MainWindow(QMainWindow):
         self.selection_label.setText(f" {selected:,} selected · active group {group} ")
 
     # ------------------------------------------------------------------ export
-    def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
-        """Write one view to PNG, SVG or PDF (by extension)."""
-        self.views[key].export(Path(path), dpi)
-
-    def window_image(self) -> QImage:
-        """The whole window as an image, with the 3-D views' renderings painted in."""
-        image = self.grab().toImage()
-        painter = QPainter(image)
-        for view in self.views.values():
-            picture = view.render_image()
-            if picture is None or not view.isVisible():
-                continue
-            # VTK draws outside Qt's backing store: paint its own rendering over the grab.
-            content = view.plotter.interactor
-            origin = content.mapTo(self, QPoint(0, 0))
-            painter.drawImage(QRect(origin, content.size()), picture)
-        painter.end()
-        return image
-
     def export_window(self, path: Path) -> None:
-        """Write the whole window to PNG or PDF."""
-        from ..io import atomic_path
-
-        path = Path(path)
-        image = self.window_image()
-        suffix = path.suffix.lower()
-        if suffix not in (".png", ".pdf"):
-            raise ValueError(f"the whole window can be saved as PNG or PDF, not {suffix!r}")
-        with atomic_path(path) as tmp:
-            if suffix == ".png":
-                if not image.save(str(tmp), "PNG"):
-                    raise OSError(f"cannot write {path}")
-            else:
-                writer = QPdfWriter(str(tmp))
-                writer.setResolution(150)
-                painter = QPainter(writer)
-                target = painter.viewport()
-                scaled = image.scaled(target.size(), Qt.AspectRatioMode.KeepAspectRatio,
-                                      Qt.TransformationMode.SmoothTransformation)
-                painter.drawImage(0, 0, scaled)
-                painter.end()
-
-    def export_results(self, folder: Path) -> list[Path]:
-        """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
-        over the data set's source file or the open session."""
-        from ..files.clash import check_outputs
-        from ..io import RESULT_FILES, write_results
-
-        result = self.state.result
-        if result is None:
-            raise ValueError("there is no result to export yet")
-        dataset = result.dataset
-        inputs = [("the open session", self.sessions.path or "")]
-        if not dataset.is_demo:
-            inputs.append(("the data set's source file", dataset.source))
-        check_outputs([(f"the result file {name}", Path(folder) / name)
-                       for name in (*RESULT_FILES, "selection.csv")], inputs)
-        groups = self.state.selection.groups
-        lines = ["row,group"] + [f"{r},{g}" for r, g in zip(dataset.row_ids, groups, strict=True)]
-        # One set: when any file cannot be written, none of the old ones is replaced.
-        return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
-                             labels=dataset.labels, provenance=dataset.provenance,
-                             clusters=result.mode_clusters,
-                             extra_files={"selection.csv": "\n".join(lines) + "\n"},
-                             source=str(dataset.source))
-
-    def export_view_dialog(self, key: str) -> None:
-        view = self.views[key]
-        if not view.has_content():
-            self.messages.info("Nothing to export", "This view has nothing drawn yet.")
-            return
-        path, chosen = QFileDialog.getSaveFileName(self, f"Export {view.title_text}",
-                                                   f"{view.export_stem}.png", FIGURE_FILTERS)
-        if not path:
-            return
-        path = self._with_suffix(path, chosen)
-        dpi = 150
-        if path.suffix.lower() == ".png":
-            dpi, ok = QInputDialog.getInt(self, "Resolution", "Dots per inch:", 150, 50, 1200)
-            if not ok:
-                return
-        self._guarded(lambda: self.export_view(key, path, dpi), f"Exported {path}")
-
-    def export_window_dialog(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(self, "Export window", "stpca-window.png",
-                                                   WINDOW_FILTERS)
-        if path:
-            path = self._with_suffix(path, chosen)
-            self._guarded(lambda: self.export_window(path), f"Exported {path}")
-
-    def export_results_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Export results to folder")
-        if folder:
-            self._guarded(lambda: self.export_results(Path(folder)),
-                          f"Results written to {folder}")
-
-    @staticmethod
-    def _with_suffix(path: str, chosen_filter: str) -> Path:
-        out = Path(path)
-        if not out.suffix:
-            ext = chosen_filter.split("*")[-1].rstrip(")") if "*" in chosen_filter else ".png"
-            out = out.with_suffix(ext)
-        return out
-
-    def _guarded(self, action, success: str) -> None:
-        try:
-            action()
-        except (OSError, ValueError) as exc:
-            self.messages.error("Export failed", str(exc))
-        else:
-            self.statusBar().showMessage(success, 5000)
+        """Write the whole window to PNG or PDF
+        (:meth:`~stpca_gui.gui.export_actions.ExportActions.export_window`)."""
+        self.exports.export_window(path)
 
     # ------------------------------------------------------------------ messages
     def _about(self) -> None:

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -53,8 +54,6 @@ class _FloatSpinBox(QDoubleSpinBox):
             return self.value()
 
     def validate(self, text: str, pos: int):
-        from PySide6.QtGui import QValidator
-
         stripped = text.strip()
         try:
             float(stripped)

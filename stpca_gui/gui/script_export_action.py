@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ..model.script_export import export_script
+from .menus import menu_action
 from .tasks import TaskRunner, show_task_error
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ class ScriptExportAction(QObject):
         super().__init__(window.widget())
         self.window = window
         self.last_message_box: QMessageBox | None = None
-        self.action = QAction("Export as Python &Script…", window.widget(), enabled=False,
-                              triggered=self.export_dialog)
+        self.action = menu_action(window.widget(), "Export as Python &Script…",
+                                  self.export_dialog, enabled=False)
         self.action.setStatusTip("Write a Python script that reloads the data, refits with "
                                  "the same settings and seed, and writes the results")
         self.runner = TaskRunner(self)
@@ -62,8 +63,6 @@ class ScriptExportAction(QObject):
 
     def export(self, path: Path) -> None:
         """Write the script (and the data copy) to ``path`` in the background."""
-        from ..model.script_export import export_script
-
         dataset = self.window.state.dataset
         try:
             parameters = self.parameters()
@@ -74,14 +73,9 @@ class ScriptExportAction(QObject):
 
     def _on_written(self, outcome) -> None:
         export, files = outcome
-        copy = next(iter(export.data_files), "")
-        how = {"demo": "It regenerates the demo data.",
-               "file": f"It reads the data from their file, or from the exact copy {copy} "
-                       "if the file is missing or has changed.",
-               "copy": f"It reads the exact copy of the data, {copy}: {export.note}."}
         text = "Wrote " + ", ".join(str(path) for path in files) + "."
         self._show(QMessageBox.Icon.Information, "Script written",
-                   f"{text}\n\n{how[export.data_origin]}\nRun: python {files[0]} --out DIR")
+                   f"{text}\n\n{export.reading_note()}\nRun: python {files[0]} --out DIR")
         self.window.messages.status(f"Wrote {files[0]}")
         self.written.emit(files)
 

@@ -19,19 +19,28 @@ work asks first, as closing the window does.
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from ..files.clash import check_outputs
+from ..files.sniff import STPCA_SUFFIX as SESSION_SUFFIX
+from ..model.session_file import (
+    Session,
+    apply_session,
+    load_session,
+    save_session,
+    session_from_state,
+)
+from .menus import menu_action
+from .tasks import TaskRunner
 
 if TYPE_CHECKING:
-    from ..model.session_file import Session
     from .window_services import WindowServices
 
-SESSION_SUFFIX = ".stpca"
 SESSION_FILTER = "stpca sessions (*.stpca)"
 #: The views with choices of their own, and the window stage that builds each.
 VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
@@ -39,20 +48,6 @@ VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 #: Session files at least this large are opened in the background.
 BACKGROUND_OPEN_BYTES = 8 << 20
-
-
-def looks_like_stpca_file(path: Path) -> bool:
-    """Whether ``path`` is meant to be a session or model file: named ``*.stpca``, or a ZIP
-    archive whose first entry is ``metadata.json`` (as the desktop's MIME type tells)."""
-    if path.suffix.lower() == SESSION_SUFFIX:
-        return True
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(43)
-    except OSError:
-        return False
-    return head[:4] == b"PK\x03\x04" and head[30:43] == b"metadata.json" and \
-        zipfile.is_zipfile(path)
 
 
 class SessionActions(QObject):
@@ -82,13 +77,12 @@ class SessionActions(QObject):
         #: View choices of an opened session for views not built yet.
         self._pending_views: dict[str, dict[str, Any]] = {}
         #: Reads large session files in the background (made when first needed).
-        self._runner: Any = None
-        self.open_action = QAction("Open &Session…", self, triggered=self.open_dialog)
-        self.save_action = QAction("&Save Session", self, shortcut=QKeySequence.StandardKey.Save,
-                                   triggered=self.save)
-        self.save_as_action = QAction("Save Session &As…", self,
-                                      shortcut="Ctrl+Shift+S",
-                                      triggered=self.save_as_dialog)
+        self._runner: TaskRunner | None = None
+        self.open_action = menu_action(self, "Open &Session…", self.open_dialog)
+        self.save_action = menu_action(self, "&Save Session", self.save,
+                                       shortcut=QKeySequence.StandardKey.Save)
+        self.save_as_action = menu_action(self, "Save Session &As…", self.save_as_dialog,
+                                          shortcut="Ctrl+Shift+S")
         state = window.state
         state.dataset_changed.connect(self._on_dataset)
         state.result_changed.connect(self._on_result)
@@ -96,11 +90,6 @@ class SessionActions(QObject):
                        state.selection.changed, state.selection.active_group_changed):
             signal.connect(self.mark_modified)
         window.stage_done.connect(self._on_stage_done)
-
-    def add_menu_actions(self, menu: QMenu) -> None:
-        menu.addAction(self.open_action)
-        menu.addAction(self.save_action)
-        menu.addAction(self.save_as_action)
 
     # ----------------------------------------------------------------- modified
     @property
@@ -192,8 +181,6 @@ class SessionActions(QObject):
         return states
 
     def current_session(self, name: str = "") -> Session:
-        from ..model.session_file import session_from_state
-
         window = self.window
         dataset = window.state.dataset
         known_hash = self._source_hash[1] if self._source_hash[0] is dataset else None
@@ -224,9 +211,6 @@ class SessionActions(QObject):
 
     def save_to(self, path: Path) -> bool:
         """Write the session to ``path``; a failure is a message, the work stays unsaved."""
-        from ..files.clash import check_outputs
-        from ..model.session_file import save_session
-
         path = Path(path)
         try:
             session = self.current_session(path.stem)
@@ -262,8 +246,6 @@ class SessionActions(QObject):
         problem and changes nothing. Returns whether it was opened, or for a file of at
         least :data:`BACKGROUND_OPEN_BYTES`, whether reading it started (:attr:`opened`
         or :attr:`open_failed` follows)."""
-        from ..model.session_file import load_session
-
         path = Path(path)
         try:
             large = path.stat().st_size >= BACKGROUND_OPEN_BYTES
@@ -280,9 +262,6 @@ class SessionActions(QObject):
         return self._install(session, path)
 
     def _open_in_background(self, path: Path) -> None:
-        from ..model.session_file import load_session
-        from .tasks import TaskRunner
-
         if self._runner is None:
             self._runner = TaskRunner(self)
             self._runner.succeeded.connect(lambda loaded: self._install(*loaded))
@@ -309,8 +288,6 @@ class SessionActions(QObject):
 
     def _snapshot(self) -> dict[str, Any]:
         """What an open may change, to put back when it fails half-way."""
-        from ..model.session_file import session_from_state
-
         window = self.window
         session = None
         if window.state.dataset is not None:
@@ -326,8 +303,6 @@ class SessionActions(QObject):
                 "title": window.widget().windowTitle()}
 
     def _put_back(self, snapshot: dict[str, Any]) -> None:
-        from ..model.session_file import apply_session
-
         window = self.window
         self._applying = True
         try:
@@ -350,8 +325,6 @@ class SessionActions(QObject):
         """Install a loaded session: data, fit, settings, selection, colours and views.
         When installing fails half-way, the previous work is put back and the error
         raised."""
-        from ..model.session_file import apply_session
-
         window = self.window
         window.controller.cancel()  # a running fit belongs to the work being replaced
         snapshot = self._snapshot()

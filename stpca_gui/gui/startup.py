@@ -29,7 +29,12 @@ HEAVY_MODULES = ("stpca_gui.core", "numba", "scipy.optimize", "scipy.stats", "ma
 #: The stages of preparing the window, in order, with the modules each one imports (see the
 #: docstring of stpca_gui/gui/main_window.py).
 STAGE_MODULES: dict[str, tuple[str, ...]] = {
-    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.fit_controller"),
+    # The core and the model, the panels, and the window's parts (its menus' actions).
+    "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.fit_controller",
+                 "stpca_gui.gui.live_fit", "stpca_gui.gui.session_actions",
+                 "stpca_gui.gui.export_actions", "stpca_gui.gui.lagged_embedding",
+                 "stpca_gui.gui.structure_dialog",
+                 "stpca_gui.gui.script_export_action", "stpca_gui.gui.progress_labels"),
     "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),

@@ -2,8 +2,11 @@
 
 The dialog reads torsions (:mod:`stpca_gui.model.structures`) in its task runner, with
 progress and cancel; its data set replaces the window's only when the reading succeeded.
-The selection is checked as it is typed against the topology, which is loaded (in the task
-runner) when it is chosen.
+Trajectory files are a list (several files of one topology are separate runs, or one run
+with *Concatenate*). The selection is checked as it is typed against the topology, which
+is loaded (in the task runner) when it is chosen; the check runs in a runner of its own,
+its cost bounded (:func:`~stpca_gui.io.structures.select_atoms`) and its wait limited to
+:data:`PREVIEW_TIME_LIMIT_MS`, so typing never freezes the window.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -25,7 +28,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
+    QListWidget,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -33,13 +36,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..io.structures import INSTALL_HINT, LAYOUTS, SET_NAMES, DihedralSettings, StructureError
+from ..io.structures import (
+    INSTALL_HINT,
+    LAYOUTS,
+    SET_NAMES,
+    DihedralSettings,
+    StructureError,
+)
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
+from .menus import menu_action
 from .tasks import TaskRunner
 
 if TYPE_CHECKING:
     from ..model import Dataset
+    from .window_services import WindowServices
 
 __all__ = ["StructureActions", "StructureDialog"]
 
@@ -49,24 +60,103 @@ TRAJECTORY_FILTER = ("Trajectories (*.dcd *.xtc *.trr *.nc *.ncdf *.netcdf *.mdc
                      "*.gro *.xyz *.h5md *.lammpstrj);;All files (*)")
 #: Milliseconds of typing pause before the selection is checked.
 CHECK_DELAY_MS = 250
+#: The dialog's width in pixels, for the paths of the files.
+DIALOG_WIDTH = 720
+#: Milliseconds the dialog waits for a selection check before saying it gave up.
+PREVIEW_TIME_LIMIT_MS = 5000
 
 
 def _topology_task(path: str, state: TaskState) -> Any:
-    from ..io.structures import open_universe
+    from ..io.structures import open_topology
 
     state.progress(0.0, f"reading {Path(path).name}…")
-    try:
-        return open_universe(path)
-    except StructureError:
-        # A topology without coordinates (PSF) reads with its trajectory; for checking
-        # selections, the topology alone is enough.
-        from ..io.structures import require_mdanalysis
+    return open_topology(path)  # a PSF without coordinates is enough to check selections
 
-        return require_mdanalysis().Universe(path)
+
+def _preview_task(universe: Any, text: str, where: str, state: TaskState) -> tuple[int, int]:
+    from ..io.structures import select_atoms
+
+    atoms = select_atoms(universe, text, where)
+    return atoms.n_atoms, len(atoms.residues)
+
+
+class TrajectoryList(QWidget):
+    """The trajectory files, in reading order: add, remove, move up and down."""
+
+    changed = Signal()
+
+    def __init__(self, paths: tuple[str, ...] = (), parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.files = QListWidget()
+        self.files.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.files.setToolTip("Each file is a run of its own (its frames numbered from 0), "
+                              "unless Concatenate reads them as one run")
+        line = self.files.fontMetrics().height()
+        self.files.setMinimumHeight(4 * line + 12)
+        self.files.setMaximumHeight(8 * line + 12)
+        buttons = QVBoxLayout()
+        self.add_button = QPushButton("Add…")
+        self.remove_button = QPushButton("Remove")
+        self.up_button = QPushButton("Up")
+        self.down_button = QPushButton("Down")
+        for button, slot in ((self.add_button, self._browse), (self.remove_button, self.remove),
+                             (self.up_button, partial(self.move, -1)),
+                             (self.down_button, partial(self.move, 1))):
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.files, 1)
+        layout.addLayout(buttons)
+        self.files.itemSelectionChanged.connect(self._update_buttons)
+        self.add(list(paths))
+
+    def paths(self) -> list[str]:
+        return [self.files.item(k).text() for k in range(self.files.count())]
+
+    def add(self, paths: list[str]) -> None:
+        for path in paths:
+            self.files.addItem(path)
+            self.files.item(self.files.count() - 1).setToolTip(path)
+        self._changed()
+
+    def remove(self) -> None:
+        for item in self.files.selectedItems():
+            self.files.takeItem(self.files.row(item))
+        self._changed()
+
+    def move(self, step: int) -> None:
+        rows = sorted(self.files.row(item) for item in self.files.selectedItems())
+        if not rows or rows[0] + step < 0 or rows[-1] + step >= self.files.count():
+            return
+        for row in (rows if step < 0 else reversed(rows)):
+            item = self.files.takeItem(row)
+            self.files.insertItem(row + step, item)
+            item.setSelected(True)
+        self._changed()
+
+    def _browse(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Trajectory files", "",
+                                                TRAJECTORY_FILTER)
+        if paths:
+            self.add(paths)
+
+    def _changed(self) -> None:
+        self._update_buttons()
+        self.changed.emit()
+
+    def _update_buttons(self) -> None:
+        selected = bool(self.files.selectedItems())
+        for button in (self.remove_button, self.up_button, self.down_button):
+            button.setEnabled(selected)
 
 
 class StructureDialog(QDialog):
     """Choose structure files and torsions; read them in the background."""
+
+    #: The selection check ended: True when it matches atoms.
+    selection_checked = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None, topology: str = "",
                  trajectories: tuple[str, ...] = ()) -> None:
@@ -77,11 +167,15 @@ class StructureDialog(QDialog):
         form = QFormLayout()
         self.topology = QLineEdit(topology)
         self.topology.setPlaceholderText("PDB, mmCIF, PSF, GRO, PRMTOP…")
-        self.trajectories = QLineEdit("; ".join(trajectories))
-        self.trajectories.setPlaceholderText("none: the topology's coordinates")
         form.addRow("Topology:", self._with_browse(self.topology, self._browse_topology))
-        form.addRow("Trajectory:", self._with_browse(self.trajectories,
-                                                     self._browse_trajectories))
+        self.trajectories = TrajectoryList(tuple(trajectories))
+        form.addRow("Trajectories:", self.trajectories)
+        self.concatenate = QCheckBox("Concatenate: read the files as one run, one after the "
+                                     "other")
+        self.runs_note = QLabel("")
+        self.runs_note.setWordWrap(True)
+        form.addRow("", self.concatenate)
+        form.addRow("", self.runs_note)
         self.dihedral_set = QComboBox()
         self.dihedral_set.addItems([name for name in SET_NAMES if name != "custom"])
         self.omega = QCheckBox("also ω (backbone)")
@@ -125,6 +219,8 @@ class StructureDialog(QDialog):
         box.addWidget(self.progress)
         box.addWidget(self.status)
         box.addWidget(self.buttons)
+        # Wide enough for the paths of the files (the window's width at most).
+        self.resize(max(self.sizeHint().width(), DIALOG_WIDTH), self.sizeHint().height())
 
         self.runner = TaskRunner(self)
         self._on_success = self._on_read
@@ -132,10 +228,19 @@ class StructureDialog(QDialog):
         self.runner.progress.connect(self._on_progress)
         self.runner.failed.connect(self._on_failure)
         self.runner.cancelled.connect(lambda: self._finish("Cancelled; nothing changed."))
+        self.preview = TaskRunner(self)
+        self.preview.succeeded.connect(self._on_preview)
+        self.preview.failed.connect(self._on_preview_failure)
+        self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_TIME_LIMIT_MS)
+        self._preview_timer.timeout.connect(self._preview_timed_out)
+        self.preview.started.connect(self._preview_timer.start)
         self._check_timer = QTimer(self, singleShot=True, interval=CHECK_DELAY_MS)
         self._check_timer.timeout.connect(self.check_selection)
         self.selection.textChanged.connect(lambda _: self._check_timer.start())
         self.topology.editingFinished.connect(self.load_topology)
+        self.trajectories.changed.connect(self._update_runs)
+        self.concatenate.toggled.connect(self._update_runs)
+        self._update_runs()
         if topology:
             self.load_topology()
 
@@ -157,15 +262,24 @@ class StructureDialog(QDialog):
             self.topology.setText(path)
             self.load_topology()
 
-    def _browse_trajectories(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Trajectory files", "",
-                                                TRAJECTORY_FILTER)
-        if paths:
-            self.trajectories.setText("; ".join(paths))
+    def _update_runs(self) -> None:
+        count = len(self.trajectory_paths())
+        self.concatenate.setEnabled(count > 1)
+        if count == 0:
+            text = "No trajectory: the topology's own frames (e.g. the models of a PDB file)."
+        elif count == 1:
+            text = "One run."
+        elif self.concatenate.isChecked():
+            text = (f"One run of {count} files, frames numbered through; start, stop and "
+                    "stride apply to the whole.")
+        else:
+            text = (f"{count} runs, one per file (the trajectory column names it); start, "
+                    "stop and stride apply to each.")
+        self.runs_note.setText(text)
 
     # ------------------------------------------------------------ settings
     def trajectory_paths(self) -> list[str]:
-        return [p.strip() for p in self.trajectories.text().split(";") if p.strip()]
+        return self.trajectories.paths()
 
     def settings(self) -> DihedralSettings:
         angles = tuple(a.strip() for a in self.angles.text().split(",") if a.strip())
@@ -174,7 +288,8 @@ class StructureDialog(QDialog):
             dihedral_set=self.dihedral_set.currentText(), select=self.selection.text(),
             layout=self.layout_choice.currentText(), start=self.start.value() or None,
             stop=self.stop.value() or None, stride=self.stride.value(),
-            omega=self.omega.isChecked())
+            omega=self.omega.isChecked(),
+            concatenate=self.concatenate.isChecked() and len(self.trajectory_paths()) > 1)
 
     def dataset(self) -> Dataset | None:
         """The data set read (after the dialog was accepted)."""
@@ -198,33 +313,56 @@ class StructureDialog(QDialog):
                      f"{len(universe.residues):,} residues")
         self.check_selection()
 
-    def check_selection(self) -> bool:
-        """Check the selection against the loaded topology; say what it matches."""
+    def check_selection(self) -> None:
+        """Check the selection against the loaded topology in the background; the note
+        says what it matches (``selection_checked`` tells when)."""
         text = self.selection.text().strip()
         if self._universe is None:
-            return bool(text)
-        try:
-            atoms = self._universe.select_atoms(text)
-        except Exception as exc:  # MDAnalysis' errors for a bad expression
-            self.selection_note.setText(f"⚠ not a valid selection: {' '.join(str(exc).split())}")
-            return False
-        if atoms.n_atoms == 0:
+            return
+        if not text:
+            self.selection_note.setText("⚠ the selection is empty; 'all' reads every residue")
+            self.selection_checked.emit(False)
+            return
+        self.selection_note.setText("checking the selection…")
+        self.preview.start(partial(_preview_task, self._universe, text,
+                                   Path(self.topology.text()).name))
+
+    def _on_preview(self, counts: tuple[int, int]) -> None:
+        self._preview_timer.stop()
+        atoms, residues = counts
+        if atoms == 0:
             self.selection_note.setText("⚠ matches no atoms")
-            return False
-        self.selection_note.setText(f"✓ {atoms.n_atoms:,} atoms in {len(atoms.residues):,} "
-                                    "residues")
-        return True
+        else:
+            self.selection_note.setText(f"✓ {atoms:,} atoms in {residues:,} residues")
+        self.selection_checked.emit(atoms > 0)
+
+    def _on_preview_failure(self, message: str, details: str) -> None:
+        self._preview_timer.stop()
+        text = message.split(": ", 1)[1] if ": " in message else message
+        self.selection_note.setText(f"⚠ {text}")
+        self.selection_checked.emit(False)
+
+    def _preview_timed_out(self) -> None:
+        """A check that takes too long: stop waiting (the next one starts on a new
+        thread) and say so."""
+        if not self.preview.busy:
+            return
+        self.preview.shutdown()
+        self.selection_note.setText(
+            f"⚠ checking the selection took longer than {PREVIEW_TIME_LIMIT_MS / 1000:g} s "
+            "and was given up; it is checked again when reading")
+        self.selection_checked.emit(False)
 
     # ------------------------------------------------------------ reading
     def read(self) -> None:
         """Read the torsions in the background; the dialog closes when they are there."""
-        if not self.check_selection():
-            self.status.setText("Fix the selection first.")
-            return
         try:
             self.settings().validate()
         except StructureError as exc:
             self.status.setText(str(exc))
+            return
+        if not self.topology.text().strip():
+            self.status.setText("Choose the topology or structure file first.")
             return
         task = partial(_read_task, self.topology.text().strip(), self.trajectory_paths(),
                        self.settings(), self.label_by.currentText())
@@ -249,7 +387,8 @@ class StructureDialog(QDialog):
     def _on_failure(self, message: str, details: str) -> None:
         # StructureError and OSError messages name the file; drop the exception's type.
         self._finish(message.split(": ", 1)[1] if ": " in message else message)
-        self.selection_note.setText(self.selection_note.text())
+        if self._on_success == self._on_topology:
+            self.selection_note.setText(f"⚠ {self.status.text()}")
         if self.parent() is not None and hasattr(self.parent(), "messages"):
             self.parent().messages.error("Cannot read the structure", self.status.text())
 
@@ -266,6 +405,8 @@ class StructureDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.runner.shutdown()
+        self.preview.shutdown()
+        self._preview_timer.stop()
         super().done(result)
 
 
@@ -291,20 +432,18 @@ def _representatives_task(dataset: Dataset, clusters, folder: str, state: TaskSt
 class StructureActions:
     """The window's structure actions: open (File menu) and representatives (Export)."""
 
-    def __init__(self, window) -> None:
+    def __init__(self, window: WindowServices) -> None:
         self.window = window
-        self.open_action = QAction("Open &Structure or Trajectory…", window,
-                                   triggered=self.open_dialog)
-        self.export_action = QAction("Cluster &representatives…", window,
-                                     triggered=self.export_dialog)
-        self.runner = TaskRunner(window)
+        parent = window.widget()
+        self.open_action = menu_action(parent, "Open &Structure or Trajectory…",
+                                       self.open_dialog)
+        self.export_action = menu_action(parent, "Cluster &representatives…",
+                                         self.export_dialog)
+        self.runner = TaskRunner(parent)
         self.runner.succeeded.connect(self._exported)
         self.runner.failed.connect(
             lambda message, _details: window.messages.error("Export failed",
                                                             message.split(": ", 1)[-1]))
-
-    def add_to(self, file_menu: QMenu) -> None:
-        file_menu.addAction(self.open_action)
 
     def open_dialog(self, topology: str = "", trajectories: tuple[str, ...] = ()
                     ) -> StructureDialog | None:
@@ -314,13 +453,24 @@ class StructureActions:
             self.window.messages.error("Structures need MDAnalysis", INSTALL_HINT[0].upper()
                                + INSTALL_HINT[1:] + ".")
             return None
-        dialog = StructureDialog(self.window, topology, trajectories)
-        dialog.accepted.connect(lambda: self.window.set_dataset(dialog.dataset()))
+        dialog = StructureDialog(self.window.widget(), topology, trajectories)
+        dialog.accepted.connect(lambda: self._read(dialog.dataset()))
         dialog.open()
         return dialog
 
+    def _read(self, dataset: Dataset | None) -> None:
+        """Show the data read; say what the user should know about them (truncated
+        trajectories, rows left out)."""
+        if dataset is None:
+            return
+        self.window.set_dataset(dataset)
+        notes = list((dataset.structure or {}).get("notes", ()))
+        if notes:
+            self.window.messages.info("Read with notes", "\n".join(notes))
+
     def export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window, "Write cluster representatives to")
+        folder = QFileDialog.getExistingDirectory(self.window.widget(),
+                                                  "Write cluster representatives to")
         if folder:
             self.export(folder)
 
@@ -343,5 +493,4 @@ class StructureActions:
         self.last_written = written.files
         names = ", ".join(p.name for p in written.files[:3])
         more = f" and {len(written.files) - 3} more" if len(written.files) > 3 else ""
-        self.window.statusBar().showMessage(
-            f"Wrote {names}{more} to {written.files[0].parent}", 8000)
+        self.window.messages.status(f"Wrote {names}{more} to {written.files[0].parent}", 8000)

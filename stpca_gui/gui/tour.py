@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QHBoxLayout,
     QLabel,
-    QMenu,
     QPushButton,
     QSizePolicy,
     QSlider,
@@ -34,11 +34,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..io import atomic_path
+from ..model.tour import (
+    PAPER_EQUATIONS,
+    RadiusPoint,
+    TourData,
+    TourStep,
+    prepare_tour,
+    refit_at_radius,
+    tour_steps,
+)
+from .tasks import TaskRunner
+
 if TYPE_CHECKING:
-    from ..model.tour import RadiusPoint, TourData, TourStep
     from .window_services import WindowServices
 
-__all__ = ["GuidedTour", "TourExport", "add_tour_action"]
+__all__ = ["GuidedTour", "TourExport"]
 
 #: Emphasis of the views a step is about: an orange frame and a tinted title row.
 EMPHASIS_STYLE = "#{name} {{ border: 2px solid #E69F00; background: #FFF3DC; }}"
@@ -56,17 +67,6 @@ EXPORT_RADIUS_FACTOR = 0.75
 EXPORT_SETTLE_MS = 400
 #: Width of the panel in pixels.
 PANEL_WIDTH = 470
-
-
-def add_tour_action(window: WindowServices, menu: QMenu) -> QAction:
-    """Put Help → Guided Tour into ``menu``, enabled while the window has data."""
-    action = QAction("Guided &Tour", window.widget(),
-                     enabled=window.state.dataset is not None)
-    action.setToolTip("Walk through ST-PCA step by step on the data shown")
-    action.triggered.connect(window.open_tour)
-    window.state.dataset_changed.connect(lambda dataset: action.setEnabled(dataset is not None))
-    menu.addAction(action)
-    return action
 
 
 class TourPanel(QDockWidget):
@@ -97,6 +97,8 @@ class TourPanel(QDockWidget):
         self.citation = QLabel("")
         self.citation.setWordWrap(True)
         self.citation.setStyleSheet("color: #555555; font-style: italic;")
+        # matplotlib when the tour opens: this module loads with the window's numerics,
+        # which must not wait for it (gui/startup.py).
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
         from matplotlib.figure import Figure
 
@@ -158,8 +160,6 @@ class GuidedTour(QObject):
 
     def __init__(self, window: WindowServices) -> None:
         super().__init__(window.widget())
-        from .tasks import TaskRunner
-
         self.window = window
         self.panel = TourPanel(window.widget())
         self.runner = TaskRunner(self.panel)
@@ -228,8 +228,6 @@ class GuidedTour(QObject):
             if not window.controller.busy:
                 window.fit()
             return  # _on_result continues
-        from ..model.tour import prepare_tour
-
         self._show_waiting("Recording the spherical MDS iterations and refitting at "
                            "several radii…")
         self.runner.start(partial(prepare_tour, result))
@@ -250,16 +248,12 @@ class GuidedTour(QObject):
             self.window.fit_ended.disconnect(self._on_fit_ended)
 
     def _on_task_done(self, value: object) -> None:
-        from ..model.tour import RadiusPoint, TourData
-
         if isinstance(value, TourData):
             self._on_prepared(value)
         elif isinstance(value, RadiusPoint):
             self._on_refitted(value)
 
     def _on_prepared(self, data: TourData) -> None:
-        from ..model.tour import tour_steps
-
         if data.result is not self.window.state.result:
             self._prepare()  # refitted meanwhile: prepare for the new result
             return
@@ -369,8 +363,7 @@ class GuidedTour(QObject):
         self.step_shown.emit(self.index)
 
     def _show_equation(self, step: TourStep) -> None:
-        from ..model.tour import PAPER_EQUATIONS
-        from ..plotting.tour_figures import equation_png
+        from ..plotting.tour_figures import equation_png  # matplotlib: see TourPanel
 
         label = step.equations[0]
         if label not in self._equation_images:  # a rendering takes a quarter second
@@ -389,7 +382,7 @@ class GuidedTour(QObject):
         self.panel.citation.setText(citation)
 
     def _draw_figure(self, **options: object) -> object:
-        from ..plotting.tour_figures import draw_tour_figure
+        from ..plotting.tour_figures import draw_tour_figure  # matplotlib: see TourPanel
 
         figure = self.panel.figure
         figure.set_layout_engine("constrained")
@@ -451,8 +444,6 @@ class GuidedTour(QObject):
         self._on_slider(self.panel.slider.value())
 
     def _refit_at_slider(self) -> None:
-        from ..model.tour import refit_at_radius
-
         data = self.data
         if data is None:
             return
@@ -561,8 +552,6 @@ class TourExport(QObject):
         QTimer.singleShot(EXPORT_SETTLE_MS, lambda: self._capture(index))
 
     def _capture(self, index: int) -> None:
-        from PySide6.QtWidgets import QApplication
-
         QApplication.processEvents()
         step = self.tour.steps[index]
         path = self.folder / f"step-{index + 1:02d}-{step.slug}.png"
@@ -575,9 +564,6 @@ class TourExport(QObject):
         self._show(index + 1)
 
     def _write_index(self) -> None:
-        from ..io import atomic_path
-        from ..model.tour import PAPER_EQUATIONS
-
         tour = self.tour
         dataset = tour.data.result.dataset
         lines = [f"# A guided tour of ST-PCA: {dataset.name}", "",

@@ -1,10 +1,10 @@
 """What the main window's parts may use of the window: a narrow interface, passed in.
 
-The parts (session actions, the guided tour, script export, live fits) are built by the
-window and given the window as a :class:`WindowServices`; they never import the window's
-module, so the app has no import circles (an ``acyclic_siblings`` contract in
-pyproject.toml). The window implements the protocol; :class:`WindowMessages` is the one way
-a part shows a message.
+The parts (session actions, exports, structures, the guided tour, script export, live
+fits) are built by the window and given the window as a :class:`WindowServices`; they
+never import the window's module, so the app has no import circles (an
+``acyclic_siblings`` contract in pyproject.toml). The window implements the protocol;
+:class:`WindowMessages` is the one way a part shows a message.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Qt, SignalInstance
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox
 
 if TYPE_CHECKING:
-    from ..model import AppState
+    from ..model import AppState, Dataset
     from .fit_controller import FitController
     from .panels import ParametersPanel
     from .views.base import ViewFrame
@@ -108,6 +108,10 @@ class WindowServices(Protocol):
 
     def fit(self) -> None:
         """Fit the data shown with the panel's settings."""
+        ...
+
+    def set_dataset(self, dataset: Dataset, *, fit: bool = True) -> None:
+        """Show new data (asking first when unsaved work would be replaced), and fit them."""
         ...
 
     def remember_file(self, path: Path) -> None:

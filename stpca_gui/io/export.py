@@ -216,11 +216,14 @@ def write_results(
     return [folder / name for name in texts]
 
 
-ScoreRows = tuple[NDArray[np.int64], Any, NDArray[np.float64]]
+#: A block of :func:`write_score_stream`: row ids, labels or None, scores, and (when the
+#: stream has provenance columns) those columns' values of the block, in order.
+ScoreRows = (tuple[NDArray[np.int64], Any, NDArray[np.float64]]
+             | tuple[NDArray[np.int64], Any, NDArray[np.float64], Sequence[Any]])
 
 
 def write_score_stream(path: str | Path, n_components: int, parts: Iterable[ScoreRows], *,
-                       labelled: bool = False) -> int:
+                       labelled: bool = False, provenance: Sequence[str] = ()) -> int:
     """Write a scores table (the columns of ``scores.csv``) from consecutive row blocks.
 
     Parameters
@@ -234,6 +237,10 @@ def write_score_stream(path: str | Path, n_components: int, parts: Iterable[Scor
         one block in memory.
     labelled : bool
         Whether the blocks carry labels (a ``label`` column after ``row``).
+    provenance : sequence of str
+        Names of provenance columns written after the label (e.g. ``trajectory``,
+        ``frame``, ``time`` of a ``stpca dihedrals`` table); then every block has a fourth
+        item, those columns' values.
 
     Returns
     -------
@@ -254,8 +261,12 @@ def write_score_stream(path: str | Path, n_components: int, parts: Iterable[Scor
         raise OSError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
     rows = 0
     with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8", newline="") as handle:
-        handle.write(_csv_text(_scores_header(n_components, labelled), []))
-        for ids, labels, scores in parts:
-            handle.write(_csv_text(None, _scores_columns(ids, labels, scores)))
+        handle.write(_csv_text(_scores_header(n_components, labelled, provenance), []))
+        for ids, labels, scores, *carried in parts:
+            columns = [np.asarray(c) for c in carried[0]] if provenance else []
+            if len(columns) != len(provenance):
+                raise ValueError(f"each block must carry the {len(provenance)} provenance "
+                                 "column(s) of the header")
+            handle.write(_csv_text(None, _scores_columns(ids, labels, scores, columns)))
             rows += len(ids)
     return rows

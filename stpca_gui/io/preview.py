@@ -17,6 +17,7 @@ from typing import Literal
 
 from .tables import (
     DEGREE_HINT_THRESHOLD,
+    PROVENANCE_COLUMNS,
     SNIFF_BYTES,
     TableError,
     is_number,
@@ -112,7 +113,8 @@ class TablePreview:
         One of :data:`RANGE_CONVENTIONS`, or None when the values fit none of them.
     range_reason : str
     suggested_angle_columns : tuple of str
-        The numeric columns, except the label column and row identifiers.
+        The numeric columns, except the label column, row identifiers and provenance
+        columns (:data:`~stpca_gui.io.tables.PROVENANCE_COLUMNS`).
     suggested_label_column : str or None
         A column named like labels ("label", "cluster", "group", "class", …), else the first
         text column, else an integer column with few distinct values.
@@ -266,6 +268,11 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
     angle_indices = []
     for k, (name, column, is_numeric) in enumerate(zip(names, stats, numeric, strict=True)):
         if not is_numeric or name == label or name in repeated:
+            continue
+        if name in PROVENANCE_COLUMNS:
+            if len(notes) < _MAX_NOTES:
+                notes.append(f"column {name!r} says where the rows come from (provenance), "
+                             "not an angle")
             continue
         if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
             if len(notes) < _MAX_NOTES:

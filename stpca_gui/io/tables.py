@@ -24,6 +24,9 @@ SNIFF_BYTES = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t| "
 #: Values beyond this magnitude cannot be radians of a sensible table: suggest degrees.
 DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
+#: Provenance columns: where a row comes from (the tables of ``stpca dihedrals`` have
+#: them). Never read as angles unless chosen by name; carried into the scores tables.
+PROVENANCE_COLUMNS = ("trajectory", "frame", "time", "segid", "resid", "resname")
 
 
 class TableError(ValueError):
@@ -165,6 +168,8 @@ class AngleChunk:
         Values were read as radians but some exceed 2π in magnitude.
     bytes_read : int
         Bytes of the file read so far (for progress against the file size).
+    provenance : dict of str to ndarray
+        The file's provenance columns (:data:`PROVENANCE_COLUMNS`), as text per row.
     """
 
     angles: NDArray[np.float64]
@@ -173,6 +178,7 @@ class AngleChunk:
     dropped: list[tuple[int, str]]
     degrees_suspected: bool
     bytes_read: int
+    provenance: dict[str, NDArray[np.str_]] = field(default_factory=dict)
 
 
 class _TableLayout:
@@ -315,7 +321,7 @@ def read_angle_table(
     path: str | Path,
     columns: list[str] | None = None,
     *,
-    provenance_columns: tuple[str, ...] = (),
+    provenance_columns: tuple[str, ...] = PROVENANCE_COLUMNS,
     **options: Unpack[TableOptions],
 ) -> AngleTable:
     """Read angle columns from a delimited text file.
@@ -328,7 +334,8 @@ def read_angle_table(
         Default: every column except ``label_column``.
     provenance_columns : tuple of str
         Columns kept as text in ``provenance`` when the file has them, and never read as
-        angles by default (e.g. ``frame``, ``segid``, ``resid``, ``resname``).
+        angles unless named in ``columns`` (default :data:`PROVENANCE_COLUMNS`: ``frame``,
+        ``trajectory``, ``time``, ``segid``, ``resid``, ``resname``).
     **options : TableOptions
         ``degrees``, ``label_column``, ``drop_invalid``, ``row_filter``.
 
@@ -395,27 +402,47 @@ def read_angle_table(
 CHUNK_ROWS = 50_000
 
 
+class AngleChunks(Iterator[AngleChunk]):
+    """The chunks of :func:`iter_angle_chunks`, and the provenance columns they carry."""
+
+    def __init__(self, chunks: Iterator[AngleChunk], provenance_columns: tuple[str, ...]
+                 ) -> None:
+        self._chunks = chunks
+        #: The file's provenance columns, in the order of each chunk's ``provenance``.
+        self.provenance_columns = provenance_columns
+
+    def __next__(self) -> AngleChunk:
+        return next(self._chunks)
+
+    def close(self) -> None:
+        """Stop reading and close the file."""
+        self._chunks.close()  # type: ignore[attr-defined]
+
+
 def iter_angle_chunks(
     path: str | Path,
     columns: list[str] | None = None,
     *,
     chunk_rows: int = CHUNK_ROWS,
+    provenance_columns: tuple[str, ...] = PROVENANCE_COLUMNS,
     **options: Unpack[TableOptions],
-) -> tuple[tuple[str, ...], Iterator[AngleChunk]]:
+) -> tuple[tuple[str, ...], AngleChunks]:
     """Read a table like :func:`read_angle_table`, ``chunk_rows`` rows at a time.
 
     The file is streamed: memory holds one chunk, whatever the file's length. The layout
     (delimiter, header, columns) is read at once, so an unknown column fails before the
-    first chunk is asked for.
+    first chunk is asked for. Provenance columns are carried as for
+    :func:`read_angle_table` (never read as angles unless named in ``columns``).
 
     Returns
     -------
     column_names : tuple of str
         The angle columns read.
-    chunks : iterator of AngleChunk
-        Every chunk holds ``chunk_rows`` rows except the last; a file without data rows
-        gives none. Reading a bad row raises TableError when it is reached (naming the
-        file, line and column), unless ``drop_invalid``.
+    chunks : AngleChunks
+        An iterator of AngleChunk: every chunk holds ``chunk_rows`` rows except the last; a
+        file without data rows gives none. Reading a bad row raises TableError when it is
+        reached (naming the file, line and column), unless ``drop_invalid``. Its
+        ``provenance_columns`` names the provenance columns the chunks carry.
     """
     file = Path(path)
     chosen = _with_defaults(options)
@@ -434,7 +461,8 @@ def iter_angle_chunks(
         if first is None:
             raise TableError(f"{file}: the file is empty")
         layout = _TableLayout(file, first[:2], delimiter, has_header, columns,
-                              chosen["label_column"], chosen["row_filter"])
+                              chosen["label_column"], chosen["row_filter"],
+                              tuple(provenance_columns))
     except BaseException:
         handle.close()
         raise
@@ -442,8 +470,9 @@ def iter_angle_chunks(
         body = lines
     else:
         body = itertools.chain([first], lines)
-    return tuple(layout.wanted), _chunks(layout, handle, body, chosen["degrees"],
-                                         chosen["drop_invalid"], int(chunk_rows))
+    chunks = _chunks(layout, handle, body, chosen["degrees"], chosen["drop_invalid"],
+                     int(chunk_rows))
+    return tuple(layout.wanted), AngleChunks(chunks, tuple(layout.carried))
 
 
 def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:
@@ -470,6 +499,7 @@ def _chunks(layout: _TableLayout, handle: BinaryIO, body: Iterator[tuple[int, st
         count = 0
         labels: list[str] = []
         lines: list[int] = []
+        carried: list[list[str]] = []
         dropped: list[tuple[int, str]] = []
         done = 0
         while True:
@@ -481,6 +511,9 @@ def _chunks(layout: _TableLayout, handle: BinaryIO, body: Iterator[tuple[int, st
             if block is not None:
                 labels.extend([""] * len(batch))
                 lines.extend(line_no for line_no, _, _ in batch)
+                if layout.carried:
+                    carried.extend(layout.carried_cells(line_no, line)
+                                   for line_no, line, _ in batch)
             else:
                 rows: list[list[float]] = []
                 for line_no, line, _ in batch:
@@ -493,20 +526,22 @@ def _chunks(layout: _TableLayout, handle: BinaryIO, body: Iterator[tuple[int, st
                         rows.append(values)
                         labels.append(label)
                         lines.append(line_no)
+                        if layout.carried:
+                            carried.append(layout.carried_cells(line_no, line))
                 block = np.asarray(rows, dtype=np.float64).reshape(len(rows),
                                                                     len(layout.wanted))
             blocks.append(block)
             count += len(block)
             if count == chunk_rows:
-                yield _chunk(layout, blocks, labels, lines, dropped, degrees, done)
-                blocks, count, labels, lines, dropped = [], 0, [], [], []
+                yield _chunk(layout, blocks, labels, lines, carried, dropped, degrees, done)
+                blocks, count, labels, lines, carried, dropped = [], 0, [], [], [], []
         if count or dropped:
-            yield _chunk(layout, blocks, labels, lines, dropped, degrees, done)
+            yield _chunk(layout, blocks, labels, lines, carried, dropped, degrees, done)
 
 
 def _chunk(layout: _TableLayout, blocks: list[NDArray[np.float64]], labels: list[str],
-           lines: list[int], dropped: list[tuple[int, str]], degrees: bool,
-           bytes_read: int) -> AngleChunk:
+           lines: list[int], carried: list[list[str]], dropped: list[tuple[int, str]],
+           degrees: bool, bytes_read: int) -> AngleChunk:
     raw = (np.concatenate(blocks) if blocks
            else np.empty((0, len(layout.wanted)))).reshape(-1, len(layout.wanted))
     angles, suspected = _radians(raw, degrees)
@@ -517,4 +552,6 @@ def _chunk(layout: _TableLayout, blocks: list[NDArray[np.float64]], labels: list
         dropped=dropped,
         degrees_suspected=suspected,
         bytes_read=bytes_read,
+        provenance={name: np.asarray([row[k] for row in carried], dtype=str)
+                    for k, name in enumerate(layout.carried)},
     )

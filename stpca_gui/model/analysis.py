@@ -12,7 +12,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ __all__ = [
     "FitParameters",
     "ProgressEvent",
     "fit_task",
+    "paper_rule_clusters",
     "run_analysis",
 ]
 
@@ -135,6 +135,10 @@ class FitParameters:
 class AnalysisResult:
     """A finished ST-PCA run.
 
+    Everything is given to the constructor: :meth:`from_fit` (what :func:`run_analysis`
+    uses) computes the clusters of a fitted estimator; a session or the command line pass
+    the clusters they hold.
+
     Attributes
     ----------
     model : ScaledTorusPCA
@@ -145,12 +149,35 @@ class AnalysisResult:
         The data set it was fitted on.
     wall_time : float
         Seconds spent in :meth:`ScaledTorusPCA.fit`.
+    mode_clusters : ModeClustering
+        The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
+        first tested for uniformity on the torus), with each cluster's stability, checked
+        against the labels when the data have them. A session may bring clusters made by
+        another rule or level: they say which (``method``, ``mode_test.alpha``).
+    paper_mode_clusters : ModeClustering or None
+        PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested), for
+        comparison; None when they were not computed (the command line's result, whose
+        session does not keep them).
     """
 
     model: ScaledTorusPCA
     parameters: FitParameters
     dataset: Dataset
     wall_time: float
+    mode_clusters: ModeClustering
+    paper_mode_clusters: ModeClustering | None = None
+
+    @classmethod
+    def from_fit(cls, model: ScaledTorusPCA, parameters: FitParameters, dataset: Dataset,
+                 wall_time: float, check: CancelCheck | None = None) -> AnalysisResult:
+        """The result of a fitted estimator, with both rules' clusters computed here (in
+        the caller's thread; ``check`` may cancel, raising
+        :class:`~stpca_gui.core._base.progress.FitCancelled`)."""
+        # The tested rule's boundaries start from the paper rule's clusters, computed once.
+        paper = paper_rule_clusters(model, dataset, check)
+        return cls(model=model, parameters=parameters, dataset=dataset, wall_time=wall_time,
+                   mode_clusters=_cluster_pns1(model, parameters, _labels(dataset), check, paper),
+                   paper_mode_clusters=paper)
 
     @property
     def scores(self) -> NDArray[np.float64]:
@@ -203,56 +230,23 @@ class AnalysisResult:
         return (f"landmarks: {model.n_landmarks_:,} of {n:,}, all-pairs stress "
                 f"{model.all_pairs_stress_:.4f}")
 
-    @cached_property
-    def mode_clusters(self) -> ModeClustering:
-        """The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
-        first tested for uniformity on the torus), with each cluster's stability, checked
-        against the labels when the data have them. A session may bring clusters made by
-        another rule or level: they say which (``ModeClustering.method`` and the level
-        ``ModeClustering.mode_test.alpha``)."""
-        return _cluster_pns1(self)
-
-    @cached_property
-    def paper_mode_clusters(self) -> ModeClustering:
-        """PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested),
-        for comparison."""
-        if self.mode_clusters.method == "paper":
-            return self.mode_clusters
-        return model_mode_clusters(self.model, method="paper", labels=self._labels())
-
-    def _labels(self) -> NDArray | None:
-        return self.dataset.labels if self.dataset.has_labels else None
-
-    @cached_property
-    def diagnostics(self) -> FitDiagnostics:
-        """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
-        patch; :mod:`stpca_gui.core.diagnostics`). One pass over the fit's pairs: the app
-        computes them in a task with :meth:`compute_diagnostics` before reading this."""
-        return fit_diagnostics(self.model)
-
-    @property
-    def has_diagnostics(self) -> bool:
-        """Whether :attr:`diagnostics` is computed already."""
-        return "diagnostics" in self.__dict__
-
     def compute_diagnostics(self, check: CancelCheck | None = None,
                             progress: Any = None) -> FitDiagnostics:
-        """Compute (once) and keep :attr:`diagnostics`, reporting and cancellable like
-        :func:`~stpca_gui.core.diagnostics.fit_diagnostics`; for a worker thread."""
-        if not self.has_diagnostics:
-            self.__dict__["diagnostics"] = fit_diagnostics(self.model, check=check,
-                                                           progress=progress)
-        return self.diagnostics
+        """The fit diagnostics (Shepard sample, stress per point, stress over r, flat
+        patch; :mod:`stpca_gui.core.diagnostics`), reporting and cancellable like
+        :func:`~stpca_gui.core.diagnostics.fit_diagnostics`. One pass over the fit's pairs:
+        the app computes them in a task and keeps them in
+        :attr:`~stpca_gui.model.app_state.AppState.diagnostics`."""
+        return fit_diagnostics(self.model, check=check, progress=progress)
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
         rows = [(item.label, item.text)
                 for item in fit_summary(self.model, self.dataset.column_names) if item.shown]
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
-        clusters = self.mode_clusters
+        clusters, paper = self.mode_clusters, self.paper_mode_clusters
         rows += [(item.label, item.text) for item in mode_cluster_items(clusters) if item.shown]
-        if clusters.method != "paper":
-            paper = self.paper_mode_clusters
+        if clusters.method != "paper" and paper is not None:
             text = f"{paper.n_clusters} (every mode, untested)"
             if paper.classification_rate is not None:
                 text += f", {100 * paper.classification_rate:.1f} % correct"
@@ -301,8 +295,6 @@ def run_analysis(
     done: list[ProgressEvent] = []
     estimator.fit(dataset.angles, callback=_holding_back_done(callback, done))
     wall_time = time.perf_counter() - start
-    result = AnalysisResult(model=estimator, parameters=params, dataset=dataset,
-                            wall_time=wall_time)
     # The mode clusters are computed here, in the caller's (worker) thread, and can be
     # cancelled like the fit's stages (seconds for 10⁵ points); "done" comes after them.
     check = None
@@ -314,12 +306,8 @@ def run_analysis(
                 raise FitCancelled("cancelled during modes")
 
         check()
-    # Both rules, which the Result panel shows side by side; the tested rule's boundaries
-    # start from the paper rule's clusters, computed once (fills the caches).
-    paper = model_mode_clusters(estimator, method="paper", labels=result._labels(),
-                                check=check)
-    result.__dict__["paper_mode_clusters"] = paper
-    result.__dict__["mode_clusters"] = _cluster_pns1(result, check, paper)
+    # Both rules, which the Result panel shows side by side.
+    result = AnalysisResult.from_fit(estimator, params, dataset, wall_time, check)
     if callback is not None and done and callback(done[0]):
         raise FitCancelled("cancelled at the end")
     return result
@@ -341,11 +329,23 @@ def _holding_back_done(
     return forward
 
 
-def _cluster_pns1(result: AnalysisResult, check: CancelCheck | None = None,
+def paper_rule_clusters(model: ScaledTorusPCA, dataset: Dataset,
+                        check: CancelCheck | None = None) -> ModeClustering:
+    """PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested),
+    checked against the data set's labels when it has them."""
+    return model_mode_clusters(model, method="paper", labels=_labels(dataset), check=check)
+
+
+def _labels(dataset: Dataset) -> NDArray | None:
+    return dataset.labels if dataset.has_labels else None
+
+
+def _cluster_pns1(model: ScaledTorusPCA, parameters: FitParameters, labels: NDArray | None,
+                  check: CancelCheck | None = None,
                   paper: ModeClustering | None = None) -> ModeClustering:
-    """PNS1's clusters by the rule and level of the result's settings."""
-    return result.parameters.mode_cluster_settings().clusters(
-        result.model, labels=result._labels(), stability=True, paper=paper, check=check)
+    """PNS1's clusters by the rule and level of ``parameters``."""
+    return parameters.mode_cluster_settings().clusters(
+        model, labels=labels, stability=True, paper=paper, check=check)
 
 
 def fit_task(dataset: Dataset, params: FitParameters, state: TaskState, *,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from psygnal import Signal
 
+from ..core.diagnostics import FitDiagnostics
 from .analysis import AnalysisResult
 from .dataset import Dataset
 from .selection import SelectionModel
@@ -56,6 +57,7 @@ class AppState:
         self.selection = SelectionModel(0)
         self._dataset: Dataset | None = None
         self._result: AnalysisResult | None = None
+        self._diagnostics: FitDiagnostics | None = None
         self._color_mode: ColorMode = "label"
         self._scatter: tuple[int, int] = (0, 1)
         self._torus_axes: tuple[int, ...] = (0, 1, 2)
@@ -89,6 +91,7 @@ class AppState:
             ("torus_axes", self._torus_axes, axes)) if old != new]
         self._dataset = dataset
         self._result = None
+        self._diagnostics = None
         self._scatter, self._torus_axes = scatter, axes
         with self.selection.changed.blocked():
             self.selection.resize(n)
@@ -119,7 +122,25 @@ class AppState:
                              "current one")
         if result is not self._result:
             self._result = result
+            self._diagnostics = None
             self.result_changed.emit(result)
+
+    @property
+    def diagnostics(self) -> FitDiagnostics | None:
+        """The fit diagnostics of the current result, once computed
+        (:meth:`AnalysisResult.compute_diagnostics`, in a task), else None."""
+        return self._diagnostics
+
+    def set_diagnostics(self, result: AnalysisResult, diagnostics: FitDiagnostics) -> bool:
+        """Keep the diagnostics computed for ``result``; views in the "stress" colour mode
+        recolour (``color_mode_changed`` is emitted). Diagnostics of a result that is no
+        longer the current one are dropped. Returns whether they were kept."""
+        if result is not self._result:
+            return False
+        self._diagnostics = diagnostics
+        if self._color_mode == "stress":
+            self.color_mode_changed.emit(self._color_mode)
+        return True
 
     # --------------------------------------------------------------- colour mode
     @property
@@ -147,15 +168,9 @@ class AppState:
             return "selection"
         if mode in ("pns1", "cluster") and self._result is None:
             return "selection"
-        if mode == "stress" and (self._result is None or not self._result.has_diagnostics):
+        if mode == "stress" and self._diagnostics is None:
             return "selection"
         return mode
-
-    def diagnostics_ready(self) -> None:
-        """Say that the result's diagnostics were computed: views in the "stress" colour
-        mode recolour (``color_mode_changed`` is emitted)."""
-        if self._color_mode == "stress":
-            self.color_mode_changed.emit(self._color_mode)
 
     # -------------------------------------------------------------- view options
     @property

@@ -24,10 +24,36 @@ __all__ = ["DEMO_SOURCE_PREFIX", "Dataset"]
 DEMO_SOURCE_PREFIX = "demo:"
 
 
-def _readonly(values: NDArray) -> NDArray:
-    values = np.array(values, copy=True)
+def _handed_over(values: Any) -> bool:
+    """Whether an array was handed over: read-only, and so is the array owning its memory
+    (nobody can write it without setting that flag back), so it needs no copy."""
+    if not isinstance(values, np.ndarray) or values.flags.writeable:
+        return False
+    root = values
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root.base is None and root.flags.owndata and not root.flags.writeable
+
+
+def _readonly(values: Any, dtype: Any = None) -> NDArray:
+    """A read-only array of ``values``: a copy, unless ``values`` was handed over."""
+    if _handed_over(values) and (dtype is None or values.dtype == np.dtype(dtype)):
+        return values
+    values = np.array(values, dtype=dtype, copy=True)
     values.setflags(write=False)
     return values
+
+
+def _wrapped(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Read-only angles in [-π, π): those handed over in that range are taken as they are
+    (their giver wrapped them with ``wrap_angles(..., out=...)``), others are wrapped into
+    a new array (no copy beyond that, whatever their size)."""
+    if (_handed_over(angles) and angles.size and -np.pi <= angles.min()
+            and angles.max() < np.pi):
+        return angles
+    wrapped = wrap_angles(angles)
+    wrapped.setflags(write=False)
+    return wrapped
 
 
 # Cluster numerals up to 39 only: with L, C, D and M, letter labels such as amino-acid
@@ -98,6 +124,15 @@ def _table_options(options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _table_structure(table: AngleTable) -> dict[str, Any] | None:
+    """The structure record beside a table with frame provenance, if any."""
+    if "frame" not in table.provenance:
+        return None
+    from ..io.structures.record import read_sidecar
+
+    return read_sidecar(table.path)
+
+
 def _demo_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """``make_demo`` keyword arguments with the types it takes (also after a round trip
     through JSON)."""
@@ -113,7 +148,9 @@ class Dataset:
     """Angles loaded into the application, with their provenance.
 
     Arrays are copied and made read-only on construction, so a ``Dataset`` can be shared
-    by every view and by a worker thread without defensive copies.
+    by every view and by a worker thread without defensive copies. An array that is
+    already read-only and owns its memory is taken over without a copy (a reader of a
+    large data set hands its arrays over this way).
 
     Attributes
     ----------
@@ -177,7 +214,8 @@ class Dataset:
         if angles.ndim != 2 or angles.shape[1] < 1:
             raise ValueError(f"angles must be a 2-D array (n, d) with d >= 1, got shape "
                              f"{angles.shape}")
-        if not np.all(np.isfinite(angles)):
+        # min and max propagate NaN and show ±inf: no n × d temporary.
+        if angles.size and not (np.isfinite(angles.min()) and np.isfinite(angles.max())):
             raise ValueError("angles must be finite")
         n, d = angles.shape
         names = tuple(str(c) for c in self.column_names) or tuple(
@@ -185,17 +223,20 @@ class Dataset:
         if len(names) != d:
             raise ValueError(f"{len(names)} column names given for {d} angle columns")
         if self.labels is not None:
-            labels = np.asarray(self.labels).astype(str)
+            labels = self.labels
+            if not (isinstance(labels, np.ndarray) and labels.dtype.kind == "U"):
+                labels = np.asarray(labels).astype(str)
             if labels.shape != (n,):
                 raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
             object.__setattr__(self, "labels", _readonly(labels))
         if self.row_ids is None:
             row_ids = np.arange(1, n + 1, dtype=np.int64)
+            row_ids.setflags(write=False)  # handed over: no second copy
         else:
             row_ids = np.asarray(self.row_ids, dtype=np.int64)
             if row_ids.shape != (n,):
                 raise ValueError(f"row_ids must have shape ({n},), got {row_ids.shape}")
-        object.__setattr__(self, "angles", _readonly(wrap_angles(angles)))
+        object.__setattr__(self, "angles", _wrapped(angles))
         object.__setattr__(self, "column_names", names)
         object.__setattr__(self, "row_ids", _readonly(row_ids))
         object.__setattr__(self, "dropped",
@@ -208,7 +249,7 @@ class Dataset:
         object.__setattr__(self, "lagged_embeddings", tuple(
             (int(column), int(lags)) for column, lags in self.lagged_embeddings))
         if self.provenance is not None:
-            provenance = {str(k): _readonly(np.asarray(v)) for k, v in self.provenance.items()}
+            provenance = {str(k): _readonly(v) for k, v in self.provenance.items()}
             if any(v.shape != (n,) for v in provenance.values()):
                 raise ValueError(f"provenance columns must have shape ({n},)")
             object.__setattr__(self, "provenance", provenance)
@@ -267,6 +308,16 @@ class Dataset:
             ``unit_note``; the table's angles are already radians).
         options : mapping, optional
             The keyword arguments the table was read with, recorded as ``table_options``.
+
+        A table of ``stpca dihedrals`` (with provenance columns) brings the structure
+        record of its sidecar ``TABLE.structure.json`` when it has one, so that the
+        structure files' fingerprints reach the session
+        (:func:`~stpca_gui.io.structures.read_sidecar`).
+
+        Raises
+        ------
+        StructureError
+            A sidecar that is not a valid structure record (naming it).
         """
         if degrees:
             note = "converted from degrees"
@@ -289,6 +340,7 @@ class Dataset:
             unit_note=note,
             table_options=options,
             provenance=table.provenance or None,
+            structure=_table_structure(table),
         )
 
     def lagged(self, column: int, n_lags: int) -> Dataset:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.demos import DEMO_NAMES as SIMULATED_DEMOS
-from ..core.demos import list_demos as list_simulated_demos
+from ..core.demos import SIMULATED_DEMO_NAMES, list_simulated_demos
 from ..datasets import load_small_rna
 
 __all__ = ["DATA_DEMOS", "DEMO_NAMES", "SMALL_RNA", "DataDemo", "data_demo", "list_demos"]
@@ -27,7 +26,7 @@ DATA_DEMOS: dict[str, str] = {
                "labelled by cluster I / II / V",
 }
 #: Every demo name, simulations first.
-DEMO_NAMES: tuple[str, ...] = (*SIMULATED_DEMOS, *DATA_DEMOS)
+DEMO_NAMES: tuple[str, ...] = (*SIMULATED_DEMO_NAMES, *DATA_DEMOS)
 
 
 @dataclass(frozen=True)

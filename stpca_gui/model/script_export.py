@@ -19,6 +19,10 @@ How the script gets the data (:attr:`ScriptExport.data_origin`):
   the copy written beside it.
 * ``"copy"``: only the copy, when the data cannot be rebuilt from where they came from.
 
+Each is a small class of :mod:`stpca_gui.model.script_sources`, registered in
+:data:`~stpca_gui.model.script_sources.SCRIPT_SOURCES`; this module writes what every
+script has and asks the data's source for the rest.
+
 Before choosing "demo" or "file", :func:`python_script` runs the script's own loading code
 in-process and checks that it gives the data set's angles, row ids and labels exactly;
 otherwise it falls back to "copy".
@@ -36,24 +40,28 @@ place that is not an earlier data copy.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import datetime
 import textwrap
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import __version__
-from ..core import DEMO_NAMES, ModeClusterSettings, ScaledTorusPCA
+from ..core import SIMULATED_DEMO_NAMES, ModeClusterSettings, ScaledTorusPCA
 from ..files.atomic import atomic_file_set
 from ..files.clash import OutputClashError, check_outputs
-from ..files.digest import angles_sha256, file_sha256
+from ..files.digest import angles_sha256
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
 from .demos import DATA_DEMOS
+from .script_sources import SCRIPT_SOURCES, ScriptSource
+from .script_sources import literal as _literal
+from .script_sources import long_assignment as _assignment
+from .structures import structure_files_unchanged
 
 __all__ = ["ScriptExport", "ScriptSafetyError", "export_script", "python_script",
            "write_script"]
@@ -74,8 +82,9 @@ class ScriptExport:
         The script's text.
     data_files : dict of str to str
         Files to write in the script's folder (name to text): the data copy, if any.
-    data_origin : {"demo", "file", "copy"}
-        Where the script reads the data from (see the module docstring).
+    data_origin : {"demo", "file", "structure", "copy"}
+        Where the script reads the data from (see the module docstring): a name of
+        :data:`~stpca_gui.model.script_sources.SCRIPT_SOURCES`.
     note : str
         Why the copy is used instead of the source ("" otherwise).
     """
@@ -87,6 +96,11 @@ class ScriptExport:
     note: str = ""
     #: Files the export must not replace (the data set's source), as (description, path).
     inputs: tuple[tuple[str, str], ...] = ()
+
+    def reading_note(self) -> str:
+        """What the app tells the user about how the script reads the data."""
+        copy = next(iter(self.data_files), "")
+        return SCRIPT_SOURCES[self.data_origin].user_note(copy, self.note)
 
 
 def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: str | Path,
@@ -117,32 +131,15 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
     path = Path(script_path).resolve()
     when = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     writer = _ScriptWriter(dataset, parameters, path, when)
-    note = ""
-    if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
-        origin = "copy"
-        note = f"it is the bundled {dataset.name} data set, copied exactly beside the script"
-    elif dataset.is_demo and dataset.demo_seed is not None and dataset.name in DEMO_NAMES:
-        origin = "demo"
-    elif dataset.structure is not None:
-        from .structures import structure_files_unchanged
-
-        origin = "structure" if structure_files_unchanged(dataset.structure) else "copy"
-        note = "" if origin == "structure" else (
-            "its structure files are missing or have changed since they were read")
-    elif dataset.table_options is not None and Path(dataset.source).is_file():
-        origin = "file"
-    else:
-        origin = "copy"
-        note = (f"its file {dataset.source} is not there any more"
-                if dataset.table_options is not None else
-                "the data set does not record how to read it again from its source")
-    if origin != "copy":
+    origin, note = _data_origin(dataset)
+    if SCRIPT_SOURCES[origin].rebuilds:
         loader = writer.loader(origin)
         writer.verify(loader, origin, figures=False)  # before running it here
         note = _reproduces(loader, path, dataset)
         if note:
             origin = "copy"
-    data_files = {} if origin == "demo" else {writer.copy_name: writer.copy_text()}
+    data_files = ({writer.copy_name: writer.copy_text()}
+                  if SCRIPT_SOURCES[origin].writes_copy else {})
     script = writer.script(origin)
     writer.verify(script, origin)
     inputs = [("the data set's source file", dataset.source)] if (
@@ -151,6 +148,28 @@ def python_script(dataset: Dataset, parameters: FitParameters, *, script_path: s
         inputs += [("a structure file the data were read from", str(name)) for name in
                    (dataset.structure["topology"], *dataset.structure["trajectories"])]
     return ScriptExport(path, script, data_files, origin, note, tuple(inputs))
+
+
+def _data_origin(dataset: Dataset) -> tuple[str, str]:
+    """The source a script would read the data from (a name of
+    :data:`~stpca_gui.model.script_sources.SCRIPT_SOURCES`), before checking that it gives
+    the data set, and why the copy is used when it is."""
+    if dataset.is_demo and dataset.name in DATA_DEMOS:  # bundled data: no make_demo call
+        return "copy", (f"it is the bundled {dataset.name} data set, copied exactly beside "
+                        "the script")
+    if (dataset.is_demo and dataset.demo_seed is not None
+            and dataset.name in SIMULATED_DEMO_NAMES):
+        return "demo", ""
+    if dataset.structure is not None and "table" not in dataset.structure:
+        # (Data read from a stpca dihedrals table are read again from the table.)
+        if structure_files_unchanged(dataset.structure):
+            return "structure", ""
+        return "copy", "its structure files are missing or have changed since they were read"
+    if dataset.table_options is not None and Path(dataset.source).is_file():
+        return "file", ""
+    return "copy", (f"its file {dataset.source} is not there any more"
+                    if dataset.table_options is not None else
+                    "the data set does not record how to read it again from its source")
 
 
 def write_script(export: ScriptExport) -> list[Path]:
@@ -202,52 +221,10 @@ def export_script(dataset: Dataset, parameters: FitParameters, script_path: str 
     from), as (description, path)."""
     export = python_script(dataset, parameters, script_path=script_path)
     if inputs:
-        export = ScriptExport(export.script_path, export.script, export.data_files,
-                              export.data_origin, export.note, (*export.inputs, *inputs))
+        export = dataclasses.replace(export, inputs=(*export.inputs, *inputs))
     return export, write_script(export)
 
 
-def _literal(value: Any) -> str:
-    """Python source of a value, strings in double quotes (as in the rest of the script)."""
-    if isinstance(value, str):
-        text = repr(value)
-        return f'"{text[1:-1]}"' if "'" not in value and '"' not in value else text
-    if isinstance(value, list | tuple):
-        items = ", ".join(_literal(item) for item in value)
-        return f"[{items}]" if isinstance(value, list) else f"({items}{',' * (len(value) == 1)})"
-    return repr(value)
-
-
-def _assignment(name: str, value: Any, width: int = 96) -> str:
-    """``NAME = <literal>``, a long string split into adjacent literals in parentheses and
-    a long list into one item per line, so that the script's lines stay short."""
-    line = f"{name} = {_literal(value)}"
-    if len(line) <= width:
-        return line
-    if isinstance(value, str):
-        return f"{name} = (\n" + "\n".join(
-            f"    {part}" for part in _string_pieces(value, width - 8)) + "\n)"
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        items = []
-        for item in value:
-            pieces = _string_pieces(item, width - 12)
-            items.append(pieces[0] + "," if len(pieces) == 1 else
-                         "(\n" + "\n".join(f"        {p}" for p in pieces) + "\n    ),")
-        return f"{name} = [\n" + "\n".join(f"    {item}" for item in items) + "\n]"
-    return line
-
-
-def _string_pieces(value: str, width: int) -> list[str]:
-    """Literals of consecutive pieces of ``value``, each at most about ``width`` long."""
-    pieces: list[str] = []
-    start = 0
-    while start < len(value) or not pieces:
-        end = start + 1
-        while end < len(value) and len(_literal(value[start:end + 1])) <= width:
-            end += 1
-        pieces.append(_literal(value[start:end]))
-        start = end
-    return pieces
 
 
 def _wrapped(text: str) -> str:
@@ -306,7 +283,14 @@ class _ScriptWriter:
         self.when = when
         self.copy_name = f"{path.stem}-data.csv"
         self.results_name = f"{path.stem}-results"
-        self.labelled = dataset.labels is not None
+        self._sources: dict[str, ScriptSource] = {}
+
+    def source(self, origin: str) -> ScriptSource:
+        """The data source named ``origin`` (one of
+        :data:`~stpca_gui.model.script_sources.SCRIPT_SOURCES`), made once."""
+        if origin not in self._sources:
+            self._sources[origin] = SCRIPT_SOURCES[origin](self.dataset)
+        return self._sources[origin]
 
     def copy_text(self) -> str:
         data = self.dataset
@@ -328,31 +312,17 @@ class _ScriptWriter:
     def _loading_parts(self, origin: str) -> list[str]:
         return [self._constants(origin), self._sha_function(), self._load_function(origin)]
 
-    @cached_property
-    def source_path(self) -> Path:
-        return Path(self.dataset.source).resolve()
-
-    @cached_property
-    def source_sha256(self) -> str:
-        return file_sha256(self.source_path)
-
     def _imports(self, origin: str, *, figures: bool) -> str:
-        core = ["ScaledTorusPCA", "model_mode_clusters"]
-        if origin != "copy" and self.dataset.lagged_embeddings:
+        source = self.source(origin)
+        core = ["ScaledTorusPCA", "model_mode_clusters", *source.core_names]
+        if source.rebuilds and self.dataset.lagged_embeddings:
             core.append("lagged_embedding")
-        if origin == "demo":
-            core.append("make_demo")
-        if origin == "structure":
-            core.append("wrap_angles")
-        io = (["read_angle_table"] if origin == "file" else []) + (
-            [] if origin == "demo" else ["read_data_copy"]) + ["write_results"]
+        io = [*source.io_names, "write_results"]
         lines = ["import argparse", "import hashlib", "import sys", "from pathlib import Path",
                  "", "import numpy as np", "",
                  f"from stpca_gui.core import {', '.join(sorted(core))}",
                  f"from stpca_gui.io import {', '.join(io)}"]
-        if origin == "structure":
-            lines.append("from stpca_gui.io.structures import DihedralSettings, file_sha256, "
-                         "read_torsions")
+        lines += [f"from {module} import {names}" for module, names in source.more_imports]
         if figures:
             lines += ["from stpca_gui.plotting.figures import (", "    can_render_off_screen,",
                       "    write_plot_figures,", "    write_scene_figures,", ")"]
@@ -364,21 +334,14 @@ class _ScriptWriter:
         data = self.dataset
         values: dict[str, Any] = {"DATA_NAME": data.name,
                                   "DATA_DESCRIPTION": data.description or data.source,
-                                  "DATA_SOURCE": data.source}
-        if origin == "file":
-            values["SOURCE_PATH"] = str(self.source_path)
-            values["SOURCE_SHA256"] = self.source_sha256
-        if origin == "structure":
-            record = self.dataset.structure
-            values.update({"TOPOLOGY": record["topology"],
-                           "TRAJECTORIES": list(record["trajectories"]),
-                           "STRUCTURE_SHA256": record["sha256"],
-                           "DIHEDRALS": record["settings"], "LABEL_BY": record["label_by"]})
+                                  "DATA_SOURCE": data.source,
+                                  **self.source(origin).data_constants()}
         values["COLUMNS"] = list(data.column_names)
         values["ANGLES_SHA256"] = angles_sha256(data.angles)
         return values
 
     def _constants(self, origin: str) -> str:
+        source = self.source(origin)
         values = self._data_constants(origin)
         lines = ["# The data set (text from the data appears in this script only as these",
                  "# literals and the arguments below)"]
@@ -386,17 +349,8 @@ class _ScriptWriter:
                   for name in ("DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE")]
         lines += ["HERE = Path(__file__).resolve().parent",
                   f"RESULTS = HERE / {_literal(self.results_name)}"]
-        if origin == "file":
-            lines += [_assignment("SOURCE_PATH", values["SOURCE_PATH"]),
-                      "SOURCE = Path(SOURCE_PATH)",
-                      f"SOURCE_SHA256 = {_literal(values['SOURCE_SHA256'])}"]
-        if origin == "structure":
-            lines += [_assignment("TOPOLOGY", values["TOPOLOGY"]),
-                      _assignment("TRAJECTORIES", values["TRAJECTORIES"]),
-                      f"STRUCTURE_SHA256 = {values['STRUCTURE_SHA256']!r}",
-                      f"DIHEDRALS = {values['DIHEDRALS']!r}",
-                      _assignment("LABEL_BY", values["LABEL_BY"])]
-        if origin != "demo":
+        lines += source.constant_lines()
+        if source.writes_copy:
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
                   "# level MODE_ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
@@ -409,19 +363,17 @@ class _ScriptWriter:
 
     def _top_level(self, origin: str, *, figures: bool = True) -> list[tuple[str, str]]:
         """The script's top-level statements, in order, as (kind, name)."""
+        source = self.source(origin)
         statements = [("docstring", "")] if figures else []
         statements += [("import", "argparse"), ("import", "hashlib"), ("import", "sys"),
                        ("from", "pathlib"), ("import", "numpy"), ("from", "stpca_gui.core"),
                        ("from", "stpca_gui.io")]
-        if origin == "structure":
-            statements.append(("from", "stpca_gui.io.structures"))
+        statements += [("from", module) for module, _ in source.more_imports]
         if figures:
             statements.append(("from", "stpca_gui.plotting.figures"))
-        names = ["DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE", "HERE", "RESULTS"]
-        names += ["SOURCE_PATH", "SOURCE", "SOURCE_SHA256"] if origin == "file" else []
-        names += (["TOPOLOGY", "TRAJECTORIES", "STRUCTURE_SHA256", "DIHEDRALS", "LABEL_BY"]
-                  if origin == "structure" else [])
-        names += ["DATA_COPY"] if origin != "demo" else []
+        names = ["DATA_NAME", "DATA_DESCRIPTION", "DATA_SOURCE", "HERE", "RESULTS",
+                 *source.constant_names]
+        names += ["DATA_COPY"] if source.writes_copy else []
         names += [*map(str.upper, self._cluster_settings()), "COLUMNS", "ANGLES_SHA256"]
         statements += [("assign", name) for name in names]
         statements += [("def", "sha256"), ("def", "load_data")]
@@ -471,19 +423,8 @@ class _ScriptWriter:
         constants below it)."""
         data = self.dataset
         about = (f"Data: the data set DATA_NAME (described in DATA_DESCRIPTION below); "
-                 f"n = {data.n_samples} samples on T^{data.n_angles}.")
-        if origin == "demo":
-            about += " They are regenerated with make_demo (see load_data)."
-        elif origin == "structure":
-            about += (" The torsions are read again from the structure files (checked by "
-                      "sha256); if one is missing or has changed, the script says so and "
-                      "reads the exact copy of the data written beside it, DATA_COPY.")
-        elif origin == "file":
-            about += (f" They are read from SOURCE (sha256 {self.source_sha256}). "
-                      "If that file is missing or has changed, the script says so and reads "
-                      "the exact copy of the data written beside it, DATA_COPY.")
-        else:
-            about += " They are read from the exact copy written beside this script, DATA_COPY."
+                 f"n = {data.n_samples} samples on T^{data.n_angles}."
+                 + self.source(origin).about())
         runs = ("Run: python SCRIPT [--out DIR], SCRIPT being this file. It writes into DIR "
                 "(default: RESULTS, a folder beside this script) scores.csv, embedding.csv, "
                 "principal_curve.csv, summary.json and the app's figures (PNG).")
@@ -501,71 +442,24 @@ class _ScriptWriter:
         return "\n".join(lines)
 
     def _load_function(self, origin: str) -> str:
-        data = self.dataset
+        source = self.source(origin)
         body = ["", "def load_data():",
-                '    """The angles (radians), row identifiers and labels the app fitted."""']
-        copy = [f"copy = read_data_copy(DATA_COPY, labelled={self.labelled})",
-                "return copy.angles, copy.row_ids, copy.labels"]
-        if origin == "copy":
-            return "\n".join(body + [f"    {line}" for line in copy])
-        if origin == "file":
-            body += ["    if not SOURCE.is_file() or sha256(SOURCE.read_bytes()) != SOURCE_SHA256:",
-                     '        print(f"note: {SOURCE} is missing or has changed since this script '
-                     'was written;"',
-                     '              f" using the exact copy of the data, {DATA_COPY.name}", '
-                     "file=sys.stderr)"]
-            body += [f"        {line}" for line in copy]
-            body += ["    table = read_angle_table(",
-                     *[f"        {argument}," for argument in self._table_arguments()],
-                     "    )",
-                     "    angles, rows, labels = table.angles, table.line_numbers, "
-                     f"{'table.labels' if self.labelled else 'None'}"]
-        elif origin == "structure":
-            body += ["    for path, digest in STRUCTURE_SHA256.items():",
-                     "        if not Path(path).is_file() or file_sha256(path) != digest:",
-                     '            print(f"note: {path} is missing or has changed since this '
-                     'script was written;"',
-                     '                  f" using the exact copy of the data, {DATA_COPY.name}",'
-                     " file=sys.stderr)"]
-            body += [f"            {line}" for line in copy]
-            body += ["    table = read_torsions(TOPOLOGY, TRAJECTORIES, "
-                     "DihedralSettings.from_dict(DIHEDRALS))",
-                     "    angles, rows, labels = wrap_angles(np.deg2rad(table.angles)), None, "
-                     "table.labels(LABEL_BY)"]
-        else:
-            body += [f"    demo = {self._demo_call()}",
-                     "    angles, rows, labels = demo.angles, None, "
-                     f"{'demo.labels.astype(str)' if self.labelled else 'None'}"]
-        for column, lags in data.lagged_embeddings:
+                '    """The angles (radians), row identifiers and labels the app fitted."""',
+                *source.load_lines()]
+        if not source.rebuilds:  # the copy holds the data as fitted
+            return "\n".join(body)
+        for column, lags in self.dataset.lagged_embeddings:
             window = ", ".join(["θ_i", *(f"θ_i+{j}" for j in range(1, lags))])
             body += [f"    # the lag-{lags} embedding of angle column {column}: sample i becomes "
                      f"({window})",
                      f"    angles = lagged_embedding(angles[:, {column}], {lags})"]
-            kept = ["rows"] if origin == "file" else []
-            kept += ["labels"] if self.labelled else []
+            kept = ["rows"] if source.has_row_ids else []
+            kept += ["labels"] if source.labelled else []
             if kept:
                 body.append(f"    {', '.join(kept)} = "
                             f"{', '.join(f'{name}[:len(angles)]' for name in kept)}")
         body.append("    return angles, rows, labels")
         return "\n".join(body)
-
-    def _demo_call(self) -> str:
-        """``make_demo(...)`` with the demo's name, seed and recorded options."""
-        data = self.dataset
-        arguments = [_literal(data.name), f"random_state={data.demo_seed}"]
-        arguments += [f"{name}={_literal(value)}" for name, value in data.demo_options.items()]
-        return f"make_demo({', '.join(arguments)})"
-
-    def _table_arguments(self) -> list[str]:
-        options = self.dataset.table_options
-        arguments = ["SOURCE"]
-        if options["columns"] is not None:
-            arguments.append(_literal(options["columns"]))
-        defaults = {"degrees": False, "label_column": None, "drop_invalid": False,
-                    "row_filter": None}
-        arguments += [f"{name}={_literal(options[name])}" for name, default in defaults.items()
-                      if options[name] != default]
-        return arguments
 
     def _estimator_lines(self) -> list[str]:
         lines = []

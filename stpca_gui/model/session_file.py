@@ -53,7 +53,7 @@ from ..files.container import (
 )
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
-from .analysis import AnalysisResult, FitParameters
+from .analysis import AnalysisResult, FitParameters, paper_rule_clusters
 from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
 from .selection import MAX_GROUPS
@@ -520,10 +520,12 @@ def _decode_result(reader: ContainerReader, decoder: TreeDecoder, node: dict[str
     if not isinstance(clusters, ModeClustering) or np.shape(clusters.labels) != (n,):
         raise ValueError("the PNS1 mode clusters do not fit the data")
     parameters = _cluster_settings_of(parameters, node["parameters"], clusters)
-    result = AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                            wall_time=wall_time)
-    result.__dict__["mode_clusters"] = clusters  # the cached value, as run_analysis leaves it
-    return result
+    # The session keeps the clusters shown; the paper rule's, which the app shows beside
+    # them, are computed again (as run_analysis does, off the GUI thread for a large file).
+    paper = clusters if clusters.method == "paper" else paper_rule_clusters(model, dataset)
+    return AnalysisResult(model=model, parameters=parameters, dataset=dataset,
+                          wall_time=wall_time, mode_clusters=clusters,
+                          paper_mode_clusters=paper)
 
 
 def _cluster_settings_of(parameters: FitParameters, recorded: dict[str, Any],

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..io.preview import TablePreview, preview_table
-from ..io.tables import TableError, read_angle_table
+from ..io.tables import PROVENANCE_COLUMNS, TableError, read_angle_table
 from .dataset import Dataset
 
 __all__ = ["ImportChoices", "import_table", "import_with_suggestions"]
@@ -56,6 +56,10 @@ class ImportChoices:
         """Raise ValueError (with a message for the user) for contradictory choices."""
         if not self.columns:
             raise ValueError("Choose at least one angle column.")
+        carried = [name for name in self.columns if name in PROVENANCE_COLUMNS]
+        if carried:
+            raise ValueError(f"{carried[0]!r} says where the rows come from (a provenance "
+                             "column, carried into the results), not an angle.")
         if self.label_column in self.columns:
             raise ValueError(f"{self.label_column!r} cannot be both an angle and the label "
                              "column.")
@@ -67,7 +71,9 @@ class ImportChoices:
 
 def import_table(path: str | Path, choices: ImportChoices) -> Dataset:
     """Read a data set from ``path`` as ``choices`` say; rows with invalid angles are
-    skipped (listed in ``Dataset.dropped``).
+    skipped (listed in ``Dataset.dropped``). Provenance columns (``trajectory``, ``frame``,
+    ``time`` … of a ``stpca dihedrals`` table) are carried, never angles, and the table's
+    structure record (its sidecar) comes along.
 
     Raises
     ------

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import ScaledTorusPCA
-from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD, DEMO_NAMES
+from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD, SIMULATED_DEMO_NAMES
 from ..core.smds.smds import OPTIMIZERS
 from .fits import SUBSAMPLE_SEED, SUBSAMPLE_SIZE, ReportFits
 from .paper import METHODS, SIMULATIONS, Published, agrees, verdict
@@ -211,7 +211,7 @@ def _columns(fits: ReportFits, seeds: Sequence[int],
              subsample_seeds: Sequence[int]) -> list[_Column]:
     """The three simulations (one sample per data seed) and the sunspots subsamples."""
     columns = [_Column(demo, partial(_demo_models, fits, demo, seeds), _paper_percent(demo))
-               for demo in DEMO_NAMES]
+               for demo in SIMULATED_DEMO_NAMES]
     columns.append(_Column(
         SUNSPOTS, lambda optimizer: [fits.subsample(seed, PROCEDURE_OF[optimizer])
                                      for seed in subsample_seeds],

@@ -188,7 +188,7 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     pytest.importorskip("pytestqt")
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.load_demo("clusters-t2")
-    written = window.export_results(tmp_path / "results")
+    written = window.exports.export_results(tmp_path / "results")
     assert {p.name for p in written} == {*RESULT_FILES, "selection.csv"}
     with open(tmp_path / "results" / "scores.csv", newline="") as handle:
         rows = list(csv.reader(handle))
@@ -200,7 +200,7 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     (tmp_path / "results" / "selection.csv").unlink()
     (tmp_path / "results" / "selection.csv").mkdir()
     before = (tmp_path / "results" / "scores.csv").stat().st_mtime_ns
-    window._guarded(lambda: window.export_results(tmp_path / "results"), "ok")
+    window.exports.guarded(lambda: window.exports.export_results(tmp_path / "results"), "ok")
     box = window.last_message_box
     assert box is not None and "Export failed" in box.windowTitle()
     assert "selection.csv" in box.text() and ".tmp" not in box.text()

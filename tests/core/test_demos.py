@@ -13,9 +13,9 @@ from stpca_gui.core.demos import (
     CLUSTERS_T2_MEANS,
     CLUSTERS_T3_MEANS,
     DEFAULT_CLUSTER_SD,
-    DEMO_NAMES,
+    SIMULATED_DEMO_NAMES,
     DemoDataset,
-    list_demos,
+    list_simulated_demos,
     make_clusters,
     make_clusters_t2,
     make_clusters_t3,
@@ -46,13 +46,13 @@ def angular_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_names_and_listing_agree() -> None:
-    assert DEMO_NAMES == ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
-    listed = list_demos()
-    assert [name for name, _ in listed] == list(DEMO_NAMES)
+    assert SIMULATED_DEMO_NAMES == ("clusters-t2", "clusters-t3", "wrapped-normal-t2")
+    listed = list_simulated_demos()
+    assert [name for name, _ in listed] == list(SIMULATED_DEMO_NAMES)
     assert all(isinstance(desc, str) and desc for _, desc in listed)
 
 
-@pytest.mark.parametrize("name", DEMO_NAMES)
+@pytest.mark.parametrize("name", SIMULATED_DEMO_NAMES)
 def test_shapes_labels_and_range(name: str) -> None:
     ds = make_demo(name)
     shape, counts = EXPECTED[name]
@@ -67,7 +67,7 @@ def test_shapes_labels_and_range(name: str) -> None:
     assert ds.description
 
 
-@pytest.mark.parametrize("name", DEMO_NAMES)
+@pytest.mark.parametrize("name", SIMULATED_DEMO_NAMES)
 def test_reproducible_and_seed_dependent(name: str) -> None:
     a, b = make_demo(name, random_state=5), make_demo(name, random_state=5)
     np.testing.assert_array_equal(a.angles, b.angles)
@@ -130,7 +130,7 @@ def test_default_cluster_sd_is_stated_and_explicit_default_is_the_same_data() ->
         assert "does not state" in ds.description
         explicit = make_demo(name, random_state=3, cluster_sd=DEFAULT_CLUSTER_SD)
         assert explicit.angles.tobytes() == ds.angles.tobytes()
-    assert all(f"sd {DEFAULT_CLUSTER_SD:g}" in text for name, text in list_demos()
+    assert all(f"sd {DEFAULT_CLUSTER_SD:g}" in text for name, text in list_simulated_demos()
                if name in CLUSTER_DEMOS)
 
 
@@ -218,7 +218,7 @@ def test_dataset_validation_and_wrapping() -> None:
 def test_unknown_demo_lists_valid_names() -> None:
     with pytest.raises(ValueError) as excinfo:
         make_demo("clusters-t4")
-    for name in DEMO_NAMES:
+    for name in SIMULATED_DEMO_NAMES:
         assert name in str(excinfo.value)
 
 

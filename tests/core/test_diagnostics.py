@@ -207,15 +207,23 @@ def test_stress_colour_mode_waits_for_the_diagnostics(demo_fit):
     dataset = Dataset.from_demo("clusters-t2", random_state=0)
     state = AppState()
     state.set_dataset(dataset)
-    state.set_result(AnalysisResult(model=demo_fit, parameters=FitParameters(),
-                                    dataset=dataset, wall_time=1.0))
+    result = AnalysisResult.from_fit(demo_fit, FitParameters(), dataset, 1.0)
+    state.set_result(result)
     state.set_color_mode("stress")
     assert state.effective_color_mode == "selection"  # nothing to colour by yet
     emitted: list[str] = []
     state.color_mode_changed.connect(emitted.append)
-    state.result.compute_diagnostics()
-    state.diagnostics_ready()
+    diagnostics = result.compute_diagnostics()
+    # Diagnostics of another result (a fit that ended after newer data) are dropped.
+    other = AnalysisResult.from_fit(demo_fit, FitParameters(), dataset, 1.0)
+    assert not state.set_diagnostics(other, diagnostics) and state.diagnostics is None
+    assert state.effective_color_mode == "selection" and emitted == []
+    assert state.set_diagnostics(result, diagnostics)
+    assert state.diagnostics is diagnostics
     assert state.effective_color_mode == "stress" and emitted == ["stress"]
+    # A new result drops them.
+    state.set_result(other)
+    assert state.diagnostics is None and state.effective_color_mode == "selection"
 
 
 def test_a_saved_and_loaded_model_gives_the_same_diagnostics(demo_fit, tmp_path):

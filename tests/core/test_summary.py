@@ -35,9 +35,8 @@ def test_json_holds_every_item_and_is_strict_json(fitted):
 def test_panel_rows_and_cli_show_the_same_items(fitted, capsys):
     shown = [(item.label, item.text) for item in fit_summary(fitted) if item.shown]
     assert ("torus variance", "not computed") in shown
-    result = AnalysisResult(model=fitted, parameters=FitParameters(torus_variance=False),
-                            dataset=Dataset.from_demo("clusters-t2", random_state=0),
-                            wall_time=1.0)
+    result = AnalysisResult.from_fit(fitted, FitParameters(torus_variance=False),
+                                     Dataset.from_demo("clusters-t2", random_state=0), 1.0)
     rows = result.summary_rows()
     assert rows[:len(shown)] == shown
     assert main(["demo", "clusters-t2", "--no-torus-variance"]) == 0
@@ -66,9 +65,8 @@ def test_landmark_fit_says_m_of_n_and_the_all_pairs_stress(fitted):
     pairs = items["all_pairs_stress"]
     assert pairs.shown and pairs.value == pytest.approx(model.all_pairs_stress_)
     assert pairs.text.endswith("(exact)")  # 300 points: every pair is summed
-    result = AnalysisResult(model=model, parameters=FitParameters(n_landmarks=60),
-                            dataset=Dataset.from_demo("clusters-t2", random_state=0),
-                            wall_time=1.0)
+    result = AnalysisResult.from_fit(model, FitParameters(n_landmarks=60),
+                                     Dataset.from_demo("clusters-t2", random_state=0), 1.0)
     assert result.landmark_note == (f"landmarks: 60 of 300, all-pairs stress "
                                     f"{model.all_pairs_stress_:.4f}")
     assert ("landmarks", "60 of 300 (mixed)") in result.summary_rows()

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gui_probes import highlight_counts
+from image_content import assert_has_content
 from PIL import Image
 from PySide6.QtCore import QCoreApplication, Qt
 
@@ -28,21 +29,6 @@ from stpca_gui.model import Dataset
 FIT_TIMEOUT_MS = 120_000
 
 pytestmark = pytest.mark.usefixtures("display")
-
-
-def image_stats(path: Path) -> tuple[float, int]:
-    """Fraction of non-background pixels and number of distinct colours of an image."""
-    pixels = np.asarray(Image.open(path).convert("RGB")).reshape(-1, 3)
-    values, counts = np.unique(pixels, axis=0, return_counts=True)
-    background = values[np.argmax(counts)]
-    content = np.mean(np.any(pixels != background, axis=1))
-    return float(content), len(values)
-
-
-def assert_has_content(path: Path, min_fraction: float = 0.02, min_colors: int = 12) -> None:
-    fraction, colors = image_stats(path)
-    assert fraction > min_fraction, f"{path.name}: only {fraction:.1%} of pixels drawn"
-    assert colors > min_colors, f"{path.name}: only {colors} distinct colours"
 
 
 def fit_demo(qtbot, win, name: str = "clusters-t3") -> None:
@@ -73,7 +59,7 @@ def test_demo_fit_renders_every_view(qtbot, window, gui_dir):
     for key, view in window.views.items():
         assert view.has_content(), key
         path = gui_dir / f"view-{key}.png"
-        window.export_view(key, path, dpi=100)
+        window.exports.export_view(key, path, dpi=100)
         assert_has_content(path)
     whole = gui_dir / "window-clusters-t3.png"
     window.export_window(whole)
@@ -205,7 +191,7 @@ def test_colour_modes_change_the_pictures(qtbot, window, gui_dir):
         window.color_combo.setCurrentIndex(index)
         process_pending_events()
         path = gui_dir / f"scores-colour-{window.color_combo.currentData()}.png"
-        window.export_view("scores", path, dpi=60)
+        window.exports.export_view("scores", path, dpi=60)
         images.append(np.asarray(Image.open(path).convert("RGB")))
     assert not np.array_equal(images[0], images[1])
 
@@ -327,13 +313,13 @@ def test_exports_write_valid_files(qtbot, window, tmp_path, gui_dir):
     for key in ("scores", "histogram", "variance", "torus", "sphere"):
         for suffix in (".png", ".svg", ".pdf"):
             path = tmp_path / f"{key}{suffix}"
-            window.export_view(key, path, dpi=80)
+            window.exports.export_view(key, path, dpi=80)
             head = path.read_bytes()[:64]
             assert head.startswith(magic[suffix]) or (suffix == ".svg" and b"<svg" in
                                                       path.read_bytes()[:2000]), (key, suffix)
     window.export_window(tmp_path / "window.pdf")
     assert (tmp_path / "window.pdf").read_bytes()[:4] == b"%PDF"
-    written = window.export_results(tmp_path / "results")
+    written = window.exports.export_results(tmp_path / "results")
     names = {p.name for p in written}
     assert names == {"scores.csv", "embedding.csv", "principal_curve.csv", "summary.json",
                      "selection.csv"}
@@ -357,7 +343,7 @@ def test_unwritable_export_is_a_message_and_leaves_nothing(qtbot, window, tmp_pa
         raise PermissionError(13, "Permission denied", str(target))
 
     monkeypatch.setattr(os, "replace", refuse)
-    window._guarded(lambda: window.export_view("scores", folder / "x.png"), "ok")
+    window.exports.guarded(lambda: window.exports.export_view("scores", folder / "x.png"), "ok")
     assert window.last_message_box is not None
     assert "Export failed" in window.last_message_box.windowTitle()
     assert "x.png" in window.last_message_box.text() + window.last_message_box.informativeText()
@@ -368,7 +354,7 @@ def test_unwritable_export_is_a_message_and_leaves_nothing(qtbot, window, tmp_pa
 def test_export_to_a_missing_folder_is_a_message(qtbot, window, tmp_path):
     fit_demo(qtbot, window, "clusters-t2")
     target = tmp_path / "no" / "such" / "folder" / "x.png"
-    window._guarded(lambda: window.export_view("scores", target), "ok")
+    window.exports.guarded(lambda: window.exports.export_view("scores", target), "ok")
     box = window.last_message_box
     assert box is not None and "Export failed" in box.windowTitle()
     assert not target.parent.exists()
@@ -454,7 +440,7 @@ def test_import_dialog_filters_rows_and_builds_a_lagged_series(qtbot, tmp_path):
 def test_lagged_embedding_action_refits(qtbot, window):
     fit_demo(qtbot, window, "clusters-t2")
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
-        window.apply_lagged_embedding(0, 3)
+        window.lagged.apply(0, 3)
     assert window.state.dataset.n_angles == 3
     assert window.state.result.scores.shape == (298, 3)
 
@@ -539,7 +525,7 @@ def test_mode_clusters_colour_the_views_and_draw_antimodes(qtbot, window, gui_di
     assert len([line for line in hist_axes.get_lines() if line.get_linestyle() == ":"]) == 3
     window.paper_antimodes_action.setChecked(False)
     process_pending_events()
-    window.export_view("histogram", gui_dir / "histogram-mode-clusters.png", dpi=100)
+    window.exports.export_view("histogram", gui_dir / "histogram-mode-clusters.png", dpi=100)
     window.export_window(gui_dir / "window-mode-clusters.png")
     assert_has_content(gui_dir / "histogram-mode-clusters.png")
 

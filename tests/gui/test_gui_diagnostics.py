@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, fit_demo, process_pending_events
+from image_content import assert_has_content
+from test_gui import FIT_TIMEOUT_MS, fit_demo, process_pending_events
 
 from stpca_gui.gui.views.base import current_colors
 from stpca_gui.model import Dataset, FitParameters
@@ -19,17 +20,17 @@ def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
     fit_demo(qtbot, window, "clusters-t2")
     view = window.diagnostics_view
     qtbot.waitUntil(view.has_content, timeout=FIT_TIMEOUT_MS)
-    result = window.state.result
-    assert result.has_diagnostics
+    diagnostics = window.state.diagnostics
+    assert diagnostics is not None
     window.result_tabs.setCurrentWidget(window.slots["diagnostics"])
     for index, key in enumerate(("shepard", "profile", "points")):
         view.choice.setCurrentIndex(index)
         process_pending_events()
         path = gui_dir / f"diagnostics-{key}.png"
-        window.export_view("diagnostics", path, dpi=100)
+        window.exports.export_view("diagnostics", path, dpi=100)
         assert_has_content(path)
     # The Shepard points of this fit lie near the diagonal: its stress is small.
-    shepard = result.diagnostics.shepard
+    shepard = diagnostics.shepard
     assert np.sqrt(shepard.mean_squared_residual) < 0.1 * shepard.torus_distance.mean()
 
     window.color_combo.setCurrentIndex(window.color_combo.findData("stress"))
@@ -37,7 +38,7 @@ def test_diagnostics_tab_and_stress_colour_mode(qtbot, window, gui_dir):
     process_pending_events()
     rgba = np.asarray(current_colors(window.state)[0])
     # Points with more stress get other colours than points with less.
-    rms = result.diagnostics.point_stress.rms_residual()
+    rms = diagnostics.point_stress.rms_residual()
     low, high = np.argmin(rms), np.argmax(rms)
     assert not np.allclose(rgba[low], rgba[high])
     assert len(np.unique(rgba.round(3), axis=0)) > 10

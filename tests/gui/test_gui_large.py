@@ -11,7 +11,8 @@ from gui_probes import highlight_counts
 
 pytest.importorskip("pytestqt")
 
-from test_gui import FIT_TIMEOUT_MS, assert_has_content, figures_rendered
+from image_content import assert_has_content
+from test_gui import FIT_TIMEOUT_MS, figures_rendered
 
 from stpca_gui.model import FitParameters
 from stpca_gui.plotting import scores as scores_module
@@ -66,7 +67,7 @@ def test_views_draw_subsets_and_densities_but_select_all_points(qtbot, window, m
 
     window.export_window(gui_dir / "large-n-paths.png")
     assert_has_content(gui_dir / "large-n-paths.png")
-    written = window.export_results(tmp_path / "results")
+    written = window.exports.export_results(tmp_path / "results")
     selection = next(p for p in written if p.name == "selection.csv")
     groups = np.loadtxt(selection, delimiter=",", skiprows=1, dtype=int)[:, 1]
     assert groups.size == n and int((groups > 0).sum()) == count

@@ -56,7 +56,7 @@ def test_twelve_labels_each_have_their_own_colour_and_legend_entry(qtbot, window
     if len(facecolors) == dataset.n_samples:
         np.testing.assert_allclose(facecolors[:, :3],
                                    label_palette(12)[dataset.label_codes(), :3])
-    window.export_view("histogram", gui_dir / "histogram-twelve-labels.png", dpi=100)
+    window.exports.export_view("histogram", gui_dir / "histogram-twelve-labels.png", dpi=100)
     window.export_window(gui_dir / "window-twelve-labels.png")
     assert (gui_dir / "window-twelve-labels.png").stat().st_size > 50_000
 

@@ -131,7 +131,7 @@ def test_per_frame_table_of_a_loop_has_the_shape_and_names():
     assert table.frame.tolist() == list(range(10, 60, 5))
     assert table.column_names[:4] == ("4AKE:GLY10:phi", "4AKE:GLY10:psi", "4AKE:GLY10:omega",
                                       "4AKE:ALA11:phi")
-    assert table.header()[0] == "frame" and len(table.header()) == 16
+    assert table.header()[:3] == ["trajectory", "frame", "time"] and len(table.header()) == 18
     pooled = read_torsions(PSF, [DCD], DihedralSettings(select="resid 10:14", start=10,
                                                         stop=60, stride=5))
     # The same angles, one row per frame and residue.
@@ -244,13 +244,15 @@ def test_cli_dihedrals_table_feeds_fit_and_provenance_reaches_scores(tmp_path, c
     assert main(["dihedrals", PSF, DCD, "--select", "resid 10:12", "--stride", "2",
                  "--out", str(table)]) == 0
     lines = table.read_text().splitlines()
-    assert lines[0] == "frame,segid,resid,resname,phi,psi"
-    assert len(lines) == 1 + 49 * 3 and lines[1].startswith("0,4AKE,10,GLY,")
+    assert lines[0] == "trajectory,frame,time,segid,resid,resname,phi,psi"
+    assert len(lines) == 1 + 49 * 3
+    assert lines[1].startswith("adk_dims.dcd,0,0.999999912,4AKE,10,GLY,")
     assert main(["fit", str(table), "--degrees", "--curve-points", "30",
                  "--out", str(tmp_path / "fit")]) == 0
     scores = (tmp_path / "fit" / "scores.csv").read_text().splitlines()
-    assert scores[0] == "row,frame,segid,resid,resname,PNS1,PNS2,cluster"
-    assert scores[1].startswith("2,0,4AKE,10,GLY,") and scores[-1].startswith("148,96,4AKE,12,")
+    assert scores[0] == "row,trajectory,frame,time,segid,resid,resname,PNS1,PNS2,cluster"
+    assert scores[1].startswith("2,adk_dims.dcd,0,0.999999912,4AKE,10,GLY,")
+    assert scores[-1].startswith("148,adk_dims.dcd,96,96.9999915,4AKE,12,")
     assert "angles d          2" in capsys.readouterr().out
 
 
@@ -263,6 +265,7 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
                  "--out", str(table)]) == 0
     assert main(["fit", str(table), "--degrees", "--curve-points", "30",
                  "--save-session", str(session)]) == 0
+    capsys.readouterr()
     assert main(["representatives", str(session), PSF, DCD, "--atoms", "resid 10:11",
                  "--out", str(tmp_path / "reps")]) == 0
     fitted = load_session(session)
@@ -270,7 +273,9 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
     angles = fitted.dataset.angles
     captured = capsys.readouterr()
     out = captured.out
-    assert "warning" not in captured.err  # a table's session has no structure record
+    # The table's sidecar gave the session its structure files' fingerprints: checked.
+    assert fitted.dataset.structure["trajectories"] == [DCD]
+    assert "warning" not in captured.err
     for k in np.unique(clusters):
         members = np.flatnonzero(clusters == k)
         frame = int(fitted.dataset.provenance["frame"][members[torus_medoid(angles[members])]])
@@ -405,7 +410,8 @@ def test_a_frame_range_reads_the_frames_mdanalysis_reads(adk):
     assert _angle_difference(table.angles, reference.reshape(-1, 2)) < 1e-6
 
 
-def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_path, capsys):
+def test_cli_representatives_refuses_files_that_are_not_the_fitted_ones(tmp_path, capsys):
+    """Issue 29 item 8: other files of the same frame count were only warned about."""
     from stpca_gui.cli import main
     from stpca_gui.model import AnalysisResult, AppState, FitParameters
     from stpca_gui.model.session_file import save_session, session_from_state
@@ -417,8 +423,7 @@ def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_pa
     model = parameters.to_estimator().fit(dataset.angles)
     state = AppState()
     state.set_dataset(dataset)
-    state.set_result(AnalysisResult(model=model, parameters=parameters, dataset=dataset,
-                                    wall_time=1.0))
+    state.set_result(AnalysisResult.from_fit(model, parameters, dataset, 1.0))
     session = save_session(session_from_state(state, parameters, {}, name="s"),
                            tmp_path / "s.stpca")
     assert main(["representatives", str(session), PSF, DCD, "--out",
@@ -430,8 +435,10 @@ def test_cli_representatives_warns_when_the_files_are_not_the_fitted_ones(tmp_pa
         handle.seek(-20, 2)
         handle.write(b"\x00" * 8)
     assert main(["representatives", str(session), PSF, str(other), "--out",
-                 str(tmp_path / "other")]) == 0
-    assert "was read from other files" in capsys.readouterr().err
+                 str(tmp_path / "other")]) == 1
+    err = capsys.readouterr().err
+    assert "other.dcd: not the file the data of" in err and "another SHA-256" in err
+    assert not (tmp_path / "other").exists()
 
 
 def test_cli_representatives_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):

@@ -70,8 +70,8 @@ def test_run_analysis_computes_both_rules_in_its_thread(clusters_result):
     # The Result panel shows both rules: neither may be left for the GUI thread, and the
     # tested rule's boundaries are the paper rule's clusters computed once.
     result, _ = clusters_result
-    assert {"mode_clusters", "paper_mode_clusters"} <= result.__dict__.keys()
     paper, tested = result.paper_mode_clusters, result.mode_clusters
+    assert paper is not None
     assert paper.method == "paper" and tested.method == "tested"
     assert tested.n_clusters == paper.n_clusters == 3
     np.testing.assert_array_equal(tested.antimodes, paper.antimodes)

@@ -16,7 +16,7 @@ from stpca_gui.model import (
 
 def _fake_result(ds: Dataset) -> AnalysisResult:
     return AnalysisResult(model=None, parameters=FitParameters(), dataset=ds,  # type: ignore[arg-type]
-                          wall_time=0.0)
+                          wall_time=0.0, mode_clusters=None)  # type: ignore[arg-type]
 
 
 def test_app_state_dataset_result_and_selection():

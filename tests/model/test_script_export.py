@@ -532,3 +532,24 @@ def test_fit_save_session_records_the_table_options(tmp_path, capsys):
     export = python_script(dataset, FitParameters(random_state=0),
                            script_path=tmp_path / "s.py")
     assert export.data_origin == "file", export.note
+
+
+def test_each_data_source_is_one_registered_class():
+    from stpca_gui.model.script_export import ScriptExport
+    from stpca_gui.model.script_sources import SCRIPT_SOURCES, ScriptSource, script_source
+
+    assert set(SCRIPT_SOURCES) == {"demo", "file", "structure", "copy"}
+    assert all(cls.name == name for name, cls in SCRIPT_SOURCES.items())
+    # Every source says how its script reads the data (the app shows it).
+    for name in SCRIPT_SOURCES:
+        export = ScriptExport(Path("/x/s.py"), "", {"s-data.csv": ""}, name, "a reason")
+        assert export.reading_note().startswith("It ")
+    copy = ScriptExport(Path("/x/s.py"), "", {"s-data.csv": ""}, "copy", "a reason")
+    assert copy.reading_note() == "It reads the exact copy of the data, s-data.csv: a reason."
+
+    class Another(ScriptSource):
+        name = "demo"
+
+    with pytest.raises(ValueError, match="two script data sources are named 'demo'"):
+        script_source(Another)
+    assert SCRIPT_SOURCES["demo"] is not Another

@@ -108,9 +108,9 @@ def test_paper_rule_clusters_round_trip_as_paper_rule(tmp_path, table_dataset, f
 
     _, result = fitted
     paper = model_mode_clusters(result.model, method="paper")
-    copy = dataclasses.replace(result, parameters=dataclasses.replace(result.parameters,
-                                                                      cluster_rule="paper"))
-    copy.__dict__["mode_clusters"] = paper
+    copy = dataclasses.replace(
+        result, parameters=dataclasses.replace(result.parameters, cluster_rule="paper"),
+        mode_clusters=paper, paper_mode_clusters=paper)
     path = tmp_path / "paper.stpca"
     save_session(session_from_state(_state(table_dataset, copy), FitParameters(), {}), path)
     loaded = load_session(path).result.mode_clusters
@@ -139,6 +139,11 @@ def test_round_trip_restores_result_selection_and_choices(saved, fitted):
     assert loaded.mode_clusters.method == result.mode_clusters.method == "tested"
     assert loaded.mode_clusters.mode_test == result.mode_clusters.mode_test
     np.testing.assert_array_equal(loaded.mode_clusters.stability, result.mode_clusters.stability)
+    # The paper rule's clusters, which the session does not keep, are computed on reading
+    # (not left for the GUI thread), the same as the fit's.
+    assert loaded.paper_mode_clusters is not None
+    np.testing.assert_array_equal(loaded.paper_mode_clusters.labels,
+                                  result.paper_mode_clusters.labels)
     assert loaded.summary_rows() == result.summary_rows()
     # The loaded model still scores new data exactly like the fitted one.
     probe = original.dataset.angles[:7] + 0.01

@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from image_content import assert_has_content
 from PIL import Image
 from project_paths import REPO
-from test_gui import assert_has_content
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("display")]
 

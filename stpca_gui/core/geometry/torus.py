@@ -20,7 +20,8 @@ TWO_PI = 2.0 * np.pi
 _PDIST_BLOCK_ENTRIES = 1 << 22
 
 
-def wrap_angles(angles: ArrayLike, period: float = TWO_PI) -> NDArray[np.float64]:
+def wrap_angles(angles: ArrayLike, period: float = TWO_PI, *,
+                out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """Wrap angles to the half-open interval [-P/2, P/2), by default [-π, π).
 
     This is the project's one wrapping rule; every module wraps through it.
@@ -31,6 +32,9 @@ def wrap_angles(angles: ArrayLike, period: float = TWO_PI) -> NDArray[np.float64
         Angles (radians by default), any real values.
     period : float, default 2π
         The period ``P``; e.g. a score axis scaled to another period.
+    out : ndarray of float64, optional
+        Where to write the result (may be ``angles`` itself: wrapped in place, without a
+        temporary of its size); the same values as without, bit for bit.
 
     Returns
     -------
@@ -39,6 +43,12 @@ def wrap_angles(angles: ArrayLike, period: float = TWO_PI) -> NDArray[np.float64
     """
     a = np.asarray(angles, dtype=np.float64)
     half = 0.5 * period
+    if out is not None:
+        np.add(a, half, out=out)
+        np.mod(out, period, out=out)
+        np.subtract(out, half, out=out)
+        out[out >= half] -= period
+        return out
     wrapped = np.mod(a + half, period) - half
     # np.mod can return exactly P for tiny negative inputs after rounding; fold it back.
     return np.where(wrapped >= half, wrapped - period, wrapped)

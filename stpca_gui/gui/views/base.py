@@ -35,7 +35,7 @@ def state_coloring(state: AppState) -> PointColoring:
         coloring = PointColoring("label", n=n, labels=result.mode_clusters.labels)
     elif mode == "stress":
         coloring = PointColoring("stress", n=n,
-                                 point_stress=result.diagnostics.point_stress.rms_residual())
+                                 point_stress=state.diagnostics.point_stress.rms_residual())
     else:
         coloring = PointColoring(
             mode, n=n,

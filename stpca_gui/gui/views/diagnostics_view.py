@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
+from ...core.diagnostics import FitDiagnostics
 from ...model import AnalysisResult, AppState
 from ...model.tasks import TaskState
 from ...plotting.diagnostics import DIAGNOSTIC_PLOTS, draw_diagnostics
@@ -50,7 +51,8 @@ class DiagnosticsView(MplView):
             self.runner.cancel()
             self.status.setText("")
             return
-        if not result.has_diagnostics:
+        diagnostics = self.state.diagnostics
+        if diagnostics is None:
             if self._drawn:  # an older result's diagnostics: not this one's
                 self.figure.clear()
                 self.canvas.draw_idle()
@@ -58,7 +60,7 @@ class DiagnosticsView(MplView):
             self._start(result)
             return
         self.thaw_layout()
-        draw_diagnostics(self.figure, result.diagnostics, self.choice.currentData())
+        draw_diagnostics(self.figure, diagnostics, self.choice.currentData())
         self.canvas.draw_idle()
         self._drawn = True
         self._drawn_result = result
@@ -69,19 +71,17 @@ class DiagnosticsView(MplView):
         self._pending_result = result
         self.status.setText("computing…")
 
-        def task(task_state: TaskState) -> AnalysisResult:
-            result.compute_diagnostics(
+        def task(task_state: TaskState) -> tuple[AnalysisResult, FitDiagnostics]:
+            return result, result.compute_diagnostics(
                 check=task_state.check,
                 progress=lambda fraction, message: task_state.progress(fraction, message))
-            return result
 
         self.runner.start(task)
 
     _pending_result: AnalysisResult | None = None
 
-    def _on_computed(self, result: AnalysisResult) -> None:
+    def _on_computed(self, computed: tuple[AnalysisResult, FitDiagnostics]) -> None:
         self.status.setText("")
         self._pending_result = None
-        if result is self.state.result:
+        if self.state.set_diagnostics(*computed):
             self.redraw()
-            self.state.diagnostics_ready()

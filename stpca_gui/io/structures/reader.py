@@ -1,15 +1,17 @@
 """Torsion angles of structures and trajectories, read with MDAnalysis.
 
-The quadruples of atoms are found once (:func:`plan_torsions`); then the frames are read in
-blocks (``trajectory.timeseries`` of only the atoms the torsions use) and
-``MDAnalysis.lib.distances.calc_dihedrals`` computes every torsion of the block in one call.
-Memory holds one block of coordinates and the output table, whatever the trajectory's
-length. Torsions are computed from the coordinates as stored (no minimum-image wrapping,
-as ``nuclinfo`` does): molecules must be whole.
+The quadruples of atoms are found once (:func:`plan_torsions`); then the frames of each
+trajectory file are read in blocks (:func:`read_frames`: ``trajectory.timeseries`` of only
+the atoms the torsions use for DCD, frame by frame with each frame's time for the other
+formats) and ``MDAnalysis.lib.distances.calc_dihedrals`` computes every torsion of the
+block in one call. Memory holds one block of coordinates and the output table, whatever
+the trajectory's length. Torsions are computed from the coordinates as stored (no
+minimum-image wrapping, as ``nuclinfo`` does): molecules must be whole.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -19,12 +21,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...core import FitCancelled, ProgressEvent
+from ...core import ProgressEvent
 from .dihedral_sets import DIHEDRAL_SETS, SET_RESIDUES, default_angles
+from .runs import FileFrames, inspect_frames
+from .selections import quoted_selection, select_atoms
 from .settings import CUSTOM_SET, DihedralSettings, StructureError
 
-__all__ = ["DIHEDRALS_STAGE", "INSTALL_HINT", "TorsionPlan", "open_universe", "plan_torsions",
-           "require_mdanalysis", "residue_class"]
+__all__ = ["DIHEDRALS_STAGE", "INSTALL_HINT", "TorsionBlocks", "TorsionPlan",
+           "close_trajectory", "frame_range", "load_trajectory", "open_topology",
+           "open_universe", "plan_torsions", "read_frames", "require_mdanalysis",
+           "residue_class"]
 
 #: How to get the optional reader, repeated wherever a structure is opened without it.
 INSTALL_HINT = ("reading structures and trajectories needs MDAnalysis: install it with "
@@ -36,17 +42,116 @@ BLOCK_FLOATS = 4_000_000
 MAX_BLOCK_FRAMES = 4096
 
 ProgressCallback = Callable[[ProgressEvent], bool | None]
-#: The ``stage`` of the progress events of :func:`compute_torsions`.
+#: The ``stage`` of the progress events of a reading.
 DIHEDRALS_STAGE = "dihedrals"
 
 
+def _quiet_reader_cleanup(unraisable: Any, previous: Callable[[Any], None]) -> None:
+    """``sys.unraisablehook`` that drops the one known-harmless report: an MDAnalysis
+    reader whose ``__init__`` failed on a corrupt file, closing attributes it never made
+    when it is collected (``Exception ignored in ReaderBase.__del__``). Anything else
+    goes to the previous hook."""
+    where = getattr(unraisable.object, "__qualname__", "")
+    module = getattr(unraisable.object, "__module__", "") or ""
+    if (where.endswith("__del__") and module.startswith("MDAnalysis")
+            and issubclass(unraisable.exc_type, AttributeError)):
+        return
+    previous(unraisable)
+
+
 def require_mdanalysis() -> Any:
-    """The ``MDAnalysis`` module, or a StructureError saying how to install it."""
+    """The ``MDAnalysis`` module, or a StructureError saying how to install it.
+
+    The first call also silences MDAnalysis' noise when a corrupt file fails to open
+    (see :func:`_quiet_reader_cleanup`)."""
     try:
         import MDAnalysis
     except ImportError:
         raise StructureError(INSTALL_HINT) from None
+    hook = sys.unraisablehook
+    if getattr(hook, "__name__", "") != "stpca_quiet_reader_cleanup":
+        def stpca_quiet_reader_cleanup(unraisable: Any) -> None:
+            _quiet_reader_cleanup(unraisable, hook)
+
+        sys.unraisablehook = stpca_quiet_reader_cleanup
     return MDAnalysis
+
+
+def _problem(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _check_files(files: Iterable[Path]) -> None:
+    for file in files:
+        if not file.is_file():
+            raise StructureError(f"{file}: no such file")
+
+
+def open_topology(topology: str | Path) -> Any:
+    """An ``MDAnalysis.Universe`` of a topology or structure file alone (a PSF has no
+    coordinates: its trajectories come with :func:`load_trajectory`).
+
+    Raises
+    ------
+    StructureError
+        MDAnalysis is missing, or the file is missing, unreadable or has no atoms.
+    """
+    mda = require_mdanalysis()
+    path = Path(topology)
+    _check_files([path])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            universe = mda.Universe(str(path))
+    except MemoryError:
+        raise StructureError(f"{path}: too large to read in the memory available") from None
+    except Exception as exc:  # MDAnalysis raises many kinds for files it cannot parse
+        raise StructureError(f"{path}: cannot be read as a structure: {_problem(exc)}"
+                             ) from None
+    if universe.atoms.n_atoms == 0:
+        raise StructureError(f"{path}: the topology has no atoms")
+    return universe
+
+
+def load_trajectory(universe: Any, path: str | Path, topology: str | Path = "",
+                    name: str | None = None) -> FileFrames:
+    """Load one trajectory file into ``universe`` (closing the one before) and check it
+    (:func:`~stpca_gui.io.structures.runs.inspect_frames`).
+
+    Raises
+    ------
+    StructureError
+        A missing or unreadable file, one of another atom count than the topology, or one
+        whose frames cannot be read (naming the file).
+    """
+    file = Path(path)
+    _check_files([file])
+    close_trajectory(universe)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            universe.load_new(str(file))
+    except MemoryError:
+        raise StructureError(f"{file}: too large to read in the memory available") from None
+    except Exception as exc:
+        text = _problem(exc)
+        if "same number of atoms" in text:
+            found = text.rsplit("Number of atoms", 1)[-1].strip()
+            text = (f"its frames have {found} atoms, but the topology "
+                    f"{Path(topology).name or 'read'} has {universe.atoms.n_atoms:,}: it "
+                    "does not match the topology")
+        raise StructureError(f"{file}: cannot be read as a trajectory: {text}") from None
+    return inspect_frames(universe.trajectory, file, name)
+
+
+def close_trajectory(universe: Any) -> None:
+    """Close the universe's trajectory file, if it has one (safe to call twice)."""
+    trajectory = getattr(universe, "_trajectory", None)
+    if trajectory is not None:
+        try:
+            trajectory.close()
+        except Exception:  # a reader that never opened its file
+            pass
 
 
 def open_universe(topology: str | Path, trajectories: Sequence[str | Path] = ()) -> Any:
@@ -59,27 +164,20 @@ def open_universe(topology: str | Path, trajectories: Sequence[str | Path] = ())
         MDAnalysis is missing, a file is missing or unreadable, or the trajectory's atoms
         do not match the topology's (the message names the file).
     """
-    mda = require_mdanalysis()
-    files = [Path(topology), *map(Path, trajectories)]
-    for file in files:
-        if not file.is_file():
-            raise StructureError(f"{file}: no such file")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            universe = mda.Universe(str(files[0]), *[str(f) for f in files[1:]])
-    except Exception as exc:  # MDAnalysis raises many kinds for files it cannot parse
-        named = files[0] if len(files) == 1 else ", ".join(map(str, files))
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        if "same number of atoms" in text:
-            text = (f"the trajectory does not match the topology ({text})")
-        raise StructureError(f"{named}: cannot be read as a structure: {text}") from None
-    if universe.atoms.n_atoms == 0:
-        raise StructureError(f"{files[0]}: the topology has no atoms")
+    files = [Path(p) for p in trajectories]
+    universe = open_topology(topology)
+    if files:
+        for file in files:  # each checked alone: a message names the file at fault
+            load_trajectory(universe, file, topology)
+        close_trajectory(universe)
+        if len(files) > 1:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                universe.load_new([str(f) for f in files])
     try:
         universe.trajectory  # noqa: B018 (MDAnalysis raises when there are no coordinates)
     except AttributeError:
-        raise StructureError(f"{files[0]}: the topology holds no coordinates; give a "
+        raise StructureError(f"{topology}: the topology holds no coordinates; give a "
                              "trajectory file too") from None
     return universe
 
@@ -126,6 +224,12 @@ class TorsionPlan:
     missing: tuple[str, ...]
 
 
+def _column_safe(text: str) -> str:
+    """``text`` with separators, quotes and control characters (a file's segment or
+    residue names are untrusted) replaced by ``?``."""
+    return "".join("?" if (not c.isprintable() or c in ',;="') else c for c in text)
+
+
 class _Residues:
     """Atom-name lookups of the residues of a universe and their sequence neighbours."""
 
@@ -169,11 +273,11 @@ class _Residues:
 
     def label(self, k: int) -> str:
         """``SEGID:RESNAMERESID`` (without the segment when it has no name, or MDAnalysis'
-        placeholder ``SYSTEM``)."""
+        placeholder ``SYSTEM``); characters a table column cannot hold become ``?``."""
         segid = self.segids[k].strip()
         segid = "" if segid == "SYSTEM" else segid
         residue = f"{self.resnames[k]}{self.resids[k]}"
-        return f"{segid}:{residue}" if segid else residue
+        return _column_safe(f"{segid}:{residue}" if segid else residue)
 
     def find(self, k: int, variants: Iterable[tuple[tuple[int, str], ...]]) -> list[int] | None:
         """The atom indices of the first variant whose atoms all exist, or None."""
@@ -188,15 +292,6 @@ class _Residues:
             else:
                 return found
         return None
-
-
-def _select(universe: Any, selection: str, where: str) -> Any:
-    try:
-        return universe.select_atoms(selection)
-    except Exception as exc:  # SelectionError, ValueError, … for a bad expression
-        text = " ".join(str(exc).split())
-        raise StructureError(f"{where}: the selection {selection!r} is not valid: "
-                             f"{text}") from None
 
 
 def plan_torsions(universe: Any, settings: DihedralSettings, where: str = "structure"
@@ -218,13 +313,14 @@ def plan_torsions(universe: Any, settings: DihedralSettings, where: str = "struc
     settings.validate()
     if settings.dihedral_set == CUSTOM_SET:
         return _plan_custom(universe, settings, where)
-    chosen = _select(universe, settings.select, where)
+    chosen = select_atoms(universe, settings.select, where)
+    shown = quoted_selection(settings.select)
     if chosen.n_atoms == 0:
-        raise StructureError(f"{where}: the selection {settings.select!r} matches no atoms")
+        raise StructureError(f"{where}: the selection {shown} matches no atoms")
     kind = SET_RESIDUES[settings.dihedral_set]
-    residues = chosen.residues.intersection(_select(universe, kind, where).residues)
+    residues = chosen.residues.intersection(select_atoms(universe, kind, where).residues)
     if len(residues) == 0:
-        raise StructureError(f"{where}: the selection {settings.select!r} holds no {kind} "
+        raise StructureError(f"{where}: the selection {shown} holds no {kind} "
                              f"residue, so no {settings.dihedral_set} torsion")
     lookup = _Residues(universe)
     wanted = settings.angles or default_angles(settings.dihedral_set, omega=settings.omega)
@@ -251,7 +347,7 @@ def plan_torsions(universe: Any, settings: DihedralSettings, where: str = "struc
     if not rows:
         raise StructureError(
             f"{where}: no {'/'.join(t.name for t in definitions)} torsion is defined in the "
-            f"selection {settings.select!r} ({len(missing)} left out, e.g. "
+            f"selection {shown} ({len(missing)} left out, e.g. "
             f"{', '.join(missing[:3])})")
     keys = np.asarray(kept, dtype=np.intp)
     following = [lookup.neighbour(k, 1) for k in kept]
@@ -271,9 +367,10 @@ def _plan_custom(universe: Any, settings: DihedralSettings, where: str) -> Torsi
     for name, selections in settings.custom:
         quadruple = []
         for selection in selections:
-            atoms = _select(universe, selection, where)
+            atoms = select_atoms(universe, selection, where)
             if atoms.n_atoms != 1:
-                raise StructureError(f"{where}: torsion {name!r}: the selection {selection!r} "
+                raise StructureError(f"{where}: torsion {name!r}: the selection "
+                                     f"{quoted_selection(selection)} "
                                      f"matches {atoms.n_atoms} atoms, not one")
             quadruple.append(int(atoms.indices[0]))
         rows.append(quadruple)
@@ -300,46 +397,108 @@ def frame_range(settings: DihedralSettings, n_frames: int, where: str) -> range:
     return frames
 
 
-def compute_torsions(universe: Any, plan: TorsionPlan, frames: range,
-                     callback: ProgressCallback | None = None) -> NDArray[np.float64]:
-    """Every torsion of ``plan`` in every frame of ``frames``, in degrees (−180, 180].
+class TorsionBlocks:
+    """The torsions of a plan computed from blocks of coordinates.
 
-    Returns
-    -------
-    ndarray, shape (len(frames), q)
+    Parameters
+    ----------
+    universe : MDAnalysis.Universe
+    plan : TorsionPlan
+    """
+
+    def __init__(self, universe: Any, plan: TorsionPlan) -> None:
+        used, inverse = np.unique(plan.quadruples, return_inverse=True)
+        self.corners = inverse.reshape(-1, 4)
+        self.atoms = universe.atoms[used]
+        self.n_torsions = len(self.corners)
+        per_frame = 3 * len(used) + 12 * self.n_torsions
+        #: Frames per block: about BLOCK_FLOATS coordinates.
+        self.block = int(max(1, min(MAX_BLOCK_FRAMES, BLOCK_FLOATS // per_frame)))
+
+    def torsions(self, coordinates: NDArray[np.float32]) -> NDArray[np.float64]:
+        """Degrees in (−180, 180], shape (frames, torsions), of atom-major coordinates
+        (atoms, frames, 3)."""
+        from MDAnalysis.lib.distances import calc_dihedrals
+
+        frames = coordinates.shape[1]
+        corner = np.take(coordinates, self.corners.T, axis=0)  # (4, q, frames, 3)
+        with np.errstate(invalid="ignore", divide="ignore"):  # degenerate geometry: NaN
+            values = calc_dihedrals(*(corner[j].reshape(-1, 3) for j in range(4)))
+        values = values.reshape(self.n_torsions, frames).T
+        np.rad2deg(values, out=values)
+        values[values <= -180.0] += 360.0  # [−π, π] from calc_dihedrals; one value for ±180°
+        return values
+
+
+def read_frames(trajectory: Any, blocks: TorsionBlocks, frames: range, where: Path,
+                angles: NDArray[np.float64], times: NDArray[np.float64], has_time: bool,
+                on_block: Callable[[int], None] | None = None) -> None:
+    """Read the torsions and times of ``frames`` of a trajectory into ``angles`` (shape
+    (len(frames), q), degrees) and ``times`` (ps; the frame index when ``has_time`` is
+    False).
+
+    DCD files are read with MDAnalysis' compiled ``timeseries`` (only the atoms used);
+    their time is linear in the frame index (the format stores a start and a step, no
+    per-frame time). Other formats are read frame by frame, each with its own time.
 
     Raises
     ------
-    FitCancelled
-        When ``callback`` returned True.
+    StructureError
+        A frame that cannot be read, or a time that is not a finite number (naming the
+        file and the frame).
     """
-    from MDAnalysis.lib.distances import calc_dihedrals
-
-    used, inverse = np.unique(plan.quadruples, return_inverse=True)
-    corners = inverse.reshape(-1, 4)
-    atoms = universe.atoms[used]
-    q = len(corners)
-    n = len(frames)
-    per_frame = 3 * len(used) + 12 * q
-    block = int(max(1, min(MAX_BLOCK_FRAMES, BLOCK_FLOATS // per_frame)))
-    out = np.empty((n, q), dtype=np.float64)
-    trajectory = universe.trajectory
-    for first in range(0, n, block):
+    native = type(trajectory).__name__ == "DCDReader"
+    block = blocks.block
+    for first in range(0, len(frames), block):
         part = frames[first:first + block]
+        rows = slice(first, first + len(part))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            # Atom-major: each atom's block of frames is one contiguous run to copy.
-            coordinates = trajectory.timeseries(atomgroup=atoms, start=part.start,
-                                                stop=part.stop, step=part.step, order="afc")
-        corner = np.take(coordinates, corners.T, axis=0)  # (4, q, frames, 3), contiguous
-        values = calc_dihedrals(*(corner[j].reshape(-1, 3) for j in range(4)))
-        out[first:first + len(part)] = values.reshape(q, len(part)).T
-        if callback is not None:
-            done = first + len(part)
-            if callback(ProgressEvent(DIHEDRALS_STAGE, done / n,
-                                      message=f"torsions: frame {done:,} of {n:,}")):
-                raise FitCancelled("cancelled while reading torsions")
-    np.rad2deg(out, out=out)
-    out[out <= -180.0] += 360.0  # calc_dihedrals gives [−π, π]; keep one value for ±180°
-    return out
+            if native:
+                coordinates = _timeseries(trajectory, blocks, part, where)
+                if has_time:
+                    origin = _frame(trajectory, part.start, where).time
+                    times[rows] = origin + (np.asarray(part) - part.start) * trajectory.dt
+            else:
+                coordinates = _frame_by_frame(trajectory, blocks, part, where,
+                                              times[rows] if has_time else None)
+        if not has_time:
+            times[rows] = part
+        elif not np.all(np.isfinite(times[rows])):
+            bad = part[int(np.flatnonzero(~np.isfinite(times[rows]))[0])]
+            raise StructureError(f"{where}: frame {bad} has no readable time "
+                                 f"({times[rows][part.index(bad)]}); the file is damaged")
+        angles[rows] = blocks.torsions(coordinates)
+        if on_block is not None:
+            on_block(len(part))
 
+
+def _frame(trajectory: Any, index: int, where: Path) -> Any:
+    try:
+        return trajectory[index]
+    except Exception as exc:
+        raise StructureError(f"{where}: frame {index} cannot be read ({_problem(exc)}); "
+                             "the file is damaged") from None
+
+
+def _timeseries(trajectory: Any, blocks: TorsionBlocks, part: range, where: Path
+                ) -> NDArray[np.float32]:
+    try:
+        # Atom-major: each atom's block of frames is one contiguous run to copy.
+        return trajectory.timeseries(atomgroup=blocks.atoms, start=part.start,
+                                     stop=part.stop, step=part.step, order="afc")
+    except Exception as exc:
+        raise StructureError(f"{where}: frames {part.start}–{part[-1]} cannot be read "
+                             f"({_problem(exc)}); the file is damaged") from None
+
+
+def _frame_by_frame(trajectory: Any, blocks: TorsionBlocks, part: range, where: Path,
+                    times: NDArray[np.float64] | None) -> NDArray[np.float32]:
+    indices = blocks.atoms.indices
+    coordinates = np.empty((len(indices), len(part), 3), dtype=np.float32)
+    for j, frame in enumerate(part):
+        ts = _frame(trajectory, frame, where)
+        coordinates[:, j] = ts.positions[indices]
+        if times is not None:
+            times[j] = ts.time
+    return coordinates

@@ -2,9 +2,9 @@
 
 A per-frame fit has one row per frame: each cluster's representative is its medoid on the
 torus (the member with the least sum of geodesic distances to the other members), written
-as a PDB file of that frame, with ``clusters.csv`` (frame → cluster, distance to the
-medoid). A pooled fit has one row per frame and residue: ``residue_clusters.csv`` counts how
-often each residue visits each cluster.
+as a PDB file of that frame, with ``clusters.csv`` (run, frame, time → cluster, distance to
+the medoid). A pooled fit has one row per frame and residue: ``residue_clusters.csv``
+counts how often each residue visits each cluster.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import csv
 import io
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ...core import wrap_angles
 from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
+from .frames import RunFrames
+from .selections import quoted_selection, select_atoms
 from .settings import StructureError
 
 __all__ = ["EXACT_MEDOID_SIZE", "Representatives", "torus_distances", "torus_medoid",
@@ -79,10 +81,13 @@ class Representatives:
     files : list of Path
     medoid_frames : dict of int to int
         Per-frame fits: cluster → the frame of its medoid (empty for pooled fits).
+    medoid_runs : dict of int to str
+        Per-frame fits: cluster → the run (trajectory label) of its medoid.
     """
 
     files: list[Path]
     medoid_frames: dict[int, int]
+    medoid_runs: dict[int, str] = field(default_factory=dict)
 
 
 def _csv(header: list[str], rows: list[list[Any]]) -> str:
@@ -93,7 +98,26 @@ def _csv(header: list[str], rows: list[list[Any]]) -> str:
     return buffer.getvalue()
 
 
-def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
+class _OneTrajectory:
+    """The frames of a universe's own trajectory, as one run (for callers that hold a
+    universe)."""
+
+    def __init__(self, universe: Any) -> None:
+        self.universe = universe
+
+    def check(self, labels: Any, frames: NDArray[np.int64], where: str) -> None:
+        n_frames = int(self.universe.trajectory.n_frames)
+        if len(frames) and (frames.min() < 0 or frames.max() >= n_frames):
+            raise StructureError(f"{where}: the fit has frame {int(frames.max())}, but the "
+                                 f"trajectory has {n_frames} frame(s): not the fitted "
+                                 "trajectory")
+
+    def goto(self, label: str, frame: int) -> Any:
+        self.universe.trajectory[int(frame)]
+        return self.universe
+
+
+def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
                           clusters: ArrayLike, provenance: Mapping[str, ArrayLike], *,
                           atoms: str = "all", where: str = "trajectory") -> Representatives:
     """Write the representatives of a fit's clusters into ``out_dir`` (all files or none).
@@ -101,14 +125,17 @@ def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
     Parameters
     ----------
     out_dir : path
-    universe : MDAnalysis.Universe
-        The structure the angles were read from (topology and trajectory).
+    source : RunFrames or MDAnalysis.Universe
+        The runs the angles were read from (:class:`~stpca_gui.io.structures.frames.RunFrames`),
+        or a universe whose trajectory holds every frame (one run).
     angles : array, shape (n, d)
         The fitted angles, radians.
     clusters : array of int, shape (n,)
         Cluster of every row (e.g. the PNS1 mode clusters).
     provenance : mapping
-        ``frame`` per row; pooled rows also ``segid``, ``resid`` and ``resname``.
+        ``frame`` per row (and ``trajectory``, the run, with a RunFrames of several runs;
+        ``time`` is copied into clusters.csv); pooled rows also ``segid``, ``resid`` and
+        ``resname``.
     atoms : str
         Selection of the atoms written to the PDB files.
     where : str
@@ -117,7 +144,8 @@ def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
     Raises
     ------
     StructureError
-        Frames beyond the trajectory, or an atom selection matching nothing.
+        Frames beyond their run, runs that are not there, or an atom selection matching
+        nothing.
     OSError
         The folder cannot be written (nothing is left half written).
     """
@@ -126,23 +154,20 @@ def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
     frames = np.asarray(provenance["frame"]).astype(np.int64)
     if not len(values) == len(labels) == len(frames):
         raise ValueError("angles, clusters and frames must have one entry per row")
-    n_frames = int(universe.trajectory.n_frames)
-    if len(frames) and (frames.min() < 0 or frames.max() >= n_frames):
-        raise StructureError(f"{where}: the fit has frame {int(frames.max())}, but the "
-                             f"trajectory has {n_frames} frame(s): not the fitted trajectory")
+    runs = source if isinstance(source, RunFrames) else _OneTrajectory(source)
+    run_of_row = _run_of_rows(runs, provenance, len(frames), where)
+    runs.check(run_of_row, frames, where)
     cluster_ids = np.unique(labels)
     if "resid" in provenance:
         text = _residue_table(provenance, labels, cluster_ids)
         with atomic_file_set(out_dir, ["residue_clusters.csv"]) as tmp:
             tmp["residue_clusters.csv"].write_text(text, encoding="utf-8", newline="")
         return Representatives([Path(out_dir) / "residue_clusters.csv"], {})
-    try:
-        group = universe.select_atoms(atoms)
-    except Exception as exc:
-        raise StructureError(f"{where}: the atom selection {atoms!r} is not valid: "
-                             f"{' '.join(str(exc).split())}") from None
+    universe = runs.goto(str(run_of_row[0]), int(frames[0])) if len(frames) else None
+    group = select_atoms(universe, atoms, where)
     if group.n_atoms == 0:
-        raise StructureError(f"{where}: the atom selection {atoms!r} matches no atoms")
+        raise StructureError(f"{where}: the atom selection {quoted_selection(atoms)} "
+                             "matches no atoms")
     medoids: dict[int, int] = {}
     distance = np.empty(len(values))
     for k in cluster_ids:
@@ -150,20 +175,35 @@ def write_representatives(out_dir: str | Path, universe: Any, angles: ArrayLike,
         medoid = members[torus_medoid(values[members])]
         medoids[int(k)] = int(medoid)
         distance[members] = torus_distances(values[members], values[medoid])
-    rows = [[int(f), int(c), f"{np.degrees(d):.6f}", int(i == medoids[int(c)])]
+    carried = [name for name in ("trajectory", "time") if name in provenance]
+    columns = [np.asarray(provenance[name]).tolist() for name in carried]
+    rows = [[*(c[i] for c in columns), int(f), int(c), f"{np.degrees(d):.6f}",
+             int(i == medoids[int(c)])]
             for i, (f, c, d) in enumerate(zip(frames, labels, distance, strict=True))]
+    header = [*carried, "frame", "cluster", "distance_to_medoid_deg", "medoid"]
     names = ["clusters.csv", *[f"cluster_{k}.pdb" for k in medoids]]
     with atomic_file_set(out_dir, names) as tmp:
-        tmp["clusters.csv"].write_text(
-            _csv(["frame", "cluster", "distance_to_medoid_deg", "medoid"], rows),
-            encoding="utf-8", newline="")
+        tmp["clusters.csv"].write_text(_csv(header, rows), encoding="utf-8", newline="")
         for k, row in medoids.items():
-            universe.trajectory[int(frames[row])]
+            runs.goto(str(run_of_row[row]), int(frames[row]))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. missing PDB attributes filled in
                 group.write(str(tmp[f"cluster_{k}.pdb"]))
     return Representatives([Path(out_dir) / name for name in names],
-                           {k: int(frames[row]) for k, row in medoids.items()})
+                           {k: int(frames[row]) for k, row in medoids.items()},
+                           {k: str(run_of_row[row]) for k, row in medoids.items()})
+
+
+def _run_of_rows(runs: Any, provenance: Mapping[str, ArrayLike], n: int, where: str
+                 ) -> NDArray[np.str_]:
+    """The run label of every row: the ``trajectory`` column, or the only run."""
+    if "trajectory" in provenance:
+        return np.asarray(provenance["trajectory"]).astype(str)
+    known = list(getattr(runs, "runs", {"": None}))
+    if len(known) != 1:
+        raise StructureError(f"{where}: the data have no trajectory column, so their frames "
+                             f"cannot be told apart among {len(known)} runs")
+    return np.full(n, known[0])
 
 
 def _residue_table(provenance: Mapping[str, ArrayLike], labels: NDArray[np.int64],

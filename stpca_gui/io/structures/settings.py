@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..tables import PROVENANCE_COLUMNS
 from .dihedral_sets import DIHEDRAL_SETS
 
-__all__ = ["CUSTOM_SET", "LAYOUTS", "SET_NAMES", "DihedralSettings", "StructureError"]
+__all__ = ["CUSTOM_SET", "LAYOUTS", "MAX_FRAME_INDEX", "SET_NAMES", "DihedralSettings",
+           "StructureError", "check_torsion_name"]
 
 #: The set of user-defined torsions (``DihedralSettings.custom``).
 CUSTOM_SET = "custom"
 SET_NAMES = (*DIHEDRAL_SETS, CUSTOM_SET)
 LAYOUTS = ("pooled", "per-frame")
+#: Frame numbers (start, stop, stride) beyond this are refused before any C reader sees
+#: them (a 64-bit frame count would overflow there; no trajectory has 2⁴⁰ frames).
+MAX_FRAME_INDEX = 2**40
+#: The longest name of a user-defined torsion (a column of the table).
+MAX_TORSION_NAME = 64
+#: Characters a column name of a user-defined torsion may not hold: the table's and the
+#: ``--columns`` list's separators, quotes, and the ``NAME=…`` separator.
+_NAME_FORBIDDEN = re.compile(r'[,;="]')
 
 
 class StructureError(ValueError):
@@ -43,6 +55,10 @@ class DihedralSettings:
     custom : tuple of (name, (sel1, sel2, sel3, sel4))
         User-defined torsions: four selections of one atom each (``custom`` set, read
         per frame).
+    concatenate : bool
+        Several trajectory files are read as one run, one after the other (frames
+        numbered through, ``start/stop/stride`` over the whole); by default each file is a
+        run of its own, and ``start/stop/stride`` apply to each.
     """
 
     dihedral_set: str = "backbone"
@@ -54,6 +70,7 @@ class DihedralSettings:
     angles: tuple[str, ...] | None = None
     omega: bool = False
     custom: tuple[tuple[str, tuple[str, str, str, str]], ...] = ()
+    concatenate: bool = False
 
     def validate(self) -> None:
         """Raise StructureError (a message for the user) for settings that cannot work."""
@@ -67,8 +84,14 @@ class DihedralSettings:
         for name, value in (("start", self.start), ("stop", self.stop)):
             if value is not None and value < 0:
                 raise StructureError(f"frames out of range: {name} {value} is negative")
+            if value is not None and value > MAX_FRAME_INDEX:
+                raise StructureError(f"frames out of range: {name} {value:.3g} is beyond any "
+                                     f"trajectory (at most {MAX_FRAME_INDEX:.3g})")
         if self.stride < 1:
             raise StructureError(f"the frame stride must be at least 1, not {self.stride}")
+        if self.stride > MAX_FRAME_INDEX:
+            raise StructureError(f"the frame stride {self.stride:.3g} is beyond any "
+                                 f"trajectory (at most {MAX_FRAME_INDEX:.3g})")
         if self.start is not None and self.stop is not None and self.stop <= self.start:
             raise StructureError(f"frames out of range: stop {self.stop} is not after "
                                  f"start {self.start}")
@@ -80,6 +103,8 @@ class DihedralSettings:
                 raise StructureError("user-defined torsions are read per frame (layout "
                                      "per-frame)")
             names = [name for name, _ in self.custom]
+            for name in names:
+                check_torsion_name(name)
             if len(set(names)) != len(names):
                 raise StructureError("two user-defined torsions have the same name")
             for name, selections in self.custom:
@@ -123,4 +148,34 @@ class DihedralSettings:
             omega=bool(values.get("omega", False)),
             custom=tuple((str(name), tuple(str(s) for s in selections))  # type: ignore[misc]
                          for name, selections in values.get("custom", ())),
+            concatenate=bool(values.get("concatenate", False)),
         )
+
+
+def check_torsion_name(name: str) -> None:
+    """Refuse a name of a user-defined torsion that would not survive as a table column:
+    empty or too long, a provenance column's name (``frame``, ``time`` …), control or
+    line-separating characters, or the separators ``, ; = "``.
+
+    Raises
+    ------
+    StructureError
+    """
+    shown = repr(name if len(name) <= MAX_TORSION_NAME else name[:MAX_TORSION_NAME] + "…")
+    if not name.strip() or name != name.strip():
+        raise StructureError(f"the torsion name {shown} is empty or starts or ends with "
+                             "spaces")
+    if len(name) > MAX_TORSION_NAME:
+        raise StructureError(f"the torsion name {shown} is longer than {MAX_TORSION_NAME} "
+                             "characters")
+    if name.lower() in PROVENANCE_COLUMNS:
+        raise StructureError(f"the torsion name {shown} is the name of a provenance column "
+                             f"({', '.join(PROVENANCE_COLUMNS)}); choose another")
+    # Categories C* (control, format, …) and Z* but the space (line/paragraph separators).
+    if any(unicodedata.category(c)[0] == "C" or (unicodedata.category(c)[0] == "Z"
+                                                  and c != " ") for c in name):
+        raise StructureError(f"the torsion name {shown} holds a control or line-separating "
+                             "character")
+    if _NAME_FORBIDDEN.search(name):
+        raise StructureError(f"the torsion name {shown} holds one of , ; = \" (separators "
+                             "of the table and of the command line)")

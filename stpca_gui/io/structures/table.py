@@ -1,46 +1,46 @@
-"""A table of torsions read from a structure, and writing it as CSV."""
+"""A table of torsions read from structures, its provenance, and writing it as CSV."""
 
 from __future__ import annotations
 
 import csv
-import hashlib
-from collections.abc import Sequence
+import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .. import atomic_path  # re-exported by io (wherever the atomic writers live)
-from .reader import ProgressCallback, compute_torsions, frame_range, open_universe, plan_torsions
+from ...files.digest import file_sha256
+from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
+from ..tables import PROVENANCE_COLUMNS
+from .record import sidecar_path, sidecar_text
+from .runs import TrajectoryRun
 from .settings import DihedralSettings
 
-__all__ = ["LABEL_CHOICES", "PROVENANCE_COLUMNS", "TorsionTable", "file_sha256", "read_torsions"]
+__all__ = ["FRAME_COLUMNS", "LABEL_CHOICES", "PROVENANCE_COLUMNS", "RESIDUE_COLUMNS",
+           "TorsionTable", "file_sha256"]
 
-#: The provenance columns of the tables of ``stpca dihedrals``: never angles; ``stpca fit``
-#: carries them into scores.csv.
-PROVENANCE_COLUMNS = ("frame", "segid", "resid", "resname")
+#: The provenance of every row: its run (the trajectory file's label), the frame's index in
+#: the run and its time (ps, or the frame index for files without time).
+FRAME_COLUMNS = PROVENANCE_COLUMNS[:3]
+#: The residue of a pooled row.
+RESIDUE_COLUMNS = PROVENANCE_COLUMNS[3:]
 #: Where the labels of pooled rows may come from (:meth:`TorsionTable.labels`).
 LABEL_CHOICES = ("residue class", "residue name", "chain", "none")
+_LABEL_SOURCES = {"residue class": "residue_class", "residue name": "resname",
+                  "chain": "segid"}
 #: Rows formatted at a time when writing CSV.
 _WRITE_ROWS = 20_000
 
 
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes, read in 1 MiB pieces."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for piece in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(piece)
-    return digest.hexdigest()
-
-
 @dataclass(frozen=True, eq=False)
 class TorsionTable:
-    """Torsion angles of a structure or trajectory, with their provenance.
+    """Torsion angles of structures or trajectories, with their provenance.
 
-    Pooled rows are frame-major: row ``i`` is residue ``i % R`` of frame ``frames[i // R]``
-    (``R`` residues). The per-row provenance arrays are built when asked for, so the table
+    Rows are frame-major, the frames run after run: pooled rows are the ``R`` residues of
+    each frame, per-frame rows one per frame. Rows whose torsions were undefined are left
+    out (``kept``). The per-row provenance arrays are built when asked for, so the table
     itself holds the angles and one entry per frame and per residue.
 
     Attributes
@@ -50,30 +50,41 @@ class TorsionTable:
     column_names : tuple of str
         Pooled: the angle names (``phi``, ``psi`` …). Per frame: ``SEGID:RESNAMERESID:ANGLE``
         per column (e.g. ``4AKE:LEU10:phi``), or the names of user-defined torsions.
-    frames : ndarray of int, shape (frames,)
-        The trajectory frames read (0-based).
+    frames : ndarray of int, shape (F,)
+        Every frame read: its index in its run (0-based).
+    frame_run : ndarray of int, shape (F,)
+        Every frame's run (an index of ``runs``).
+    frame_time : ndarray of float, shape (F,)
+        Every frame's time: ps, or the frame index in runs without time.
     residues : dict of str to ndarray, or None
         Pooled only: ``segid``, ``resid``, ``resname`` and ``residue_class`` (Gly, Pro,
         pre-Pro, other) of the ``R`` residues of every frame.
     missing : tuple of str
-        Torsions left out because they are not defined (chain ends, missing atoms), named
-        like per-frame columns; pooled rows leave out the residues they belong to.
+        Torsions left out because they are not defined (chain ends, missing atoms, or
+        undefined in every frame read), named like per-frame columns; pooled rows leave
+        out the residues they belong to.
     settings : DihedralSettings
     topology : Path
-    trajectories : tuple of Path
-    n_frames_total : int
-        Frames in the trajectory.
+    runs : tuple of TrajectoryRun
+    kept : ndarray of int, or None
+        When rows were left out (undefined torsions in some frames): the position of each
+        row among all (frame, residue) rows; None when every row is there.
+    notes : tuple of str
+        What the user should know: truncated trajectories, rows left out.
     """
 
     angles: NDArray[np.float64]
     column_names: tuple[str, ...]
     frames: NDArray[np.int64]
+    frame_run: NDArray[np.intp]
+    frame_time: NDArray[np.float64]
     residues: dict[str, NDArray] | None
     missing: tuple[str, ...]
     settings: DihedralSettings
     topology: Path
-    trajectories: tuple[Path, ...] = ()
-    n_frames_total: int = 1
+    runs: tuple[TrajectoryRun, ...]
+    kept: NDArray[np.int64] | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def pooled(self) -> bool:
@@ -83,22 +94,45 @@ class TorsionTable:
     def n_rows(self) -> int:
         return int(self.angles.shape[0])
 
-    def _per_row(self, name: str, rows: slice = slice(None)) -> NDArray:
-        if self.residues is None:
-            raise AttributeError(f"per-frame tables have no {name} column")
-        values = self.residues[name]
-        index = np.arange(self.n_rows)[rows]
-        return values[index % len(values)]
+    @property
+    def trajectories(self) -> tuple[Path, ...]:
+        """Every trajectory file read, run after run."""
+        return tuple(part.path for run in self.runs for part in run.files)
+
+    @property
+    def n_frames_total(self) -> int:
+        """Frames in the trajectories (every run's)."""
+        return sum(run.n_frames for run in self.runs)
+
+    @property
+    def _per_frame(self) -> int:
+        return 1 if self.residues is None else len(self.residues["resid"])
+
+    def _positions(self, rows: slice) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """(frame slot, residue) of each row of ``rows`` (residue 0 per frame)."""
+        per = self._per_frame
+        if self.kept is None:
+            start, stop, _ = rows.indices(self.n_rows)
+            first, last = start // per, -(-stop // per)
+            cut = slice(start - first * per, stop - first * per)
+            slots = np.repeat(np.arange(first, last, dtype=np.intp), per)[cut]
+            residue = np.tile(np.arange(per, dtype=np.intp), last - first)[cut]
+            return slots, residue
+        positions = self.kept[rows]
+        return positions // per, positions % per
 
     def frame_of_rows(self, rows: slice = slice(None)) -> NDArray[np.int64]:
-        """The frame of each row in ``rows``."""
-        index = np.arange(self.n_rows)[rows]
-        per_frame = 1 if self.residues is None else len(self.residues["resid"])
-        return self.frames[index // per_frame]
+        """The frame (index in its run) of each row in ``rows``."""
+        return self.frames[self._positions(rows)[0]]
 
     @property
     def frame(self) -> NDArray[np.int64]:
         return self.frame_of_rows()
+
+    def _per_row(self, name: str, rows: slice = slice(None)) -> NDArray:
+        if self.residues is None:
+            raise AttributeError(f"per-frame tables have no {name} column")
+        return self.residues[name][self._positions(rows)[1]]
 
     @property
     def segid(self) -> NDArray[np.str_]:
@@ -116,13 +150,20 @@ class TorsionTable:
     def residue_class(self) -> NDArray[np.str_]:
         return self._per_row("residue_class")
 
+    @property
+    def run_labels(self) -> tuple[str, ...]:
+        return tuple(run.label for run in self.runs)
+
     def provenance(self, rows: slice = slice(None)) -> dict[str, NDArray]:
-        """The provenance columns of ``rows``, by name (pooled: frame, segid, resid,
-        resname; per frame: frame)."""
-        columns = {"frame": self.frame_of_rows(rows)}
+        """The provenance columns of ``rows``, by name: trajectory, frame, time; pooled
+        also segid, resid, resname."""
+        slots, residue = self._positions(rows)
+        labels = np.asarray(self.run_labels, dtype=str)
+        columns: dict[str, NDArray] = {"trajectory": labels[self.frame_run[slots]],
+                                       "frame": self.frames[slots],
+                                       "time": self.frame_time[slots]}
         if self.residues is not None:
-            columns.update({name: self._per_row(name, rows)
-                            for name in PROVENANCE_COLUMNS[1:]})
+            columns.update({name: self.residues[name][residue] for name in RESIDUE_COLUMNS})
         return columns
 
     def labels(self, label_by: str) -> NDArray[np.str_] | None:
@@ -133,81 +174,80 @@ class TorsionTable:
                              f"{label_by!r}")
         if self.residues is None or label_by == "none":
             return None
-        return self._per_row({"residue class": "residue_class", "residue name": "resname",
-                              "chain": "segid"}[label_by])
+        return self._per_row(_LABEL_SOURCES[label_by])
 
     def header(self) -> list[str]:
-        return [*(PROVENANCE_COLUMNS if self.pooled else PROVENANCE_COLUMNS[:1]),
-                *self.column_names]
+        return [*(PROVENANCE_COLUMNS if self.pooled else FRAME_COLUMNS), *self.column_names]
 
     def describe(self) -> str:
-        """One line for the user: what was read and what was left out."""
-        where = self.topology.name + "".join(f" + {p.name}" for p in self.trajectories)
+        """One line for the user: what was read, the runs, and what was left out."""
+        where = self.topology.name
+        files = self.trajectories
+        if len(files) <= 3:
+            where += "".join(f" + {p.name}" for p in files)
+        else:
+            where += f" + {len(files)} trajectory files"
+        frames = len(self.frames)
+        runs = len(self.runs)
+        kind = (f"{runs} runs" if runs > 1 else
+                "one run" + (f" of {len(self.runs[0].files)} concatenated files"
+                             if len(self.runs[0].files) > 1 else ""))
         text = (f"{self.n_rows:,} rows × {len(self.column_names)} torsions "
-                f"({self.settings.dihedral_set}, {self.settings.layout}, "
-                f"{len(self.frames):,} of {self.n_frames_total:,} frames) from {where}")
+                f"({self.settings.dihedral_set}, {self.settings.layout}, {kind}, "
+                f"{frames:,} of {self.n_frames_total:,} frames) from {where}")
+        untimed = [run.label for run in self.runs if not run.has_time]
+        if untimed:
+            text += (f"; time is the frame index ({', '.join(untimed[:3])} "
+                     f"{'store' if len(untimed) > 1 else 'stores'} no time)")
         if self.missing:
             text += f"; {len(self.missing)} undefined torsions left out"
         return text
 
-    def write_csv(self, path: str | Path) -> Path:
-        """Write the table (provenance columns, then degrees) atomically."""
+    def structure_record(self, label_by: str | None = None) -> dict[str, Any]:
+        """The record of the files read (absolute paths), their fingerprints (SHA-256,
+        reading every file once), runs and settings (see
+        :mod:`~stpca_gui.io.structures.record`)."""
+        # Absolute paths: the record is read again from elsewhere (a session, the app).
+        files = [self.topology.absolute(), *(p.absolute() for p in self.trajectories)]
+        record: dict[str, Any] = {
+            "topology": str(files[0]),
+            "trajectories": [str(p) for p in files[1:]],
+            "sha256": {str(p): file_sha256(p) for p in files},
+            "settings": self.settings.to_dict(),
+            "runs": [run.to_dict() for run in self.runs],
+            "notes": list(self.notes),
+        }
+        if label_by is not None:
+            record["label_by"] = label_by
+        return record
+
+    def csv_text(self, rows: slice) -> str:
+        """The CSV lines (no header) of ``rows``: provenance, then degrees to 6 places."""
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        provenance = self.provenance(rows)
+        provenance["time"] = np.char.mod("%.9g", provenance["time"])
+        text = np.char.mod("%.6f", self.angles[rows]).tolist()
+        columns = [c.tolist() for c in provenance.values()]
+        writer.writerows([*p, *a] for *p, a in zip(*columns, text, strict=True))
+        return buffer.getvalue()
+
+    def write_csv(self, path: str | Path) -> list[Path]:
+        """Write the table and its sidecar ``PATH.structure.json`` (the structure record,
+        fingerprints included), both or neither.
+
+        Returns
+        -------
+        list of Path
+            The table and the sidecar.
+        """
         target = Path(path)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OSError(f"cannot create the folder of {target}: "
-                          f"{exc.strerror or exc}") from None
-        with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8", newline="") as out:
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(self.header())
-            for first in range(0, self.n_rows, _WRITE_ROWS):
-                rows = slice(first, first + _WRITE_ROWS)
-                text = np.char.mod("%.6f", self.angles[rows]).tolist()
-                columns = [c.tolist() for c in self.provenance(rows).values()]
-                writer.writerows([*p, *a] for *p, a in zip(*columns, text, strict=True))
-        return target
-
-
-def read_torsions(topology: str | Path, trajectories: Sequence[str | Path] = (),
-                  settings: DihedralSettings | None = None, *,
-                  callback: ProgressCallback | None = None) -> TorsionTable:
-    """Read the torsions of a structure or trajectory.
-
-    Parameters
-    ----------
-    topology : path
-        PDB, mmCIF, PSF, GRO, PRMTOP, … (anything MDAnalysis reads as a topology).
-    trajectories : sequence of paths
-        DCD, XTC, TRR, NetCDF, … read one after the other (none: the topology's own
-        coordinates).
-    settings : DihedralSettings, optional
-        Default: pooled φ/ψ of every protein residue of every frame.
-    callback : callable, optional
-        Receives a :class:`~stpca_gui.core.ProgressEvent` (stage ``"dihedrals"``) per block
-        of frames; returning True cancels (:class:`~stpca_gui.core.FitCancelled`).
-
-    Raises
-    ------
-    StructureError
-        Bad files, selections, sets or frame ranges (the message names the file).
-    FitCancelled
-        When the callback asked to stop.
-    """
-    settings = settings or DihedralSettings()
-    settings.validate()
-    universe = open_universe(topology, trajectories)
-    where = str(topology)
-    plan = plan_torsions(universe, settings, where)
-    n_total = int(universe.trajectory.n_frames)
-    frames = frame_range(settings, n_total, str(trajectories[-1]) if trajectories else where)
-    values = compute_torsions(universe, plan, frames, callback)
-    common = {"frames": np.asarray(frames, dtype=np.int64), "missing": plan.missing,
-              "settings": settings, "topology": Path(topology),
-              "trajectories": tuple(map(Path, trajectories)), "n_frames_total": n_total}
-    if settings.layout != "pooled":
-        return TorsionTable(values, plan.angle_names, residues=None, **common)
-    residues = {"segid": plan.segid, "resid": plan.resid, "resname": plan.resname,
-                "residue_class": plan.residue_class}
-    return TorsionTable(values.reshape(len(frames) * len(plan.resid), -1), plan.angle_names,
-                        residues=residues, **common)
+        sidecar = sidecar_path(target)
+        record = sidecar_text(self.structure_record(), target)
+        with atomic_file_set(target.parent, [target.name, sidecar.name]) as tmp:
+            with open(tmp[target.name], "w", encoding="utf-8", newline="") as out:
+                csv.writer(out, lineterminator="\n").writerow(self.header())
+                for first in range(0, self.n_rows, _WRITE_ROWS):
+                    out.write(self.csv_text(slice(first, first + _WRITE_ROWS)))
+            tmp[sidecar.name].write_text(record, encoding="utf-8", newline="")
+        return [target, sidecar]

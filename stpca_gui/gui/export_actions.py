@@ -1,0 +1,169 @@
+"""*File → Export Figure* (one view, or the whole window) and *File → Export Results…*.
+
+What a results export writes is :mod:`stpca_gui.model.result_export`; this part asks where,
+and says how it went. Like the other parts of the window, it sees the window only as a
+:class:`~stpca_gui.gui.window_services.WindowServices`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QPoint, QRect, Qt
+from PySide6.QtGui import QImage, QPainter, QPdfWriter
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
+
+from ..io import atomic_path
+from ..model.result_export import write_app_results
+from .menus import menu_action
+
+if TYPE_CHECKING:
+    from .window_services import WindowServices
+
+__all__ = ["FIGURE_FILTERS", "WINDOW_FILTERS", "ExportActions"]
+
+FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
+WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
+
+
+class ExportActions(QObject):
+    """The export part of a main window (built with its *numerics* stage).
+
+    Parameters
+    ----------
+    window : WindowServices
+    session_path : callable
+        Returns the session file the window shows, if any (no export may replace it).
+
+    Attributes
+    ----------
+    figure_menu : QMenu
+        *Export Figure*: one entry per view built so far, and the whole window (filled
+        when it is opened).
+    results_action : QAction
+        *Export Results…*.
+    """
+
+    def __init__(self, window: WindowServices,
+                 session_path: Callable[[], Path | None]) -> None:
+        super().__init__(window.widget())
+        self.window = window
+        self._session_path = session_path
+        self.figure_menu = QMenu("Export &Figure", window.widget())
+        self.figure_menu.aboutToShow.connect(self._fill_figure_menu)
+        self.results_action = menu_action(window.widget(), "Export &Results…",
+                                          self.export_results_dialog, shortcut="Ctrl+E")
+
+    def _fill_figure_menu(self) -> None:
+        menu, parent = self.figure_menu, self.window.widget()
+        menu.clear()
+        for key, view in self.window.views.items():
+            menu.addAction(menu_action(parent, f"{view.title_text}…",
+                                       lambda k=key: self.export_view_dialog(k)))
+        menu.addSeparator()
+        menu.addAction(menu_action(parent, "Whole window…", self.export_window_dialog))
+
+    # ------------------------------------------------------------------ writing
+    def export_view(self, key: str, path: Path, dpi: int = 150) -> None:
+        """Write one view to PNG, SVG or PDF (by extension)."""
+        self.window.views[key].export(Path(path), dpi)
+
+    def window_image(self) -> QImage:
+        """The whole window as an image, with the 3-D views' renderings painted in."""
+        widget = self.window.widget()
+        image = widget.grab().toImage()
+        painter = QPainter(image)
+        for view in self.window.views.values():
+            picture = view.render_image()
+            if picture is None or not view.isVisible():
+                continue
+            # VTK draws outside Qt's backing store: paint its own rendering over the grab.
+            content = view.plotter.interactor
+            origin = content.mapTo(widget, QPoint(0, 0))
+            painter.drawImage(QRect(origin, content.size()), picture)
+        painter.end()
+        return image
+
+    def export_window(self, path: Path) -> None:
+        """Write the whole window to PNG or PDF."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".png", ".pdf"):
+            raise ValueError(f"the whole window can be saved as PNG or PDF, not {suffix!r}")
+        image = self.window_image()
+        with atomic_path(path) as tmp:
+            if suffix == ".png":
+                if not image.save(str(tmp), "PNG"):
+                    raise OSError(f"cannot write {path}")
+            else:
+                writer = QPdfWriter(str(tmp))
+                writer.setResolution(150)
+                painter = QPainter(writer)
+                target = painter.viewport()
+                scaled = image.scaled(target.size(), Qt.AspectRatioMode.KeepAspectRatio,
+                                      Qt.TransformationMode.SmoothTransformation)
+                painter.drawImage(0, 0, scaled)
+                painter.end()
+
+    def export_results(self, folder: Path) -> list[Path]:
+        """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
+        over the data set's source file or the open session
+        (:func:`~stpca_gui.model.result_export.write_app_results`)."""
+        state = self.window.state
+        if state.result is None:
+            raise ValueError("there is no result to export yet")
+        return write_app_results(state.result, state.selection.groups, folder,
+                                 session=self._session_path())
+
+    # ------------------------------------------------------------------ dialogs
+    def export_view_dialog(self, key: str) -> None:
+        view, parent = self.window.views[key], self.window.widget()
+        if not view.has_content():
+            self.window.messages.info("Nothing to export", "This view has nothing drawn yet.")
+            return
+        path, chosen = QFileDialog.getSaveFileName(parent, f"Export {view.title_text}",
+                                                   f"{view.export_stem}.png", FIGURE_FILTERS)
+        if not path:
+            return
+        path = with_suffix(path, chosen)
+        dpi = 150
+        if path.suffix.lower() == ".png":
+            dpi, ok = QInputDialog.getInt(parent, "Resolution", "Dots per inch:", 150, 50, 1200)
+            if not ok:
+                return
+        self.guarded(lambda: self.export_view(key, path, dpi), f"Exported {path}")
+
+    def export_window_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self.window.widget(), "Export window",
+                                                   "stpca-window.png", WINDOW_FILTERS)
+        if path:
+            path = with_suffix(path, chosen)
+            self.guarded(lambda: self.export_window(path), f"Exported {path}")
+
+    def export_results_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.window.widget(),
+                                                  "Export results to folder")
+        if folder:
+            self.guarded(lambda: self.export_results(Path(folder)),
+                         f"Results written to {folder}")
+
+    def guarded(self, export: Callable[[], object], success: str) -> None:
+        """Run ``export``: its OSError or ValueError is a message box, success a status
+        note."""
+        try:
+            export()
+        except (OSError, ValueError) as exc:
+            self.window.messages.error("Export failed", str(exc))
+        else:
+            self.window.messages.status(success)
+
+
+def with_suffix(path: str, chosen_filter: str) -> Path:
+    """``path``, with the extension of the file dialog's chosen filter when it has none."""
+    out = Path(path)
+    if not out.suffix:
+        ext = chosen_filter.split("*")[-1].rstrip(")") if "*" in chosen_filter else ".png"
+        out = out.with_suffix(ext)
+    return out

@@ -1,0 +1,35 @@
+"""Trajectory files the structure tests write with MDAnalysis (from MDAnalysisTests' AdK)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+#: adk_dims.dcd (98 frames) is cut before this frame into two files.
+SPLIT = 49
+
+
+def _write(universe, path: Path, frames: range, istart: int) -> Path:
+    import MDAnalysis as mda
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with mda.Writer(str(path), universe.atoms.n_atoms, dt=universe.trajectory.dt,
+                        istart=istart, nsavc=1) as writer:
+            for frame in frames:
+                universe.trajectory[frame]
+                writer.write(universe.atoms)
+    return path
+
+
+def write_halves(folder: Path) -> tuple[Path, Path]:
+    """adk_dims.dcd (98 frames) written by MDAnalysis as two files, times continued."""
+    import MDAnalysis as mda
+    from MDAnalysisTests.datafiles import DCD, PSF
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        universe = mda.Universe(PSF, DCD)
+    first = _write(universe, folder / "first.dcd", range(0, SPLIT), 1)
+    second = _write(universe, folder / "second.dcd", range(SPLIT, 98), SPLIT + 1)
+    return first, second
