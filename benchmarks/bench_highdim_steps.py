@@ -191,6 +191,7 @@ STAGE_KEYS = ("landmark_stage_cpu_s", "landmark_sets", "place_cpu_ms_per_point",
               "curve_median_turn_deg")
 AFTER_KEYS = ("place_dense_difference", "torus_components", "torus_sample",
               "torus_ratio_se_max", "torus_sample_error_max", "torus_sample_error_in_se_max",
+              "torus_vs_every_component_max", "torus_remaining_vs_steps",
               "curve_in_data_range", "curve_median_turn_in_range_deg", "peak_rss_mb")
 
 

@@ -100,12 +100,15 @@ TORUS_VARIANCE_SAMPLE = 10_000
 #: at most TORUS_VARIANCE_TARGET_SE (or the sample reaches TORUS_VARIANCE_SAMPLE or n).
 TORUS_VARIANCE_FIRST_SAMPLE = 500
 TORUS_VARIANCE_TARGET_SE = 0.005
-#: A landmark set whose validation stress is within this fraction of the best set's
-#: confirms it: no further set is tried. Measured spreads of three sets' stresses: 0.4 %
-#: on the 3-state data at d = 66 (each set 15–18 s of CPU there), 2–4 % at d = 20, 2–16 %
-#: on the low-d cases of benchmarks/bench_landmarks.py, whose chosen sets this leaves as
-#: they were (docs/high_dimension.md).
+#: From d = LANDMARK_AGREEMENT_MIN_D on, a landmark set whose validation stress is within
+#: this fraction of the best set's confirms it: no further set is tried. Measured spreads
+#: of three sets' stresses: 0.4 % on the 3-state data at d = 66 (each set 15–18 s of CPU
+#: there), 2–4 % at d = 20 (docs/landmarks.md).
 LANDMARK_AGREEMENT = 0.01
+#: Below this d every landmark set is tried, as before the rule: a set costs about a second
+#: there, and on 12,000 T³ cluster points two sets agreed within 0.2 % while the third,
+#: 0.3 % better, gave other scores (up to 0.94 apart).
+LANDMARK_AGREEMENT_MIN_D = 8
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
 
@@ -136,7 +139,8 @@ class PrincipalCurve:
         is T̃ of sphere points far from every sample, an extrapolation: on the 3-state
         peptide-like data at d = 20 the data cover 28 % of the circle, the curve's stress
         is 7 times higher off it, and off it every torsion turns most of a full turn while
-        on it only the torsions that change between the states move (docs/high_dimension.md).
+        on it only the torsions that change between the states move
+        (docs/high_d_prediction.md).
         None in model files written before it existed.
     """
 
@@ -279,8 +283,9 @@ torus_remaining_variance_ratio_se_ : float
         doc="Landmark sets tried by a landmark fit, at most; each gets its own spherical MDS "
             "and the one with the lowest stress on a common validation sample of "
             f"{LANDMARK_VALIDATION_SAMPLE} points is kept (spherical MDS has local minima "
-            "that depend on the landmark set). A set within "
-            f"{100 * LANDMARK_AGREEMENT:g} % of the best one's stress ends the search.",
+            "that depend on the landmark set). From "
+            f"{LANDMARK_AGREEMENT_MIN_D} angles, a set within {100 * LANDMARK_AGREEMENT:g} % "
+            "of the best one's stress ends the search.",
         label="Landmark sets", advanced=True)
     torus_variance: bool = parameter(
         True, Boolean(),
@@ -506,8 +511,9 @@ torus_remaining_variance_ratio_se_ : float
         all-pairs stresses from 0.0975 to 0.111 (the exact fit: 0.0971). The validation
         sample (:data:`LANDMARK_VALIDATION_SAMPLE` random samples, placed by T̂) estimates
         the stress over all pairs of samples, which is what the fit is for. A set whose
-        stress lies within :data:`LANDMARK_AGREEMENT` of the best so far confirms it, and
-        no further set is tried (its stress is NaN in the result).
+        stress lies within :data:`LANDMARK_AGREEMENT` of the best so far confirms it from
+        d = :data:`LANDMARK_AGREEMENT_MIN_D` on, and no further set is tried (their stresses
+        are NaN in the result).
         """
         n = angles.shape[0]
         seeds = np.random.default_rng(landmark_seed).integers(
@@ -544,9 +550,10 @@ torus_remaining_variance_ratio_se_ : float
                 trial_stress[trial] = all_pairs_stress(angles[validation], units,
                                                        smds.radius_)
             timer.record("smds", start)
-            confirmed = best is not None and abs(
-                trial_stress[trial] - trial_stress[best[0]]) <= LANDMARK_AGREEMENT * min(
-                trial_stress[trial], trial_stress[best[0]])
+            confirmed = (angles.shape[1] >= LANDMARK_AGREEMENT_MIN_D and best is not None
+                         and abs(trial_stress[trial] - trial_stress[best[0]])
+                         <= LANDMARK_AGREEMENT * min(trial_stress[trial],
+                                                     trial_stress[best[0]]))
             if best is None or trial_stress[trial] < trial_stress[best[0]]:
                 best = (trial, indices, smds)
             if confirmed:

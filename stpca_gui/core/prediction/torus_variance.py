@@ -12,10 +12,10 @@ a user reads, so the estimate here is computed
   Σ_i δ_T(x̂_i^(K), x̂_i^(d))²: the torus distance from the projection onto S^K to the
   point's own prediction, which is what the components after K add up to when their steps
   are orthogonal (it is the sum of their variances on the sphere, where PNS's residuals
-  are; on the torus it is measured, docs/high_dimension.md);
-* on a random sample of the points when n is large (:func:`variance_sample_sizes`),
-  every ratio with its standard error, so that the sampling error is stated rather than
-  hidden.
+  are; on the torus it is measured, docs/high_d_prediction.md);
+* on a random sample of the points when n is large (``sample_sizes`` of
+  :func:`estimate_torus_variance`), every ratio with its standard error, so that the
+  sampling error is stated rather than hidden.
 
 The ratios are var_T^(k) / (Σ_{j ≤ K} var_T^(j) + remaining). Only consecutive levels are
 held in memory: O(sample · d), never the (d + 1) × n × d stack of all projections.
