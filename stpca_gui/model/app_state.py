@@ -130,7 +130,8 @@ class AppState:
             self._result = result
             self._diagnostics = None
             old_axes = self._torus_axes
-            if result is not None and not self._torus_axes_chosen:
+            if result is not None and not self._torus_axes_chosen and \
+                    result.dataset.n_angles > 3:
                 # The angles along which the new principal curve moves most, set before
                 # the views draw the result.
                 self._torus_axes = moving_axes(result.dataset.angles, result.curve)
