@@ -93,11 +93,15 @@ def draw_contributions(figure: Figure, measure: ComponentMeasure, names: Sequenc
     values = measure.scale * measure.values[columns]
     positions = np.arange(len(columns))[::-1]
     colors = [SHOWN_BAR_COLOR if k in set(shown) else BAR_COLOR for k in columns]
-    bars = ax.barh(positions, values, color=colors, zorder=2)
+    edges = ["black" if k in set(shown) else "none" for k in columns]
+    bars = ax.barh(positions, values, color=colors, edgecolor=edges, linewidth=1.0, zorder=2)
     for bar, column in zip(bars, columns, strict=True):
         bar.set_picker(True)
         bar.set_gid(str(column))
     ax.set_yticks(positions, [names[k] for k in columns])
+    for label, column in zip(ax.get_yticklabels(), columns, strict=True):
+        if column in set(shown):
+            label.set_fontweight("bold")
     ax.bar_label(bars, labels=[f"{v:.0f}" for v in values], padding=2, fontsize=7)
     ax.set_xlabel(measure.label)
     top = float(values.max()) if len(values) else 1.0

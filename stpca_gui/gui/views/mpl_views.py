@@ -368,8 +368,8 @@ class ContributionsView(MplView):
         self.component_combo = QComboBox()
         self.component_combo.setToolTip("The component whose angles are shown")
         self.controls.addWidget(self.component_combo)
-        self.setToolTip("Click a bar to show that angle on the torus (highlighted bars: the "
-                        "angles on the torus view)")
+        self.setToolTip("Click a bar to show that angle on the torus (outlined bars with bold "
+                        "names: the angles on the torus view)")
         #: The angle of each bar drawn, in order, and what the bars measure.
         self.columns: list[int] = []
         self.measure_kind = ""
