@@ -216,7 +216,6 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
 
         self.parameters.fit_requested.connect(self.fit)
-        self.parameters.settings_changed.connect(self._show_fit_cost)
         self.controller.progress.connect(self._on_progress)
         self.controller.succeeded.connect(self._on_result)
         self.controller.failed.connect(self._on_failure)
@@ -505,6 +504,8 @@ class MainWindow(QMainWindow):
                 "numerics", lambda: self.open_path(path)))
 
     def _on_dataset(self, *_: object) -> None:
+        from ..model.angle_labels import describe_columns
+
         dataset = self.state.dataset
         if dataset is None:
             self.dataset_label.setText("No data loaded")
@@ -514,8 +515,6 @@ class MainWindow(QMainWindow):
         # Text from the data: on one line each, cut when very long, and never markup. (Not
         # torus_scene's short_label: that module loads pyvista and VTK.)
         title = escape(one_line(dataset.description or dataset.source, 160))
-        from ..model.angle_labels import describe_columns
-
         # A summary at high d (issue 32): every name of 426 torsions would push the
         # parameter panel out of the window.
         columns = escape(one_line(describe_columns(dataset.column_names), 200))
@@ -524,23 +523,7 @@ class MainWindow(QMainWindow):
             f"{labels}")
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
-        self._show_fit_cost()
-
-    def _show_fit_cost(self) -> None:
-        """Say before a fit what it will roughly cost, when that is more than a few
-        seconds (issue 32: minutes at d = 66 and n in the thousands)."""
-        from ..model.fit_cost import estimate_fit_cost
-
-        dataset = self.state.dataset
-        if dataset is None or getattr(self, "parameters", None) is None:
-            return
-        try:
-            params = self.parameters.parameters()
-        except ValueError:
-            self.parameters.set_cost_note("")
-            return
-        estimate = estimate_fit_cost(dataset.n_samples, dataset.n_angles, params)
-        self.parameters.set_cost_note(estimate.note(), estimate.details())
+        self.parameters.show_fit_cost(dataset.n_samples, dataset.n_angles)
 
     # ------------------------------------------------------------------ fitting
     def fit(self) -> None:

@@ -79,8 +79,11 @@ class ParametersPanel(QGroupBox):
         fit_row.addWidget(self.fit_button, 1)
         fit_row.addWidget(self.cost_label)
         layout.addLayout(fit_row)
+        #: The data's size, for the cost note (n, d), once data are shown.
+        self._data_size: tuple[int, int] | None = None
         for editor in self.editors.values():
             editor.changed.connect(self.settings_changed)
+        self.settings_changed.connect(self._update_cost)
 
     def parameters(self) -> FitParameters:
         """The settings as a validated :class:`FitParameters`.
@@ -93,6 +96,26 @@ class ParametersPanel(QGroupBox):
         params = FitParameters(**{name: e.value() for name, e in self.editors.items()})
         params.validate()
         return params
+
+    def show_fit_cost(self, n: int, d: int) -> None:
+        """Say beside the Fit button what a fit of n samples on T^d with these settings
+        will roughly cost, when that is more than a few seconds (issue 32: minutes at
+        d = 66 and n in the thousands); updated as the settings change."""
+        self._data_size = (n, d)
+        self._update_cost()
+
+    def _update_cost(self) -> None:
+        from ..model.fit_cost import estimate_fit_cost
+
+        if self._data_size is None:
+            return
+        try:
+            params = self.parameters()
+        except ValueError:
+            self.set_cost_note("")
+            return
+        estimate = estimate_fit_cost(*self._data_size, params)
+        self.set_cost_note(estimate.note(), estimate.details())
 
     def set_cost_note(self, text: str, details: str = "") -> None:
         """Show the estimated cost of a fit above the Fit button ("" hides it), with
