@@ -18,11 +18,7 @@ import copy
 import dataclasses
 import os
 import time
-<<<<<<< HEAD
-from collections.abc import Callable
-=======
-from collections.abc import Mapping
->>>>>>> main
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
