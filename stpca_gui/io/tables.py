@@ -475,6 +475,32 @@ def iter_angle_chunks(
     return tuple(layout.wanted), AngleChunks(chunks, tuple(layout.carried))
 
 
+def table_header(path: str | Path) -> tuple[str, ...]:
+    """The column names of a table as the readers see them (the header's, or "1", "2", …
+    without one), from its first 64 KiB only.
+
+    Raises
+    ------
+    TableError
+        Missing, unreadable or empty file.
+    """
+    file = Path(path)
+    try:
+        with open(file, "rb") as handle:
+            sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+    except FileNotFoundError:
+        raise TableError(f"{file}: no such file") from None
+    except OSError as exc:
+        raise TableError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    first = next(((k + 1, line) for k, line in enumerate(sample.splitlines())
+                  if line.strip()), None)
+    if first is None:
+        raise TableError(f"{file}: the file is empty")
+    delimiter, has_header = sniff(sample)
+    cells = split_line(file, *first, delimiter)
+    return tuple(cells) if has_header else tuple(str(k + 1) for k in range(len(cells)))
+
+
 def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:
     """(1-based line number, text, bytes read so far) of every non-blank line."""
     done = 0
