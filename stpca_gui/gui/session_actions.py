@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 SESSION_FILTER = "stpca sessions (*.stpca)"
 #: The views with choices of their own, and the window stage that builds each.
-VIEW_STAGES = {"torus": "torus", "sphere": "sphere", "contributions": "plots"}
+VIEW_STAGES = {"torus": "torus", "sphere": "sphere", "free_energy": "plots",
+               "contributions": "plots"}
 #: Answers of :meth:`SessionActions.ask_save_changes`.
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 #: Session files at least this large are opened in the background.
