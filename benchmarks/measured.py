@@ -96,6 +96,31 @@ ROWS = (
         "app: longest GUI-thread stall during a fit with the live display, clusters-t3 / "
         "sunspots cycle 23 / all births (n = 300 / 5371 / 51,299)",
         "{clusters_t3_ms:.0f} / {cycle_23_ms:.0f} / {all_births_ms:.0f} ms", "target 0.1 s"),
+    Row("bench_highdim", "pns-d20",
+        "PNS CPU in the default fit without torus variance, torsion states on T²⁰, n = 500 / "
+        "2,000: before → after (PNS's share of the fit's CPU)",
+        "{before_500_s:.1f} → {after_500_s:.1f} s ({before_500_share:.0f} → "
+        "{after_500_share:.0f} %) / {before_2000_s:.1f} → {after_2000_s:.1f} s "
+        "({before_2000_share:.0f} → {after_2000_share:.0f} %)"),
+    Row("bench_highdim", "pns-d66", "same on T⁶⁶",
+        "{before_500_s:.1f} → {after_500_s:.1f} s ({before_500_share:.0f} → "
+        "{after_500_share:.0f} %) / {before_2000_s:.1f} → {after_2000_s:.1f} s "
+        "({before_2000_share:.0f} → {after_2000_share:.0f} %)"),
+    Row("bench_highdim", "reduction-d20",
+        "PNS with levels {first_500}–{last_500} / {first_2000}–{last_2000} of 19 reduced vs "
+        "every level fitted, T²⁰, n = 500 / 2,000: PNS1 correlation, largest Δ explained "
+        "variance ratio, points in the same mode cluster (clusters reduced / exact)",
+        "{corr_500:.6f} / {corr_2000:.6f}, {gap_500:.3f} / {gap_2000:.3f} points, "
+        "{agree_500:.4f} / {agree_2000:.4f} ({clusters_500}/{exact_clusters_500}, "
+        "{clusters_2000}/{exact_clusters_2000})",
+        "targets ≥ 0.9999, ≤ 0.1 point, the same clusters"),
+    Row("bench_highdim", "reduction-d66",
+        "same on T⁶⁶ (levels {first_500}–{last_500} / {first_2000}–{last_2000} of 65 "
+        "reduced)",
+        "{corr_500:.6f} / {corr_2000:.6f}, {gap_500:.3f} / {gap_2000:.3f} points, "
+        "{agree_500:.4f} / {agree_2000:.4f} ({clusters_500}/{exact_clusters_500}, "
+        "{clusters_2000}/{exact_clusters_2000})",
+        "targets ≥ 0.9999, ≤ 0.1 point, the same clusters"),
     Row("bench_landmarks", "accuracy",
         "landmark fit m = 1000 vs exact, sunspots cycle 23 lag 3: PNS1 agreement, Δ PC1, "
         "all-pairs stress",
@@ -142,6 +167,20 @@ ROWS = (
         "reader, backbone φ/ψ): pooled / per-frame",
         "{pooled_frames_per_s:,.0f} / {per_frame_frames_per_s:,.0f} frames/s, peak RSS "
         "{peak_rss_mb:,.0f} MB", "target 10⁴ frames/s"),
+    Row("bench_modetest", "size",
+        "mode test (`mode_test`), size of the one-mode step at α = 0.05: von Mises κ = 0.5, "
+        "2, 8 and wrapped Cauchy, n = 500 / 5000 / 50,000",
+        "{step_min:.3f}–{step_max:.3f}; {in_band} of {cells} cells within 0.05 ± 2 SE "
+        "({replicates_min} replicates each)", "issue 34: every cell within 0.05 ± 2 SE"),
+    Row("bench_modetest", "power-two-equal",
+        "mode test power, k̂ = 2: two equal von Mises modes (κ = 8) at ±0.5 rad, n = 500",
+        "{before:.2f} (Silverman's test) → {after:.2f} ({replicates} replicates)",
+        "issue 34: ≥ 0.80"),
+    Row("bench_modetest", "power-small-mode",
+        "same, a 10 % mode 1.6 rad from the main one, n = 500",
+        "{before:.2f} → {after:.2f} ({replicates} replicates)", "issue 34: ≥ 0.80"),
+    Row("bench_modetest", "speed", "mode test, n = 5371 / 10⁶ (CPU, the slower of 2 samples)",
+        "{cpu_5371_s:.2f} s / {cpu_1e6_s:.2f} s", "targets 1 s / 10 s"),
 )
 
 HEADER = """\

@@ -556,8 +556,11 @@ def _check_pns(check: _ModelChecker, pns: Any, d: int) -> None:
         "scores_": (None, d)})
     check.arrays(pns, "pns_.", {"p_values_": (levels, 2), "explained_variance_ratio_": (d,)},
                  finite=False)
-    check.arrays(pns, "pns_.", {"isotropy_test_points_": (levels,)}, kind="iu")
-    check.numbers(pns, "pns_.", ("circle_radius_", "total_variance_"))
+    check.arrays(pns, "pns_.", {"isotropy_test_points_": (levels,),
+                                "isotropy_test_replicates_": (levels,)}, kind="iu")
+    check.indices(getattr(pns, "reduced_levels_", None), "pns_.reduced_levels_", levels)
+    check.numbers(pns, "pns_.", ("circle_radius_", "total_variance_",
+                                 "reduced_variance_ratio_"))
 
 
 #: The tree writer and reader, for other files that hold records and arrays the same way

@@ -264,6 +264,7 @@ torus_remaining_variance_ratio_se_ : float
         doc="Significance level of PNS's tests (both tests of the \"seq.test\" mode, which "
             "choose small or great spheres). Not the mode test level of PNS1's clusters.")
     n_bootstrap: int = inherit_parameter(PrincipalNestedSpheres, "n_bootstrap")
+    pns_exact_levels: int | str = inherit_parameter(PrincipalNestedSpheres, "exact_levels")
     n_landmarks: int | str | None = parameter(
         "auto", Options(("auto", "exact"), labels=("automatic", "all points (exact)")),
         Options((None,), offered=False), Interval(int, MIN_LANDMARKS, None),
@@ -365,6 +366,7 @@ torus_remaining_variance_ratio_se_ : float
         report(ProgressEvent("pns", 0.0, message="principal nested spheres"))
         pns = PrincipalNestedSpheres(mode=self.pns_mode, alpha=self.alpha,
                                      n_bootstrap=self.n_bootstrap,
+                                     exact_levels=self.pns_exact_levels,
                                      random_state=int(pns_seed)).fit(
             embedding, check=report.checkpoint("pns", "principal nested spheres"))
         timer.record("pns", start)

@@ -194,7 +194,8 @@ def fit_summary(model: ScaledTorusPCA, names: Sequence[str] | None = None
                     shown=False),
         SummaryItem("pns_mode", "PNS mode", model.pns_mode, model.pns_mode, shown=False),
         SummaryItem("sphere_types", "PNS spheres", list(pns.sphere_types_),
-                    f"{', '.join(pns.sphere_types_) or '–'} ({model.pns_mode})"),
+                    f"{_sphere_types_text(pns.sphere_types_)} ({model.pns_mode})"),
+        _reduction_item(pns),
         SummaryItem("sphere_radii", "subsphere radii", _numbers_or_none(pns.radii_),
                     ", ".join(f"{r:.4f}" for r in pns.radii_), shown=False),
         SummaryItem("p_values", "PNS test p-values",
@@ -218,6 +219,36 @@ def fit_summary(model: ScaledTorusPCA, names: Sequence[str] | None = None
                     {stage: _number_or_none(t) for stage, t in model.timings_.items()},
                     ", ".join(f"{stage} {t:.2f} s" for stage, t in model.timings_.items())),
     ]
+
+
+def _sphere_types_text(types: list[str]) -> str:
+    """The sphere type of each level; beyond 10 levels, runs of one type as "great × 52"."""
+    if len(types) <= 10:
+        return ", ".join(types) or "–"
+    runs: list[list[Any]] = []
+    for kind in types:
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += 1
+        else:
+            runs.append([kind, 1])
+    return ", ".join(kind if count == 1 else f"{kind} × {count}" for kind, count in runs)
+
+
+def _reduction_item(pns: Any) -> SummaryItem:
+    """Which PNS levels were reduced to the leading principal directions (high d), and the
+    share of the sphere variance they carry."""
+    reduced = np.asarray(getattr(pns, "reduced_levels_", np.zeros(0, dtype=np.int64)))
+    if reduced.size == 0:
+        return SummaryItem("pns_reduced_levels", "PNS reduction", None,
+                           "none (every level fitted)", shown=False)
+    d = int(pns.n_components_)
+    share = float(pns.reduced_variance_ratio_)
+    value = {"first": int(reduced[0]) + 1, "last": int(reduced[-1]) + 1,
+             "count": int(reduced.size), "variance_share": _number_or_none(share)}
+    text = (f"levels {value['first']}–{value['last']} of {d - 1} reduced to the leading "
+            f"principal directions ({100 * share:.1f} % of the sphere variance; "
+            f"pns_exact_levels=\"all\" fits every level)")
+    return SummaryItem("pns_reduced_levels", "PNS reduction", value, text)
 
 
 def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:
@@ -265,6 +296,9 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
             "raw_p_values": list(test.raw_p_values),
             "critical_bandwidths": list(test.critical_bandwidths),
             "calibration": test.calibration, "n_boot": test.n_boot, "k_max": test.k_max,
+            "test": test.method,
+            "excess_mass_p_values": list(test.excess_mass_p_values),
+            "n_distinct": test.n_distinct, "note": test.note,
             "reached_k_max": test.reached_max,
             "torus_uniformity_p_value": test.uniformity_p_value,
             "structure": clusters.has_structure,
@@ -272,7 +306,9 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
     sizes = " / ".join(str(int(s)) for s in clusters.sizes)
     if clusters.stability is not None and clusters.has_structure:
         sizes += " (stability " + " / ".join(f"{s:.2f}" for s in clusters.stability) + ")"
+    note = test.note if test is not None else ""
     items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
+             SummaryItem("mode_test_note", "mode test note", note, note, shown=bool(note)),
              SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
                          sizes, shown=clusters.has_structure)]
     if clusters.confusion is not None and not _labels_are_classes(clusters):

@@ -88,6 +88,7 @@ class FitParameters:
     max_iter: int = 2000
     alpha: float = 0.1
     n_bootstrap: int = 100
+    pns_exact_levels: int | str = 12
     n_landmarks: LandmarkChoice = "auto"
     landmark_method: str = "mixed"
     landmark_trials: int = 3
@@ -153,7 +154,7 @@ class AnalysisResult:
         The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
         first tested for uniformity on the torus), with each cluster's stability, checked
         against the labels when the data have them. A session may bring clusters made by
-        another rule or level: they say which (``method``, ``mode_test.alpha``).
+        another rule or level: they say which (their ``method``, their test's level).
     paper_mode_clusters : ModeClustering or None
         PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested), for
         comparison; None when they were not computed (the command line's result, whose
