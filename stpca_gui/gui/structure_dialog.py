@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..files.output_folder import ForeignFilesError
 from ..io.structures import (
     INSTALL_HINT,
     LAYOUTS,
@@ -43,6 +44,7 @@ from ..io.structures import (
     DihedralSettings,
     StructureError,
 )
+from ..model.result_export import ASKED, foreign_question
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
 from .menus import menu_action
@@ -424,9 +426,14 @@ def _read_task(topology: str, trajectories: list[str], settings: DihedralSetting
                                   callback=state.callback)
 
 
-def _representatives_task(dataset: Dataset, clusters, folder: str, state: TaskState):
+def _representatives_task(dataset: Dataset, clusters, folder: str, overwrite: bool,
+                          state: TaskState):
     state.progress(0.0, "writing the cluster representatives…")
-    return export_representatives(dataset, clusters, folder)
+    try:
+        return export_representatives(dataset, clusters, folder, overwrite=overwrite,
+                                      option=ASKED)
+    except ForeignFilesError as error:
+        return error  # the window asks whether to write anyway
 
 
 class StructureActions:
@@ -474,8 +481,9 @@ class StructureActions:
         if folder:
             self.export(folder)
 
-    def export(self, folder: str) -> None:
-        """Write the representatives of the current result's clusters into ``folder``."""
+    def export(self, folder: str, *, overwrite: bool = False) -> None:
+        """Write the representatives of the current result's clusters into ``folder``
+        (asking first when it holds files stpca-gui did not write)."""
         result = self.window.state.result
         if result is None:
             self.window.messages.info("No clusters yet", "Fit the data first.")
@@ -487,9 +495,14 @@ class StructureActions:
                               "or trajectory (File → Open Structure or Trajectory…).")
             return
         self.runner.start(partial(_representatives_task, dataset,
-                                  result.mode_clusters.labels, folder))
+                                  result.mode_clusters.labels, folder, overwrite))
 
     def _exported(self, written) -> None:
+        if isinstance(written, ForeignFilesError):
+            folder = str(written.folder)
+            self.window.messages.ask("Folder holds other files", foreign_question(written),
+                                     lambda: self.export(folder, overwrite=True))
+            return
         self.last_written = written.files
         names = ", ".join(p.name for p in written.files[:3])
         more = f" and {len(written.files) - 3} more" if len(written.files) > 3 else ""
