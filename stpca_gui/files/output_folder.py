@@ -149,7 +149,8 @@ def _foreign(folder: Path, names: list[str], writers: Mapping[str, Mapping[str, 
 def check_output_folder(folder: PathLike, names: Iterable[str], *,
                         inputs: Iterable[tuple[str, PathLike | None]] = (),
                         overwrite: bool = False, whole_folder: bool = True,
-                        chosen: Iterable[str] = (), option: str = "pass --overwrite") -> None:
+                        chosen: Iterable[str] = (), option: str = "pass --overwrite",
+                        roles: Mapping[str, str] | None = None) -> None:
     """Check, before any work and without writing, what :func:`output_folder` checks.
 
     Raises
@@ -163,7 +164,9 @@ def check_output_folder(folder: PathLike, names: Iterable[str], *,
     """
     folder = Path(folder)
     names = list(names)
-    check_outputs([(f"the output {name}", folder / name) for name in [*names, MANIFEST_NAME]],
+    roles = roles or {}
+    check_outputs([(roles.get(name, f"the output {name}"), folder / name)
+                   for name in [*names, MANIFEST_NAME]],
                   [(what, path) for what, path in inputs if path not in (None, "")])
     check_file_set(folder, [*names, MANIFEST_NAME])
     for name in [*names, MANIFEST_NAME]:
@@ -178,8 +181,8 @@ def check_output_folder(folder: PathLike, names: Iterable[str], *,
 def output_folder(folder: PathLike, names: Iterable[str], *, kind: str,
                   inputs: Iterable[tuple[str, PathLike | None]] = (),
                   overwrite: bool = False, whole_folder: bool = True,
-                  chosen: Iterable[str] = (), option: str = "pass --overwrite"
-                  ) -> Iterator[dict[str, Path]]:
+                  chosen: Iterable[str] = (), option: str = "pass --overwrite",
+                  roles: Mapping[str, str] | None = None) -> Iterator[dict[str, Path]]:
     """Write the files ``names`` into ``folder`` as the whole output of a ``kind`` of writer.
 
     Parameters
@@ -204,6 +207,9 @@ def output_folder(folder: PathLike, names: Iterable[str], *, kind: str,
         replaced whoever wrote them.
     option : str
         How the user allows foreign files, for the message (the app says how it asks).
+    roles : mapping of str to str, optional
+        What a file is, in messages (``{"analysis.py": "the script"}``); by default "the
+        output NAME".
 
     Yields
     ------
@@ -219,7 +225,8 @@ def output_folder(folder: PathLike, names: Iterable[str], *, kind: str,
     names = list(names)
     inputs = [(what, path) for what, path in inputs if path not in (None, "")]
     check_output_folder(folder, names, inputs=inputs, overwrite=overwrite,
-                        whole_folder=whole_folder, chosen=chosen, option=option)
+                        whole_folder=whole_folder, chosen=chosen, option=option,
+                        roles=roles)
     writers = _read_manifest(folder)
     earlier = writers.get(kind, {})
     stale = {name: entry for name, entry in earlier.items()

@@ -194,6 +194,8 @@ def write_script(export: ScriptExport, *, overwrite: bool = False) -> list[Path]
     with output_folder(folder, texts, kind=f"script {export.script_path.name}",
                        inputs=export.inputs, whole_folder=False,
                        chosen=[export.script_path.name], overwrite=overwrite,
+                       roles={export.script_path.name: "the script",
+                              **{name: "the data copy" for name in export.data_files}},
                        option="choose another script name (or pass --overwrite)"
                        ) as temporaries:
         for name, tmp in temporaries.items():
