@@ -112,15 +112,38 @@ def add_fit_outputs(parser: argparse.ArgumentParser) -> None:
                             "work.stpca) that `stpca-gui SESSION` opens without refitting")
 
 
-def add_table_options(parser: argparse.ArgumentParser) -> None:
-    """How the angles are read from a table (``fit`` and ``transform``)."""
+def add_table_options(parser: argparse.ArgumentParser, *, as_fitted: bool = False) -> None:
+    """How the angles are read from a table (``fit`` and ``transform``).
+
+    With ``as_fitted`` (``transform``) the defaults are those the model file recorded:
+    ``--degrees`` and ``--radians`` leave ``degrees`` None when neither is given, and
+    ``--override`` lets options that differ from the record through.
+    """
     group = parser.add_argument_group("reading the table")
-    group.add_argument("--columns", default=None,
-                       help="comma-separated angle columns (default: all but --label)")
-    group.add_argument("--label", default=None, help="a label column kept for reference")
-    group.add_argument("--degrees", action="store_true", help="angles are in degrees")
+    if as_fitted:
+        group.add_argument("--columns", default=None,
+                           help="comma-separated angle columns (default: those the model "
+                                "was fitted on)")
+        group.add_argument("--label", default=None,
+                           help="a label column kept for reference (default: the model's, "
+                                "when the table has it)")
+        unit = group.add_mutually_exclusive_group()
+        unit.add_argument("--degrees", action="store_const", const=True, default=None,
+                          help="angles are in degrees (default: the model's unit)")
+        unit.add_argument("--radians", dest="degrees", action="store_const", const=False,
+                          help="angles are in radians (default: the model's unit)")
+    else:
+        group.add_argument("--columns", default=None,
+                           help="comma-separated angle columns (default: the columns that "
+                                "hold plausible angles; the others are listed with why)")
+        group.add_argument("--label", default=None, help="a label column kept for reference")
+        group.add_argument("--degrees", action="store_true", help="angles are in degrees")
     group.add_argument("--drop-invalid", action="store_true",
                        help="skip rows with missing or non-numeric angles instead of failing")
+    if as_fitted:
+        group.add_argument("--override", action="store_true",
+                           help="score the --columns and unit given even where they differ "
+                                "from those the model was fitted on")
 
 
 def add_structure_files(command: argparse.ArgumentParser) -> None:

@@ -11,14 +11,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core import Interval, ScaledTorusPCA, load_model, make_demo
+from ..core import Interval, ScaledTorusPCA, make_demo
 from ..core.circstats.mode_clustering import ModeClustering
 from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
+from ..core.persistence import load_model_and_input_table
 from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
 from ..files.clash import check_outputs, same_file
 from ..files.output_folder import check_output_folder
 from ..io import RESULT_FILES, read_angle_table, write_results
+from ..io.preview import preview_table
+from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
 from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
 from .arguments import (
@@ -76,8 +79,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run_fit(args: argparse.Namespace) -> int:
     """``stpca fit``."""
     # Recorded in a --save-session, so that an exported script reads the table again.
-    options = {"columns": columns(args), "degrees": args.degrees, "label_column": args.label,
-               "drop_invalid": args.drop_invalid}
+    options = {"columns": columns(args) or _angle_columns(args), "degrees": args.degrees,
+               "label_column": args.label, "drop_invalid": args.drop_invalid}
     table = read_angle_table(args.input, **options)  # provenance columns carried
     report_dropped(table.dropped)
     if table.degrees_suspected:
@@ -89,8 +92,26 @@ def run_fit(args: argparse.Namespace) -> int:
         labels=table.labels,
         dataset=Dataset.from_table(table, degrees=args.degrees, options=options),
         provenance=table.provenance,
+        reading=TableReading(tuple(table.column_names), args.degrees, args.label,
+                             args.drop_invalid),
         input=str(args.input), columns=list(table.column_names), degrees=args.degrees,
         rows_skipped=len(table.dropped))
+
+
+def _angle_columns(args: argparse.Namespace) -> list[str]:
+    """The columns of ``args.input`` that hold plausible angles, by the import dialog's
+    rule (:func:`~stpca_gui.io.preview.preview_table`); says on stderr which, when it left
+    some out, and why."""
+    preview = preview_table(args.input, max_rows=0, label_column=args.label,
+                            unit="degrees" if args.degrees else None)
+    skipped = "; ".join(f"{name} ({reason})" for name, reason in preview.skipped_columns)
+    if not preview.suggested_angle_columns:
+        raise ValueError(f"{args.input}: no column holds plausible angles ({skipped}); "
+                         "name the angle columns with --columns")
+    if skipped:  # every column an angle: nothing to say
+        print(f"angle columns    {', '.join(preview.suggested_angle_columns)}; left out: "
+              f"{skipped} (choose others with --columns)", file=sys.stderr)
+    return list(preview.suggested_angle_columns)
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -119,7 +140,8 @@ def run_demos(args: argparse.Namespace) -> int:
 
 def run_info(args: argparse.Namespace) -> int:
     """``stpca info``."""
-    model = load_model(args.model)
+    model, record = load_model_and_input_table(args.model)
+    reading = None if record is None else TableReading.from_record(record, args.model)
     scoring_only = model_kind(model) == SCORING_ONLY
     ratios = ", ".join(f"{100 * r:.1f}" for r in model.explained_variance_ratio_)
     partners = model.match_.angles.shape[0]
@@ -133,6 +155,10 @@ def run_info(args: argparse.Namespace) -> int:
                            "every sample of an exact fit)"),
         ("sphere radius r", f"{model.radius_:.6g}"),
         ("PNS variance %", ratios),
+        ("fitted on", "(not recorded: `stpca transform` needs --columns and the unit)"
+         if reading is None else
+         f"columns {','.join(reading.columns)} in {reading.unit}"
+         + (f", labels {reading.label_column}" if reading.label_column else "")),
     ]
     for label, text in lines:
         print(f"{label:<17} {text}")
@@ -208,13 +234,18 @@ def _fit_and_report(
     labels: np.ndarray | None = None,
     dataset: Dataset | None = None,
     provenance: dict[str, np.ndarray] | None = None,
+    reading: TableReading | None = None,
     **summary_extra: object,
 ) -> int:
     """Fit with the command line's settings, print the summary, write ``--out``.
 
     With ``--save-session`` the fit is made on ``dataset``'s angles (the app's data set
     of the same input), so that the session holds exactly the fit printed and written.
+    ``reading`` (how the table was read; the demos' columns in radians by default) is
+    recorded in ``--save-model``'s file for ``stpca transform``.
     """
+    if reading is None:
+        reading = TableReading(tuple(column_names), degrees=False)
     model = _model(args)
     _check_fit_outputs(args)
     if args.save_session is not None:
@@ -242,7 +273,8 @@ def _fit_and_report(
             print(f"{item.label:<17} {item.text}")
     if args.save_model is not None:
         args.save_model.parent.mkdir(parents=True, exist_ok=True)
-        written = model.save(args.save_model, scoring_only=args.scoring_only)
+        written = model.save(args.save_model, scoring_only=args.scoring_only,
+                             input_table=reading.record())
         print(f"wrote            {written} "
               f"({'scoring-only model' if args.scoring_only else 'full model'})")
     if args.save_session is not None:

@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Interval, ScaledTorusPCA, load_model
+from ..core import Interval, ScaledTorusPCA
+from ..core.persistence import load_model_and_input_table
 from ..core.scoring_only import model_kind
 from ..files.clash import check_outputs
 from ..io import AngleChunk, iter_angle_chunks, write_score_stream
-from ..io.tables import CHUNK_ROWS
+from ..io.table_reading import OVERRIDE_FLAG, TableReading, reading_for_model
+from ..io.tables import CHUNK_ROWS, TableError, table_header
 from .arguments import add_table_options, bounded_number, columns
 from .common import EXIT_OK, check_output_file, report_dropped
 
@@ -33,11 +35,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     transform = commands.add_parser(
         "transform", help="score new angles with a saved model (stpca fit --save-model)",
         description="Score the rows of a table with a saved model: PNS scores through the "
-                    "interpolation map. The table is read in chunks, so its length is not "
-                    "limited by memory; scores.csv has the columns of `stpca fit`'s.")
+                    "interpolation map. The table is read as the model's was (its columns, "
+                    "unit and options, which the model file records) unless told otherwise; "
+                    "it is read in chunks, so its length is not limited by memory; "
+                    "scores.csv has the columns of `stpca fit`'s.")
     transform.add_argument("model", type=Path, help="a model file written by --save-model")
     transform.add_argument("input", type=Path, help="input table (header row optional)")
-    add_table_options(transform)
+    add_table_options(transform, as_fitted=True)
     transform.add_argument("--out", type=Path, required=True,
                            help="the scores table to write (CSV)")
     transform.add_argument("--chunk-rows", type=bounded_number(CHUNK_ROWS_ALLOWED),
@@ -55,16 +59,27 @@ def run_transform(args: argparse.Namespace) -> int:
     """``stpca transform``."""
     check_outputs([("the scores table", args.out)],
                   [("the input table", args.input), ("the model file", args.model)])
-    model = load_model(args.model)
+    model, record = load_model_and_input_table(args.model)
+    recorded = None if record is None else TableReading.from_record(record, args.model)
     check_output_file(args.out)
+    reading = reading_for_model(
+        recorded, table_header(args.input), columns=columns(args), degrees=args.degrees,
+        label_column=args.label, drop_invalid=args.drop_invalid, override=args.override,
+        model=str(args.model), table=str(args.input))
+    for note in reading.notes:
+        print(note, file=sys.stderr)
     column_names, chunks = iter_angle_chunks(
-        args.input, columns(args), degrees=args.degrees, label_column=args.label,
-        drop_invalid=args.drop_invalid, chunk_rows=args.chunk_rows)
+        args.input, reading.columns, degrees=reading.degrees,
+        label_column=reading.label_column, drop_invalid=reading.drop_invalid,
+        chunk_rows=args.chunk_rows)
     d = model.n_features_in_
     if len(column_names) != d:
         raise ValueError(
             f"{args.input}: {len(column_names)} angle column(s) ({', '.join(column_names)}), "
             f"but the model {args.model} was fitted on {d} angles; choose {d} with --columns")
+    # A model fitted on radians refuses a table whose values cannot be radians.
+    refuse_degrees = (recorded is not None and not recorded.degrees and not reading.degrees
+                      and not args.override)
     progress = _Progress(args.input.stat().st_size)
     dropped: list[tuple[int, str]] = []
     warned = False
@@ -75,6 +90,11 @@ def run_transform(args: argparse.Namespace) -> int:
                   else _scores_here(model, chunks))
         for chunk, scores in scored:
             dropped.extend(chunk.dropped)
+            if chunk.degrees_suspected and refuse_degrees:
+                raise TableError(
+                    f"{args.input}: values beyond 2π in magnitude, but {args.model} was "
+                    f"fitted on angles in radians: are they degrees? Pass {OVERRIDE_FLAG} "
+                    "to score them as radians anyway")
             if chunk.degrees_suspected and not warned:
                 warned = True
                 print(f"\nwarning: {args.input}: values beyond 2π in magnitude; if the "
@@ -87,7 +107,8 @@ def run_transform(args: argparse.Namespace) -> int:
     # angles: they are carried into the scores, as by stpca fit.
     carried = chunks.provenance_columns
     try:
-        rows = write_score_stream(args.out, d, parts(), labelled=args.label is not None,
+        rows = write_score_stream(args.out, d, parts(),
+                                  labelled=reading.label_column is not None,
                                   provenance=carried)
     finally:
         progress.close()

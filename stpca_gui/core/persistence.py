@@ -3,9 +3,11 @@
 The model file (``.stpca``; docs/model_file.md) is a ZIP archive of
 
 * ``metadata.json``: the format name and version, the versions of stpca-gui and numpy that
-  wrote it, notes, and the *tree*: the estimator's parameters and fitted attributes
-  (every attribute ending in ``_``), recursively through the nested estimators and records
-  (``smds_``, ``pns_``, ``match_``, ``principal_curve_``);
+  wrote it, notes, optionally the *input table* record (how the table fitted was read: its
+  angle columns, their unit, its options; written by ``stpca fit --save-model``, read and
+  checked by :mod:`stpca_gui.io.table_reading`), and the *tree*: the estimator's parameters
+  and fitted attributes (every attribute ending in ``_``), recursively through the nested
+  estimators and records (``smds_``, ``pns_``, ``match_``, ``principal_curve_``);
 * ``arrays/<attribute path>.npy``: every array of the tree in numpy's ``.npy`` format, which
   ``numpy.load`` reads as well.
 
@@ -26,7 +28,7 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,15 +47,18 @@ from ._base.params import Estimator
 from ._base.registry import model_file_classes, top_level_classes
 from .scoring_only import model_kind, scoring_copy
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "TreeDecoder", "TreeEncoder",
-           "check_model", "load_model", "model_entries", "open_model_file", "read_model",
-           "save_model", "write_entries"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "INPUT_TABLE_KEY", "ModelFileError", "TreeDecoder",
+           "TreeEncoder", "check_model", "load_model", "load_model_and_input_table",
+           "model_entries", "open_model_file", "read_model", "save_model", "write_entries"]
 
 #: Written into every model file; a file without it is not a model file.
 FORMAT_NAME = "stpca-model"
 #: Incremented whenever a file of the new layout cannot be read by the old reader.
 FORMAT_VERSION = 1
 METADATA_ENTRY = "metadata.json"
+#: The key of metadata.json holding how the fitted table was read (absent in files written
+#: by the library or before stpca-gui recorded it); a JSON object this module keeps as is.
+INPUT_TABLE_KEY = "input_table"
 ARRAY_FOLDER = "arrays/"
 #: Array dtypes a model file may hold: booleans, numbers and fixed-width text.
 _ARRAY_KINDS = frozenset("biufcU")
@@ -161,11 +166,13 @@ class _Encoder:
         return entry
 
 
-def model_entries(model: Estimator, *, scoring_only: bool = False
+def model_entries(model: Estimator, *, scoring_only: bool = False,
+                  input_table: Mapping[str, Any] | None = None
                   ) -> dict[str, bytes | np.ndarray]:
     """The entries of ``model``'s file: ``metadata.json`` (bytes) and the arrays by name;
     with ``scoring_only``, those of :func:`~stpca_gui.core.scoring_only.scoring_copy` (a
-    :class:`~stpca_gui.core.stpca.ScaledTorusPCA`).
+    :class:`~stpca_gui.core.stpca.ScaledTorusPCA`). ``input_table``, a JSON object, is
+    written as the metadata's :data:`INPUT_TABLE_KEY`.
 
     Raises
     ------
@@ -188,6 +195,7 @@ def model_entries(model: Estimator, *, scoring_only: bool = False
         "class": type(model).__name__,
         "kind": model_kind(model),
         "notes": encoder.notes,
+        **({} if input_table is None else {INPUT_TABLE_KEY: dict(input_table)}),
         "tree": tree,
     }
     text = json.dumps(metadata, indent=1, allow_nan=False, ensure_ascii=False)
@@ -195,10 +203,13 @@ def model_entries(model: Estimator, *, scoring_only: bool = False
 
 
 def save_model(model: Estimator, path: str | os.PathLike[str], *,
-               scoring_only: bool = False) -> Path:
+               scoring_only: bool = False, input_table: Mapping[str, Any] | None = None
+               ) -> Path:
     """Write a fitted model to ``path`` (conventionally ``*.stpca``), atomically; with
     ``scoring_only``, only what ``transform`` and ``inverse_transform`` need (see
-    :mod:`~stpca_gui.core.scoring_only`; the metadata's ``kind`` says which).
+    :mod:`~stpca_gui.core.scoring_only`; the metadata's ``kind`` says which). With
+    ``input_table`` (a JSON object saying how the fitted table was read), the file
+    remembers it for ``stpca transform``.
 
     The file is written beside the target under a hidden temporary name and renamed onto it,
     so a reader sees the old file or the whole new one. Nothing is written when an
@@ -218,7 +229,8 @@ def save_model(model: Estimator, path: str | os.PathLike[str], *,
     OSError
         The file cannot be written; the message names it.
     """
-    return write_container(path, ("", model_entries(model, scoring_only=scoring_only)))
+    return write_container(path, ("", model_entries(model, scoring_only=scoring_only,
+                                                    input_table=input_table)))
 
 
 # --------------------------------------------------------------------------- loading
@@ -287,8 +299,26 @@ def load_model(path: str | os.PathLike[str]) -> Estimator:
         an entry, was written in a newer format version, or holds arrays that do not make
         a fitted model; the message names the file and the problem.
     """
+    return load_model_and_input_table(path)[0]
+
+
+def load_model_and_input_table(path: str | os.PathLike[str]
+                               ) -> tuple[Estimator, dict[str, Any] | None]:
+    """The model of :func:`load_model` and the file's input-table record (a JSON object,
+    unchecked: :mod:`stpca_gui.io.table_reading` checks it), None when the file has none.
+
+    Raises
+    ------
+    ModelFileError
+        As :func:`load_model`, and when the record is not a JSON object.
+    """
     with open_model_file(path) as reader:
-        return read_model(reader)
+        model = read_model(reader)
+        record = reader.read_json(METADATA_ENTRY).get(INPUT_TABLE_KEY)
+    if record is not None and not isinstance(record, dict):
+        raise ModelFileError(f"{reader.path}: damaged model file ({INPUT_TABLE_KEY} is not "
+                             "a JSON object)")
+    return model, record
 
 
 def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:

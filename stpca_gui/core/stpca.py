@@ -17,9 +17,11 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -425,12 +427,14 @@ class ScaledTorusPCA(Estimator):
         return geometry
 
     # ------------------------------------------------------------ model files
-    def save(self, path: str | os.PathLike[str], *, scoring_only: bool = False) -> Path:
+    def save(self, path: str | os.PathLike[str], *, scoring_only: bool = False,
+             input_table: Mapping[str, Any] | None = None) -> Path:
         """Write the fitted model to one versioned file (no pickled code); see
         :func:`~stpca_gui.core.persistence.save_model` and docs/model_file.md. With
         ``scoring_only`` only what ``transform`` and ``inverse_transform`` need is written
-        (:mod:`~stpca_gui.core.scoring_only`)."""
-        return save_model(self, path, scoring_only=scoring_only)
+        (:mod:`~stpca_gui.core.scoring_only`); ``input_table`` records how the fitted table
+        was read (:class:`stpca_gui.io.table_reading.TableReading`)."""
+        return save_model(self, path, scoring_only=scoring_only, input_table=input_table)
 
     def __getattr__(self, name: str):
         # Only reached when ordinary lookup fails: a scoring-only model says why it lacks

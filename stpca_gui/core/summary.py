@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from .circstats.mode_clustering import ModeClustering
     from .stpca import ScaledTorusPCA
 
-__all__ = ["SummaryItem", "fit_summary", "mode_cluster_items", "summary_json"]
+__all__ = ["MAX_GROUPS_PER_CLUSTER", "SummaryItem", "fit_summary", "mode_cluster_items",
+           "stress_text", "summary_json"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,12 @@ def _numbers_or_none(values: Any) -> list[float | None]:
     return [_number_or_none(v) for v in np.ravel(values)]
 
 
+def stress_text(stress: float) -> str:
+    """A stress with four significant digits: 0.0001234 stays readable (".5f" showed a
+    fitted stress of 3e-6 as 0.00000)."""
+    return f"{stress:.4g}"
+
+
 def _percentages(ratios: np.ndarray) -> str:
     if np.all(np.isnan(ratios)):
         return "not computed"
@@ -72,6 +79,12 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
     n, d = model.scores_.shape
     estimated = isinstance(model.radius, str)
     status = "converged" if smds.converged_ else "not converged"
+    iterations = f"{smds.n_iter_} ({model.optimizer}, {status})"
+    if not smds.converged_ and not getattr(smds, "cancelled_", False):
+        iterations = (f"{smds.n_iter_} ({model.optimizer}, not converged: the stress still "
+                      f"fell by more than tol = {model.tol:g} per step; refit with a larger "
+                      f"max_iter (now {model.max_iter}) or tol — the scores are usable when "
+                      "the stress had levelled off)")
     curve = model.principal_curve_
     breaks = int(curve.breaks.sum())
     exact = model.landmark_indices_ is None
@@ -87,15 +100,14 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
                     _number_or_none(model.radius_), f"{model.radius_:.4f}"),
         SummaryItem("stress", "stress" if exact else "stress on the landmarks",
                     _number_or_none(model.stress_),
-                    f"{model.stress_:.5f} (start {smds.initial_stress_:.5f})"),
+                    f"{stress_text(model.stress_)} (start {stress_text(smds.initial_stress_)})"),
         SummaryItem("all_pairs_stress", "stress on all pairs",
                     _number_or_none(all_pairs), _all_pairs_text(all_pairs, n), shown=not exact),
         SummaryItem("initial_stress", "start stress", _number_or_none(smds.initial_stress_),
-                    f"{smds.initial_stress_:.5f}", shown=False),
+                    stress_text(smds.initial_stress_), shown=False),
         SummaryItem("flat_patch", "flat patch", patch.as_json(), patch.statement(),
                     shown=patch.flat),
-        SummaryItem("smds_iterations", "SMDS iterations", int(smds.n_iter_),
-                    f"{smds.n_iter_} ({model.optimizer}, {status})"),
+        SummaryItem("smds_iterations", "SMDS iterations", int(smds.n_iter_), iterations),
         SummaryItem("smds_converged", "SMDS converged", bool(smds.converged_), status,
                     shown=False),
         SummaryItem("optimizer", "SMDS optimiser", model.optimizer, model.optimizer,
@@ -139,7 +151,7 @@ def _all_pairs_text(stress: float, n: int) -> str:
     """The all-pairs stress, saying whether it is exact or estimated from sampled pairs."""
     how = ("exact" if pair_stress_is_exact(n)
            else f"estimated from {STRESS_PAIR_SAMPLE:,} random pairs")
-    return f"{stress:.5f} ({how})"
+    return f"{stress_text(stress)} ({how})"
 
 
 def summary_json(items: list[SummaryItem]) -> dict[str, Any]:
@@ -178,7 +190,14 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
     items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
              SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
                          sizes, shown=clusters.has_structure)]
-    if clusters.confusion is not None:
+    if clusters.confusion is not None and not _labels_are_classes(clusters):
+        groups = clusters.confusion.counts.shape[1]
+        items.append(SummaryItem(
+            "classification_rate", "clusters vs labels", None,
+            f"no classification rate: {groups} label groups for {clusters.n_clusters} "
+            f"clusters are not classes the clusters could recover (at most "
+            f"{MAX_GROUPS_PER_CLUSTER * clusters.n_clusters} are)"))
+    elif clusters.confusion is not None:
         counts = clusters.confusion.counts
         rows, cols = np.nonzero(counts)
         weights = counts[rows, cols]
@@ -190,7 +209,20 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
             {"rate": interval.rate, "low": interval.low, "high": interval.high,
              "level": interval.level, "n_boot": interval.n_boot,
              "misclassified": interval.n_misclassified},
-            f"{100 * interval.rate:.1f} % correctly classified ({interval.n_misclassified} "
+            f"{100 * interval.rate:.1f} % correctly classified against the "
+            f"{counts.shape[1]} label groups ({interval.n_misclassified} "
             f"of {interval.n} wrong; {100 * level:.0f} % CI {100 * interval.low:.1f}–"
             f"{100 * interval.high:.1f} %)"))
     return items
+
+
+#: Label groups per cluster beyond which the labels are not classes the clusters could
+#: recover (residue names against three clusters), so no classification rate is given.
+MAX_GROUPS_PER_CLUSTER = 2
+
+
+def _labels_are_classes(clusters: ModeClustering) -> bool:
+    """Whether the label groups are few enough to be classes: at most
+    :data:`MAX_GROUPS_PER_CLUSTER` per cluster."""
+    groups = clusters.confusion.counts.shape[1]
+    return groups <= MAX_GROUPS_PER_CLUSTER * max(1, clusters.n_clusters)

@@ -45,10 +45,17 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..files.sniff import looks_like_stpca_file
-from ..plotting.text import one_line
+from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
-from .startup import STAGE_MODULES, STAGES, ModuleLoader, call_after_first_paint
+from .startup import (
+    COMPILING_NOTE,
+    STAGE_MODULES,
+    STAGES,
+    ModuleLoader,
+    call_after_first_paint,
+    kernels_cached,
+)
 from .views.slot import ViewSlot
 from .window_services import WindowMessages
 
@@ -121,10 +128,14 @@ class MainWindow(QMainWindow):
         self.tour: GuidedTour | None = None
         self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
+        #: Said while the first fit after an install compiles the kernels (else "").
+        self.compiling_note = "" if kernels_cached() else COMPILING_NOTE
+        scene, plot = (f"{text}\n({self.compiling_note})" if self.compiling_note else text
+                       for text in (PREPARING_SCENE, PREPARING_PLOT))
         self.slots: dict[str, ViewSlot] = {
-            "torus": ViewSlot(PREPARING_SCENE), "sphere": ViewSlot(PREPARING_SCENE),
-            "scores": ViewSlot(PREPARING_PLOT), "histogram": ViewSlot(PREPARING_PLOT),
-            "variance": ViewSlot(PREPARING_PLOT), "diagnostics": ViewSlot(PREPARING_PLOT),
+            "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
+            "scores": ViewSlot(plot), "histogram": ViewSlot(plot),
+            "variance": ViewSlot(plot), "diagnostics": ViewSlot(plot),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -508,7 +519,9 @@ class MainWindow(QMainWindow):
                   else "")
         # Text from the data: on one line each, cut when very long, and never markup. (Not
         # torus_scene's short_label: that module loads pyvista and VTK.)
-        title = escape(one_line(dataset.description or dataset.source, 160))
+        described = dataset.description or dataset.source
+        title = escape(cut_at_clause(described, 160))
+        self.dataset_label.setToolTip(escape(one_line(described, 2000)))
         columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
         self.dataset_label.setText(
             f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
@@ -527,7 +540,10 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.messages.error("Invalid parameters", str(exc))
             return
-        self.stage_label.setText("Starting…")
+        # The first fit after an install compiles the kernels before its first progress.
+        self.stage_label.setText(f"Starting… ({self.compiling_note})" if self.compiling_note
+                                 else "Starting…")
+        self.compiling_note = ""
         self.controller.start(dataset, params)
 
     def cancel_fit(self) -> None:
@@ -542,6 +558,7 @@ class MainWindow(QMainWindow):
             self.progress.setValue(0)
 
     def _on_progress(self, event: ProgressEvent) -> None:
+        from ..core.summary import stress_text
         from .progress_labels import stage_label
 
         name = stage_label(event.stage)
@@ -550,7 +567,7 @@ class MainWindow(QMainWindow):
             # would repaint the window continuously.)
             self.progress.setRange(0, 100)
             self.progress.setValue(0)
-            text = (f"{name}: iteration {event.iteration}, stress {event.stress:.5f}"
+            text = (f"{name}: iteration {event.iteration}, stress {stress_text(event.stress)}"
                     if event.iteration else f"{name}…")
         else:
             self.progress.setRange(0, 100)
@@ -561,12 +578,14 @@ class MainWindow(QMainWindow):
     def _on_result(self, result: AnalysisResult) -> None:
         if result.dataset is not self.state.dataset:
             return  # a result for data that is no longer shown
+        from ..core.summary import stress_text
+
         self.state.set_result(result)
         seconds = sum(result.stage_seconds.values())
         landmarks = f" ({result.landmark_note})" if result.landmark_note else ""
         self.stage_label.setText(
             f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
-            f"{result.stress:.4f}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+            f"{stress_text(result.stress)}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
         # Shown once every view is there to draw it.
         self.when_ready(self.result_shown.emit)
 

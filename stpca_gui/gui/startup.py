@@ -45,6 +45,31 @@ STAGES = tuple(STAGE_MODULES)
 HEARTBEAT_MS = 10
 
 
+#: What the window adds to its "Preparing…" texts while numba compiles the kernels.
+COMPILING_NOTE = "compiling numerical kernels, first launch only: about 15 s on 2 cores"
+#: The cache index files of the SMDS kernels, which every fit calls first.
+_KERNEL_INDEX = "_smds_kernel.*.nbi"
+
+
+def kernels_cached(package: Path | None = None) -> bool:
+    """Whether numba's on-disk cache holds the SMDS kernels: False on the first launch
+    after an install, when the first fit compiles them. Looks where numba writes them for
+    this package (beside the sources, or under ``NUMBA_CACHE_DIR``); a frozen bundle ships
+    them. When the cache is elsewhere (a read-only install), says True: no claim is made.
+
+    ``package`` is the ``stpca_gui`` folder (for tests; default: this one)."""
+    if getattr(sys, "frozen", False):
+        return True
+    package = Path(__file__).resolve().parents[1] if package is None else package
+    beside = package / "core" / "smds" / "__pycache__"
+    if any(beside.glob(_KERNEL_INDEX)):
+        return True
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:
+        return any(Path(custom).rglob(_KERNEL_INDEX))
+    return not os.access(package / "core" / "smds", os.W_OK)
+
+
 def call_after_first_paint(widget: QWidget, callback: Callable[[], None]) -> None:
     """Call ``callback`` once, in the event loop turn after ``widget`` is first painted."""
     _FirstPaintWatcher(widget, callback)

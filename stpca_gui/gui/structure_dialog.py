@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -28,9 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -48,22 +45,23 @@ from ..model.result_export import ASKED, foreign_question
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
 from .menus import menu_action
+from .representatives_dialog import RepresentativesDialog
+from .structure_inputs import (
+    DIALOG_WIDTH,
+    TOPOLOGY_FILTER,
+    TrajectoryList,
+    with_browse,
+)
 from .tasks import TaskRunner
 
 if TYPE_CHECKING:
     from ..model import Dataset
     from .window_services import WindowServices
 
-__all__ = ["StructureActions", "StructureDialog"]
+__all__ = ["StructureActions", "StructureDialog", "TrajectoryList"]
 
-TOPOLOGY_FILTER = ("Structures and topologies (*.pdb *.ent *.cif *.mmcif *.pdbx *.psf *.gro "
-                   "*.prmtop *.parm7 *.top *.tpr *.pqr *.mol2 *.xyz *.crd);;All files (*)")
-TRAJECTORY_FILTER = ("Trajectories (*.dcd *.xtc *.trr *.nc *.ncdf *.netcdf *.mdcrd *.crd *.pdb "
-                     "*.gro *.xyz *.h5md *.lammpstrj);;All files (*)")
 #: Milliseconds of typing pause before the selection is checked.
 CHECK_DELAY_MS = 250
-#: The dialog's width in pixels, for the paths of the files.
-DIALOG_WIDTH = 720
 #: Milliseconds the dialog waits for a selection check before saying it gave up.
 PREVIEW_TIME_LIMIT_MS = 5000
 
@@ -82,78 +80,6 @@ def _preview_task(universe: Any, text: str, where: str, state: TaskState) -> tup
     return atoms.n_atoms, len(atoms.residues)
 
 
-class TrajectoryList(QWidget):
-    """The trajectory files, in reading order: add, remove, move up and down."""
-
-    changed = Signal()
-
-    def __init__(self, paths: tuple[str, ...] = (), parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.files = QListWidget()
-        self.files.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.files.setToolTip("Each file is a run of its own (its frames numbered from 0), "
-                              "unless Concatenate reads them as one run")
-        line = self.files.fontMetrics().height()
-        self.files.setMinimumHeight(4 * line + 12)
-        self.files.setMaximumHeight(8 * line + 12)
-        buttons = QVBoxLayout()
-        self.add_button = QPushButton("Add…")
-        self.remove_button = QPushButton("Remove")
-        self.up_button = QPushButton("Up")
-        self.down_button = QPushButton("Down")
-        for button, slot in ((self.add_button, self._browse), (self.remove_button, self.remove),
-                             (self.up_button, partial(self.move, -1)),
-                             (self.down_button, partial(self.move, 1))):
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.files, 1)
-        layout.addLayout(buttons)
-        self.files.itemSelectionChanged.connect(self._update_buttons)
-        self.add(list(paths))
-
-    def paths(self) -> list[str]:
-        return [self.files.item(k).text() for k in range(self.files.count())]
-
-    def add(self, paths: list[str]) -> None:
-        for path in paths:
-            self.files.addItem(path)
-            self.files.item(self.files.count() - 1).setToolTip(path)
-        self._changed()
-
-    def remove(self) -> None:
-        for item in self.files.selectedItems():
-            self.files.takeItem(self.files.row(item))
-        self._changed()
-
-    def move(self, step: int) -> None:
-        rows = sorted(self.files.row(item) for item in self.files.selectedItems())
-        if not rows or rows[0] + step < 0 or rows[-1] + step >= self.files.count():
-            return
-        for row in (rows if step < 0 else reversed(rows)):
-            item = self.files.takeItem(row)
-            self.files.insertItem(row + step, item)
-            item.setSelected(True)
-        self._changed()
-
-    def _browse(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Trajectory files", "",
-                                                TRAJECTORY_FILTER)
-        if paths:
-            self.add(paths)
-
-    def _changed(self) -> None:
-        self._update_buttons()
-        self.changed.emit()
-
-    def _update_buttons(self) -> None:
-        selected = bool(self.files.selectedItems())
-        for button in (self.remove_button, self.up_button, self.down_button):
-            button.setEnabled(selected)
-
-
 class StructureDialog(QDialog):
     """Choose structure files and torsions; read them in the background."""
 
@@ -169,7 +95,7 @@ class StructureDialog(QDialog):
         form = QFormLayout()
         self.topology = QLineEdit(topology)
         self.topology.setPlaceholderText("PDB, mmCIF, PSF, GRO, PRMTOP…")
-        form.addRow("Topology:", self._with_browse(self.topology, self._browse_topology))
+        form.addRow("Topology:", with_browse(self.topology, self._browse_topology))
         self.trajectories = TrajectoryList(tuple(trajectories))
         form.addRow("Trajectories:", self.trajectories)
         self.concatenate = QCheckBox("Concatenate: read the files as one run, one after the "
@@ -245,17 +171,6 @@ class StructureDialog(QDialog):
         self._update_runs()
         if topology:
             self.load_topology()
-
-    @staticmethod
-    def _with_browse(edit: QLineEdit, browse) -> QWidget:
-        row = QWidget()
-        layout = QHBoxLayout(row)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(edit)
-        button = QPushButton("Browse…")
-        button.clicked.connect(browse)
-        layout.addWidget(button)
-        return row
 
     def _browse_topology(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Topology or structure", "",
@@ -426,12 +341,12 @@ def _read_task(topology: str, trajectories: list[str], settings: DihedralSetting
                                   callback=state.callback)
 
 
-def _representatives_task(dataset: Dataset, clusters, folder: str, overwrite: bool,
-                          state: TaskState):
+def _representatives_task(dataset: Dataset, clusters, folder: str, topology: str | None,
+                          trajectories: list[str] | None, overwrite: bool, state: TaskState):
     state.progress(0.0, "writing the cluster representatives…")
     try:
-        return export_representatives(dataset, clusters, folder, overwrite=overwrite,
-                                      option=ASKED)
+        return export_representatives(dataset, clusters, folder, topology, trajectories,
+                                      overwrite=overwrite, option=ASKED)
     except ForeignFilesError as error:
         return error  # the window asks whether to write anyway
 
@@ -475,33 +390,51 @@ class StructureActions:
         if notes:
             self.window.messages.info("Read with notes", "\n".join(notes))
 
-    def export_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window.widget(),
-                                                  "Write cluster representatives to")
-        if folder:
-            self.export(folder)
+    def export_dialog(self) -> RepresentativesDialog | None:
+        """Ask for the folder and the structure files (prefilled from the data's record),
+        then write; None when there is nothing to write."""
+        dataset = self._fitted_structure_data()
+        if dataset is None:
+            return None
 
-    def export(self, folder: str, *, overwrite: bool = False) -> None:
-        """Write the representatives of the current result's clusters into ``folder``
-        (asking first when it holds files stpca-gui did not write)."""
+        dialog = RepresentativesDialog(self.window.widget(), dataset.structure)
+        dialog.accepted.connect(lambda: self.export(dialog.folder(), dialog.topology_path(),
+                                                    dialog.trajectory_paths()))
+        dialog.open()
+        return dialog
+
+    def _fitted_structure_data(self) -> Dataset | None:
+        """The fitted data set when it was read from a structure, else None (and why)."""
         result = self.window.state.result
         if result is None:
             self.window.messages.info("No clusters yet", "Fit the data first.")
-            return
+            return None
         dataset = result.dataset
         if not dataset.provenance or "frame" not in dataset.provenance:
             self.window.messages.info("Not from a structure",
                               "Cluster representatives need angles read from a structure "
                               "or trajectory (File → Open Structure or Trajectory…).")
+            return None
+        return dataset
+
+    def export(self, folder: str, topology: str | None = None,
+               trajectories: list[str] | None = None, *, overwrite: bool = False) -> None:
+        """Write the representatives of the current result's clusters into ``folder``,
+        from the structure files given (default: those the data record); asking first
+        when the folder holds files stpca-gui did not write."""
+        dataset = self._fitted_structure_data()
+        if dataset is None:
             return
+        self._last_export = (folder, topology, trajectories)
         self.runner.start(partial(_representatives_task, dataset,
-                                  result.mode_clusters.labels, folder, overwrite))
+                                  self.window.state.result.mode_clusters.labels, folder,
+                                  topology or None, trajectories or None, overwrite))
 
     def _exported(self, written) -> None:
         if isinstance(written, ForeignFilesError):
-            folder = str(written.folder)
+            retry = self._last_export
             self.window.messages.ask("Folder holds other files", foreign_question(written),
-                                     lambda: self.export(folder, overwrite=True))
+                                     lambda: self.export(*retry, overwrite=True))
             return
         self.last_written = written.files
         names = ", ".join(p.name for p in written.files[:3])

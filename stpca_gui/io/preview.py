@@ -31,6 +31,7 @@ __all__ = [
     "LABEL_COLUMN_NAMES",
     "RANGE_CONVENTIONS",
     "TablePreview",
+    "angle_column_rule",
     "delimiter_name",
     "preview_table",
     "sniff_format",
@@ -53,6 +54,15 @@ LABEL_COLUMN_NAMES: tuple[str, ...] = (
 #: Integer columns with these names are row identifiers, not angles.
 _ID_COLUMN_NAMES = ("id", "index", "idx", "row", "rownum", "frame", "step", "time", "n",
                     "resid")
+#: A numeric column with at most this many distinct values, each repeated, holds levels.
+_MAX_ANGLE_LEVELS = 6
+#: Rows below which a column's values are too few to call them row numbers or levels.
+_MIN_ROWS_TO_JUDGE = 10
+#: Turns an angle column may span (unwrapped angles go past one turn; counts and
+#: measurements of other kinds go far beyond).
+_MAX_TURNS = 10
+#: The default of :func:`preview_table`'s ``label_column``: suggest one.
+_SUGGEST = object()
 #: Range conventions that :func:`preview_table` may suggest.
 RANGE_CONVENTIONS: tuple[str, ...] = ("[0, 2π)", "[−π, π)", "[0, 360)", "[−180, 180)")
 #: Largest number of distinct integer values of a column suggested as labels.
@@ -121,6 +131,8 @@ class TablePreview:
     label_reason : str
     notes : tuple of str
         Things the user should know (short rows, cells that are not numbers, …).
+    skipped_columns : tuple of (str, str)
+        The columns not proposed as angles, each with why (:func:`angle_column_rule`).
     """
 
     path: Path
@@ -142,6 +154,7 @@ class TablePreview:
     suggested_label_column: str | None
     label_reason: str
     notes: tuple[str, ...] = field(default=())
+    skipped_columns: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def n_columns(self) -> int:
@@ -159,6 +172,8 @@ class _ColumnStats:
     levels: set[float] = field(default_factory=set)  # distinct values, capped
     first_bad: tuple[int, str] | None = None
     decimal_commas: int = 0
+    increasing: bool = True  # every number larger than the one before
+    last: float = -math.inf
 
     def add(self, cell: str, line: int) -> None:
         if cell:
@@ -175,18 +190,28 @@ class _ColumnStats:
         self.maximum = max(self.maximum, value)
         if value != int(value):
             self.integer_valued = False
+        if value <= self.last:
+            self.increasing = False
+        self.last = value
         if len(self.levels) <= _MAX_LABEL_LEVELS:
             self.levels.add(value)
 
 
-def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
-    """Look at a table file for the import dialog.
+def preview_table(path: str | Path, max_rows: int = 200, *,
+                  label_column: str | object | None = _SUGGEST,
+                  unit: Literal["radians", "degrees"] | None = None) -> TablePreview:
+    """Look at a table file for the import dialog (and ``stpca fit`` without ``--columns``:
+    one rule, :func:`angle_column_rule`, proposes the angle columns of both).
 
     Parameters
     ----------
     path : str or Path
     max_rows : int, default 200
         Number of data rows returned as text; statistics always cover the whole file.
+    label_column : str or None, optional
+        The label column (None: none); by default one is suggested.
+    unit : {"radians", "degrees"}, optional
+        The unit of the angles, when known; by default one is suggested.
 
     Returns
     -------
@@ -252,24 +277,32 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
                          f"{column.first_bad[1] if column.first_bad else '1,5'!r}); only "
                          "decimal points are read as numbers")
 
-    label, label_reason = _suggest_label(names, stats, numeric, n_rows, set(repeated))
+    if label_column is _SUGGEST:
+        label, label_reason = _suggest_label(names, stats, numeric, n_rows, set(repeated))
+    else:
+        label, label_reason = label_column, "the label column given"
     angle_indices = []
+    skipped: list[tuple[str, str]] = []
     for k, (name, column, is_numeric) in enumerate(zip(names, stats, numeric, strict=True)):
-        if not is_numeric or name == label or name in repeated:
+        reason = (_not_an_angle(name, column, n_rows, unit) if is_numeric
+                  else "holds text, not numbers")
+        if name in repeated:
+            reason = "its name appears more than once in the header"
+        elif name == label:
+            reason = "the label column" if label_column is not _SUGGEST else (
+                f"looks like labels: {label_reason}")
+        if reason is None:
+            angle_indices.append(k)
             continue
-        if name in PROVENANCE_COLUMNS:
-            if len(notes) < _MAX_NOTES:
-                notes.append(f"column {name!r} says where the rows come from (provenance), "
-                             "not an angle")
-            continue
-        if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
-            if len(notes) < _MAX_NOTES:
-                notes.append(f"column {name!r} looks like a row identifier, not an angle")
-            continue
-        angle_indices.append(k)
+        skipped.append((name, reason))
+        if is_numeric and name != label and name not in repeated and len(notes) < _MAX_NOTES:
+            notes.append(f"column {name!r} {reason}: not proposed as an angle")
     angles = [names[k] for k in angle_indices]
     angle_stats = [stats[k] for k in angle_indices]
-    unit, unit_reason = _suggest_unit(angles, angle_stats)
+    if unit is None:
+        unit, unit_reason = _suggest_unit(angles, angle_stats)
+    else:
+        unit_reason = "the unit given"
     range_text, range_reason = _suggest_range(unit, angle_stats)
     return TablePreview(
         path=file,
@@ -291,7 +324,40 @@ def preview_table(path: str | Path, max_rows: int = 200) -> TablePreview:
         suggested_label_column=label,
         label_reason=label_reason,
         notes=tuple(notes),
+        skipped_columns=tuple(skipped),
     )
+
+
+def angle_column_rule() -> str:
+    """The rule that proposes angle columns, in words (for the docs and the CLI's help)."""
+    return ("numeric columns are angles unless they are the label column, provenance "
+            f"({', '.join(PROVENANCE_COLUMNS)}), integers named like row identifiers "
+            f"({', '.join(_ID_COLUMN_NAMES)}), integers counting up, at most "
+            f"{_MAX_ANGLE_LEVELS} distinct values, or values beyond {_MAX_TURNS} turns")
+
+
+def _not_an_angle(name: str, column: _ColumnStats, n_rows: int,
+                  unit: str | None) -> str | None:
+    """Why the numeric column ``name`` holds no plausible angles, or None when it may."""
+    if name in PROVENANCE_COLUMNS:
+        return "says where the rows come from (provenance)"
+    if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
+        return "looks like a row identifier"
+    judged = n_rows >= _MIN_ROWS_TO_JUDGE
+    if judged and column.integer_valued and column.increasing:
+        return (f"holds integers counting up ({column.minimum:g} to {column.maximum:g}), "
+                "like row numbers")
+    if judged and len(column.levels) <= _MAX_ANGLE_LEVELS and n_rows >= 4 * len(column.levels):
+        shown = ", ".join(f"{v:g}" for v in sorted(column.levels))
+        return (f"holds only {len(column.levels)} distinct value(s) ({shown}), like levels "
+                "or settings")
+    largest = max(abs(column.minimum), abs(column.maximum))
+    radians = unit == "radians"
+    if largest > _MAX_TURNS * (2 * math.pi if radians else 360.0):
+        what = f"{2 * _MAX_TURNS}π" if radians else f"{360 * _MAX_TURNS:g}"
+        return (f"has values up to {largest:g} in magnitude, beyond ±{what} "
+                f"({_MAX_TURNS} turns)")
+    return None
 
 
 def _delimiter_doubt(numbered: list[tuple[int, str]]) -> list[str]:

@@ -524,6 +524,27 @@ def read_table_lines(file: Path) -> tuple[str, list[tuple[int, str]]]:
         return sample, [(number, line) for number, line, _ in _numbered_lines(file, handle)]
 
 
+def table_header(path: str | Path) -> tuple[str, ...]:
+    """The column names of a table as the readers see them (the header's, or "1", "2", …
+    without one), from its first 64 KiB only.
+
+    Raises
+    ------
+    TableError
+        Missing, unreadable, non-regular or empty file.
+    """
+    file = Path(path)
+    with open_table(file) as handle:
+        sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+    first = next(((k + 1, line) for k, line in enumerate(sample.split("\n"))
+                  if line.strip()), None)
+    if first is None:
+        raise TableError(f"{file}: the file is empty")
+    delimiter, has_header = sniff(sample)
+    cells = split_line(file, first[0], first[1].rstrip("\r"), delimiter)
+    return tuple(cells) if has_header else tuple(str(k + 1) for k in range(len(cells)))
+
+
 def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:
     """(1-based line number, text, bytes read so far) of every non-blank line; a line
     longer than :data:`MAX_LINE_BYTES` is refused before it is read whole."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from matplotlib import colormaps
-from matplotlib.colors import to_rgba_array
+from matplotlib.colors import LinearSegmentedColormap, to_rgba_array
 from numpy.typing import ArrayLike, NDArray
 
 from ..model.dataset import encode_labels
@@ -30,7 +30,11 @@ SELECTION_PALETTE = ("#D55E00", "#0072B2", "#009E73", "#CC79A7", "#E69F00", "#56
 NEUTRAL = "#7f7f7f"
 CURVE_COLOR = "#000000"
 MEAN_COLOR = "#D55E00"
-CYCLIC_COLORMAP = "twilight_shifted"
+#: Anchors of the cyclic colormap of PNS1, around the circle (Okabe–Ito blue, reddish
+#: purple, vermillion, orange, bluish green): every colour between them stands out on a
+#: white background (twilight_shifted, used before, is near white at PNS1 = 0, where the
+#: scores are densest).
+CYCLIC_ANCHORS = ("#0072B2", "#CC79A7", "#D55E00", "#E69F00", "#009E73")
 #: Levels of the cyclic colormap. 64 steps around the circle read as continuous, and few
 #: distinct colours let the score plot stamp each colour's markers at once.
 CYCLIC_LEVELS = 64
@@ -59,10 +63,17 @@ def label_colors(labels: ArrayLike) -> NDArray[np.float64]:
     return label_palette(len(names))[codes]
 
 
+def cyclic_colormap() -> LinearSegmentedColormap:
+    """The cyclic colormap of PNS1 (:data:`CYCLIC_ANCHORS`, its ends meeting), resampled
+    to :data:`CYCLIC_LEVELS` levels."""
+    return LinearSegmentedColormap.from_list(
+        "stpca-cyclic", [*CYCLIC_ANCHORS, CYCLIC_ANCHORS[0]], N=CYCLIC_LEVELS)
+
+
 def cyclic_colors(angles: ArrayLike, period: float = 2.0 * np.pi) -> NDArray[np.float64]:
     """RGBA per sample of a periodic quantity (e.g. PNS1, whose period is 2π·scale)."""
     phase = np.mod(np.asarray(angles, dtype=np.float64) / period + 0.5, 1.0)
-    return colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(phase)
+    return cyclic_colormap()(phase)
 
 
 def stress_colormap():
@@ -115,8 +126,7 @@ class PointColoring:
             phase = np.mod(np.asarray(pns1, dtype=np.float64) / pns1_period + 0.5, 1.0)
             # What the colormap resampled to CYCLIC_LEVELS does with a phase in [0, 1).
             self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp), CYCLIC_LEVELS - 1)
-            self.palette = colormaps[CYCLIC_COLORMAP].resampled(CYCLIC_LEVELS)(
-                np.arange(CYCLIC_LEVELS))
+            self.palette = cyclic_colormap()(np.arange(CYCLIC_LEVELS))
         elif mode == "stress" and point_stress is not None:
             values = np.asarray(point_stress, dtype=np.float64)
             top = max(stress_scale_max(values), 1e-300)

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..core.circstats.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
 from ..core.geometry.torus import wrap_angles
-from .colors import CURVE_COLOR, SELECTION_PALETTE, label_palette
+from .colors import CURVE_COLOR, NEUTRAL, SELECTION_PALETTE, label_palette
 from .mpl_common import as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
@@ -49,6 +49,9 @@ ANTIMODE_COLOR = "#444444"
 PAPER_ANTIMODE_COLOR = "#D55E00"
 #: Legend entries that still fit inside the axes without hiding the bars.
 _LEGEND_INSIDE_MAX = 8
+#: Groups named in the legend at most: beyond, the largest less one and "k other groups"
+#: (19 residue names filled a third of the histogram with a clipped legend).
+LEGEND_GROUPS_MAX = 12
 #: z-orders: the histogram (stacked by group) and the legend are static; the selection's
 #: bars, its curve, the density curve and the selection count are redrawn on a new
 #: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
@@ -275,9 +278,14 @@ class ScoreHistogram:
             legend_handles.append(Patch(facecolor=groups[0][0]))
             legend_labels.append(f"histogram (n = {n})")
         else:
-            legend_handles.extend(Patch(facecolor=colour) for colour, _, _ in groups)
+            shown, others = _legend_groups(groups)
+            legend_handles.extend(Patch(facecolor=colour) for colour, _, _ in shown)
             legend_labels.extend(f"{name} (n = {int(members.sum())})"
-                                 for _, name, members in groups)
+                                 for _, name, members in shown)
+            if others:
+                legend_handles.append(Patch(facecolor="none", edgecolor=NEUTRAL, hatch="///"))
+                legend_labels.append(f"{len(others)} other groups (n = "
+                                     f"{sum(int(m.sum()) for _, _, m in others)})")
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
         self._legend_entries = (legend_handles, legend_labels)
@@ -506,3 +514,14 @@ class ScoreHistogram:
         """The note on the clusters drawn ("" before :meth:`show_mode_clusters`)."""
         return self._ax.get_title(loc="left")
 
+
+
+def _legend_groups(groups: list) -> tuple[list, list]:
+    """The groups the legend names (all, or the largest :data:`LEGEND_GROUPS_MAX` − 1 in
+    their order) and the others, summed up in one entry."""
+    if len(groups) <= LEGEND_GROUPS_MAX:
+        return list(groups), []
+    sizes = [int(members.sum()) for _, _, members in groups]
+    largest = set(sorted(range(len(groups)), key=lambda g: -sizes[g])[:LEGEND_GROUPS_MAX - 1])
+    return ([group for g, group in enumerate(groups) if g in largest],
+            [group for g, group in enumerate(groups) if g not in largest])

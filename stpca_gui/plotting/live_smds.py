@@ -18,6 +18,7 @@ import numpy as np
 import pyvista as pv
 from numpy.typing import ArrayLike, NDArray
 
+from ..core.summary import stress_text
 from .colors import CURVE_COLOR
 from .scene3d import SceneBase
 
@@ -94,7 +95,7 @@ def _superscript(k: int) -> str:
 
 def live_caption(iteration: int, stress: float, radius: float, note: str = "") -> str:
     """"SMDS iteration k · stress s · r = …", with how the points are shown."""
-    text = f"SMDS iteration {iteration} · stress {stress:.5f} · r = {radius:.3f}"
+    text = f"SMDS iteration {iteration} · stress {stress_text(stress)} · r = {radius:.3f}"
     return f"{text}\n{note}" if note else text
 
 

@@ -69,10 +69,10 @@ def _representatives(session, out, *files, extra=()):
 def test_representatives_never_write_over_their_topology_or_session(tmp_path, session, capsys):
     out = tmp_path / "reps"
     out.mkdir()
-    topology = shutil.copy(PSF, out / "cluster_0.pdb")
+    topology = shutil.copy(PSF, out / "cluster_1.pdb")
     before = topology.read_bytes()
     assert _representatives(session, out, topology, DCD, extra=["--overwrite"]) == 1
-    assert "refusing to write the output cluster_0.pdb" in capsys.readouterr().err
+    assert "refusing to write the output cluster_1.pdb" in capsys.readouterr().err
     assert topology.read_bytes() == before
     named = shutil.copy(session, out / "clusters.csv")
     assert _representatives(named, out, PSF, DCD, extra=["--overwrite"]) == 1

@@ -78,6 +78,15 @@ def test_fit_transform_and_representatives_carry_the_provenance(tmp_path, capsys
     clusters = _rows(tmp_path / "reps" / "clusters.csv")
     assert list(clusters[0])[:3] == ["trajectory", "time", "frame"]
     assert [r["trajectory"] for r in clusters] == [r["trajectory"] for r in scores]
+    # One numbering everywhere (issue 31): the clusters of scores.csv, 1…K, are those of
+    # clusters.csv, of the PDB files' names and of the lines printed.
+    assert [r["cluster"] for r in clusters] == [r["cluster"] for r in scores]
+    numbers = sorted({int(r["cluster"]) for r in scores})
+    assert numbers[0] == 1
+    assert sorted(p.name for p in (tmp_path / "reps").glob("cluster_*.pdb")) == [
+        f"cluster_{k}.pdb" for k in numbers]
+    assert [int(line.split(":")[0].split()[1]) for line in captured.out.splitlines()
+            if line.startswith("cluster ")] == numbers
     # In another order the files are not the recorded ones: refused.
     assert main(["representatives", str(session), PSF, *map(str, reversed(halves)),
                  "--out", str(tmp_path / "swapped")]) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from stpca_gui.cli import main
@@ -84,3 +85,40 @@ def test_the_app_fits_large_tables_with_landmarks():
     assert resolve_n_landmarks(FitParameters().to_estimator().n_landmarks, 10**6) == (
         AUTO_LANDMARKS)
     assert resolve_n_landmarks("auto", AUTO_EXACT_MAX_N) is None
+
+
+def test_a_classification_rate_only_against_labels_that_are_classes(fitted):
+    """Issue 31: `--label resname` printed "15.5 % correctly classified" against 19
+    residue names. A rate is given when the label groups are few (at most two per
+    cluster), and says what it compares with; else the summary says why there is none."""
+    from stpca_gui.core.mode_settings import ModeClusterSettings
+    from stpca_gui.core.summary import MAX_GROUPS_PER_CLUSTER, mode_cluster_items
+
+    demo = make_demo("clusters-t2", random_state=0)
+    settings = ModeClusterSettings()
+    classes = settings.clusters(fitted, labels=demo.labels, stability=False)
+    k = classes.n_clusters
+    item = {i.key: i for i in mode_cluster_items(classes, n_boot=50)}["classification_rate"]
+    assert item.value["rate"] > 0.9
+    assert f"correctly classified against the {len(set(demo.labels))} label groups" in item.text
+    many = np.arange(len(demo.labels)) % (MAX_GROUPS_PER_CLUSTER * k + 1)  # residue-like
+    names = settings.clusters(fitted, labels=many, stability=False)
+    item = {i.key: i for i in mode_cluster_items(names, n_boot=50)}["classification_rate"]
+    assert item.value is None and "correctly classified" not in item.text
+    assert f"{MAX_GROUPS_PER_CLUSTER * k + 1} label groups for {k} clusters" in item.text
+
+
+def test_small_stresses_keep_their_digits_and_an_unconverged_fit_says_what_to_do():
+    """Issue 31: the live fit showed "stress 0.00000" and "not converged" after 2000
+    iterations with no advice."""
+    from stpca_gui.core.summary import stress_text
+    from stpca_gui.plotting.live_smds import live_caption
+
+    assert stress_text(3.2e-6) == "3.2e-06" and stress_text(0.012345) == "0.01235"
+    assert "stress 3.2e-06" in live_caption(2000, 3.2e-6, 1.0)
+    demo = make_demo("clusters-t2", random_state=0)
+    model = ScaledTorusPCA(random_state=0, torus_variance=False, max_iter=3).fit(
+        demo.angles)
+    assert not model.smds_.converged_
+    text = {item.key: item.text for item in fit_summary(model)}["smds_iterations"]
+    assert "not converged" in text and "max_iter (now 3)" in text and "tol" in text

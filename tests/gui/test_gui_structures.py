@@ -107,7 +107,7 @@ def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window
     with qtbot.waitSignal(window.structures.runner.succeeded, timeout=30_000):
         window.structures.export(str(tmp_path / "reps"))
     written = sorted(p.name for p in (tmp_path / "reps").iterdir())
-    assert written == sorted(["clusters.csv", *(f"cluster_{k}.pdb" for k in set(clusters))])
+    assert written == sorted(["clusters.csv", *(f"cluster_{k + 1}.pdb" for k in set(clusters))])
 
 
 def test_script_export_of_structure_data_says_how_it_reads_them(qtbot, window, tmp_path):
@@ -251,3 +251,52 @@ def test_truncated_trajectories_and_changed_files_are_reported_in_the_app(
     box = window.last_message_box
     assert "half.dcd: not the file" in box.text() + box.informativeText()
     assert not out.exists()
+
+
+def test_representatives_of_a_command_line_session_ask_for_the_files(qtbot, window, gui_dir,
+                                                                     tmp_path):
+    """Issue 31, item 2: a session `stpca fit` wrote from a table without its structure
+    record opened, *Cluster representatives…* asked for the topology with nowhere to give
+    it. The dialog asks for the files (prefilled when the data record them)."""
+    from stpca_gui.cli import main
+    from stpca_gui.io.structures import DihedralSettings, read_torsions
+
+    table = read_torsions(datafiles.PSF, [datafiles.DCD],
+                          DihedralSettings(select="resid 7:9", layout="per-frame"))
+    written = table.write_csv(tmp_path / "loop.csv")
+    written[1].unlink()  # the table without its record, as written before records existed
+    session = tmp_path / "loop.stpca"
+    assert main(["fit", str(written[0]), "--degrees", "--landmarks", "exact",
+                 "--no-torus-variance", "--save-session", str(session)]) == 0
+    assert window.open_path(session)
+    qtbot.waitUntil(lambda: window.state.result is not None, timeout=FIT_TIMEOUT_MS)
+    dialog = window.structures.export_dialog()
+    assert dialog is not None and dialog.topology_path() == ""
+    assert "do not record their structure files" in dialog.note.text()
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert not ok.isEnabled()
+    out = tmp_path / "reps"
+    dialog.out.setText(str(out))
+    dialog.topology.setText(datafiles.PSF)
+    dialog.trajectories.add([datafiles.DCD])
+    assert ok.isEnabled()
+    qtbot.waitExposed(dialog)
+    dialog.grab().save(str(gui_dir / "representatives-dialog.png"))
+    assert_has_content(gui_dir / "representatives-dialog.png", min_fraction=0.05,
+                       min_colors=20)
+    with qtbot.waitSignal(window.structures.runner.succeeded, timeout=60_000):
+        ok.click()
+    clusters = window.state.result.mode_clusters.labels
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["clusters.csv", *(f"cluster_{k + 1}.pdb" for k in set(clusters))])
+    # Data that record their files: the dialog is prefilled with them.
+    recorded = window.structures.open_dialog(datafiles.PSF, (datafiles.DCD,))
+    _ready(qtbot, recorded)
+    recorded.selection.setText("resid 7:9")
+    recorded.layout_choice.setCurrentText("per-frame")
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        recorded.read()
+    prefilled = window.structures.export_dialog()
+    assert prefilled.topology_path() == datafiles.PSF
+    assert prefilled.trajectory_paths() == [datafiles.DCD]
+    prefilled.reject()

@@ -107,7 +107,7 @@ def test_deferred_window_fills_its_views_and_draws_a_result_that_came_first(
     window = MainWindow(recent_path=tmp_path / "recent.json", deferred=True)
     qtbot.addWidget(window)
     assert window.views == {} and not window.is_prepared("numerics")
-    assert window.slots["torus"].placeholder.text() == PREPARING_SCENE
+    assert window.slots["torus"].placeholder.text().startswith(PREPARING_SCENE)
     done: list[str] = []
     window.stage_done.connect(done.append)
     views_ready_at_result: list[bool] = []
@@ -141,9 +141,16 @@ def test_view_slot_swaps_its_placeholder_once(qtbot):
 
     slot = ViewSlot("Preparing…")
     qtbot.addWidget(slot)
+    slot.show()
+    placeholder = slot.placeholder
+    assert placeholder.isVisible()
     view = QLabel("view")
     slot.fill(view)
     assert slot.placeholder is None and slot.content is view and view.parent() is slot
+    # Hidden at once, not when the deferred deletion runs: a dialog's event loop (the
+    # import dialog as the app starts) does not run it, and the text stayed painted over
+    # the Parameters heading (issue 31).
+    assert not placeholder.isVisible()
     with pytest.raises(RuntimeError, match="already"):
         slot.fill(QLabel("another"))
 
@@ -161,3 +168,58 @@ def test_trace_keeps_the_first_time_of_each_mark(tmp_path):
     assert payload["marks"]["window_shown"] >= payload["marks"]["main"]
     assert payload["modules"]["main"] == [m for m in HEAVY_MODULES if m in sys.modules]
     assert payload["pid"] == os.getpid()
+
+
+def test_kernels_cached_looks_for_numbas_index_files(tmp_path, monkeypatch):
+    from stpca_gui.gui.startup import kernels_cached
+
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    cache = tmp_path / "stpca_gui" / "core" / "smds" / "__pycache__"
+    cache.mkdir(parents=True)
+    assert not kernels_cached(tmp_path / "stpca_gui")  # a fresh install
+    (cache / "_smds_kernel.pair_sums-120.py311.nbi").write_bytes(b"")
+    assert kernels_cached(tmp_path / "stpca_gui")
+    elsewhere = tmp_path / "numba-cache"
+    elsewhere.mkdir()
+    (cache / "_smds_kernel.pair_sums-120.py311.nbi").unlink()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(elsewhere))
+    assert not kernels_cached(tmp_path / "stpca_gui")
+    (elsewhere / "deep" / "smds").mkdir(parents=True)
+    (elsewhere / "deep" / "smds" / "_smds_kernel.x-1.py311.nbi").write_bytes(b"")
+    assert kernels_cached(tmp_path / "stpca_gui")
+
+
+def test_a_first_launch_says_the_kernels_are_compiling(qtbot, tmp_path, monkeypatch,
+                                                       gui_dir):
+    """Issue 31: on the first launch after an install the views said "Preparing…" for
+    15 s while the kernels compiled, the progress bar at 0 %."""
+    from image_content import assert_has_content
+
+    from stpca_gui.gui import main_window
+    from stpca_gui.gui.startup import COMPILING_NOTE
+
+    monkeypatch.setattr(main_window, "kernels_cached", lambda: False)
+    window = main_window.MainWindow(recent_path=tmp_path / "recent.json", deferred=True)
+    qtbot.addWidget(window)
+    for key, slot in window.slots.items():
+        assert COMPILING_NOTE in slot.placeholder.text(), key
+    for size in ((1280, 800), (1600, 1000)):
+        window.resize(*size)
+        path = gui_dir / f"first-launch-{size[0]}.png"
+        window.grab().save(str(path))
+        assert_has_content(path, min_fraction=0.01, min_colors=5)
+    said: list[str] = []
+
+    def first_fit():
+        from stpca_gui.model import Dataset
+
+        window.set_dataset(Dataset.from_demo("clusters-t2", random_state=0), fit=False)
+        window.fit()
+        said.append(window.stage_label.text())  # before any progress arrives
+
+    window.when_prepared("numerics", first_fit)
+    window.show()
+    qtbot.waitUntil(lambda: bool(said), timeout=FIT_TIMEOUT_MS)
+    assert said == [f"Starting… ({COMPILING_NOTE})"]
+    window.controller.cancel()
+    window.controller.wait(10_000)

@@ -199,21 +199,23 @@ def test_representatives_are_medoid_frames_written_as_pdb(tmp_path, adk):
     written = write_representatives(tmp_path / "reps", adk, angles, clusters,
                                     table.provenance(), atoms="protein and name CA")
     names = sorted(p.name for p in written.files)
-    assert names == ["cluster_0.pdb", "cluster_1.pdb", "clusters.csv"]
+    # Labels 0 and 1 are clusters 1 and 2, as in scores.csv and the app (issue 31).
+    assert names == ["cluster_1.pdb", "cluster_2.pdb", "clusters.csv"]
     for k in (0, 1):
         members = np.flatnonzero(clusters == k)
         expected = members[torus_medoid(angles[members])]
-        assert written.medoid_frames[k] == table.frame[expected]
+        assert written.medoid_frames[k + 1] == table.frame[expected]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            pdb = mda.Universe(str(tmp_path / "reps" / f"cluster_{k}.pdb"))
+            pdb = mda.Universe(str(tmp_path / "reps" / f"cluster_{k + 1}.pdb"))
         assert pdb.atoms.n_atoms == 214 and set(pdb.atoms.names) == {"CA"}
-        adk.trajectory[written.medoid_frames[k]]
+        adk.trajectory[written.medoid_frames[k + 1]]
         reference = adk.select_atoms("protein and name CA").positions
         assert np.allclose(pdb.atoms.positions, reference, atol=1e-3)
     rows = np.genfromtxt(tmp_path / "reps" / "clusters.csv", delimiter=",", names=True)
     assert rows["frame"].tolist() == table.frame.tolist()
     assert int(rows["medoid"].sum()) == 2
+    assert rows["cluster"].tolist() == (clusters + 1).tolist()
     assert np.all(rows["distance_to_medoid_deg"][rows["medoid"] == 1] == 0.0)
 
 
@@ -223,7 +225,7 @@ def test_pooled_representatives_count_residues_per_cluster(tmp_path, adk):
     write_representatives(tmp_path, adk, np.deg2rad(table.angles), clusters,
                           table.provenance())
     text = (tmp_path / "residue_clusters.csv").read_text().splitlines()
-    assert text[0] == "segid,resid,resname,rows,cluster_0,cluster_1"
+    assert text[0] == "segid,resid,resname,rows,cluster_1,cluster_2"
     counts = [list(map(int, line.split(",")[3:])) for line in text[1:]]
     assert len(counts) == 3 and all(c[0] == 20 == c[1] + c[2] for c in counts)
     assert sum(c[2] for c in counts) == int(clusters.sum())
@@ -279,8 +281,8 @@ def test_cli_representatives_of_a_per_frame_session(tmp_path, capsys):
     for k in np.unique(clusters):
         members = np.flatnonzero(clusters == k)
         frame = int(fitted.dataset.provenance["frame"][members[torus_medoid(angles[members])]])
-        assert f"cluster {k}: medoid frame {frame}" in out
-        assert (tmp_path / "reps" / f"cluster_{k}.pdb").is_file()
+        assert f"cluster {k + 1}: medoid frame {frame}" in out  # numbered 1…K
+        assert (tmp_path / "reps" / f"cluster_{k + 1}.pdb").is_file()
 
 
 @pytest.mark.parametrize(("args", "message"), [

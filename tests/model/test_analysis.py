@@ -103,7 +103,7 @@ def test_summary_rows(clusters_result):
     rows = dict(result.summary_rows())
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in rows.items())
     assert rows["samples n"] == "300" and rows["angles d"] == "2"
-    assert rows["stress"].startswith(f"{result.stress:.5f}")
+    assert rows["stress"].startswith(f"{result.stress:.4g}")
     assert float(rows["fitted radius r̂"]) == pytest.approx(result.radius, abs=1e-4)
     assert "start radius r*" in rows
     assert rows["sphere variance"].startswith(f"{100 * result.sphere_ratio[0]:.1f} / ")

@@ -518,3 +518,63 @@ def test_histogram_without_selection_has_no_selection_legend_or_count():
     assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
     static.update_selection(values > 0)  # the bars still follow a selection if given one
     assert static.selection_text is None
+
+
+def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
+    """Issue 31: a pooled structure table coloured by residue name gave a 19-entry legend
+    that filled a third of the histogram and was clipped. The legend names the largest
+    groups and sums up the others in one entry."""
+    from stpca_gui.plotting.histogram import LEGEND_GROUPS_MAX
+
+    rng = np.random.default_rng(4)
+    sizes = np.arange(19, 0, -1) * 8  # 19 residue names, the first the most common
+    codes = np.repeat(np.arange(19), sizes)
+    pns1 = wrap_angles(rng.normal(0.0, 1.0, len(codes)) + 0.1 * codes)
+    names = [f"RES{k}" for k in range(19)]
+    for size in ((5.0, 3.2), (6.4, 4.0)):  # about a quarter of 1280 × 800 and 1600 × 1000
+        fig = new_figure(*size)
+        hist = ScoreHistogram(fig)
+        hist.draw(pns1, 2 * np.pi, group_codes=codes, group_names=names,
+                  title="PNS1 by residue name")
+        labels = [t.get_text() for t in hist.axes.get_legend().get_texts()]
+        assert len(labels) == LEGEND_GROUPS_MAX + 1  # the groups shown, "other", the KDE
+        assert labels[:LEGEND_GROUPS_MAX - 1] == [
+            f"RES{k} (n = {sizes[k]})" for k in range(LEGEND_GROUPS_MAX - 1)]
+        others = sizes[LEGEND_GROUPS_MAX - 1:]
+        assert labels[LEGEND_GROUPS_MAX - 1] == (f"{len(others)} other groups "
+                                                 f"(n = {others.sum()})")
+        render(fig, output_dir, f"histogram_many_groups_{int(size[0] * 100)}.png")
+        box = hist.axes.get_legend().get_window_extent()
+        figure_box = fig.bbox
+        assert box.x0 >= figure_box.x0 and box.x1 <= figure_box.x1  # not clipped
+        assert box.y0 >= figure_box.y0 and box.y1 <= figure_box.y1
+
+
+@pytest.mark.parametrize("size", [(2.9, 1.9), (3.7, 2.5)], ids=["1280x800", "1600x1000"])
+def test_the_shepard_key_covers_no_pairs(output_dir, size):
+    """Issue 31: the Shepard plot's legend (lower right) overlapped the pairs drawn closer
+    on the sphere. The key is a boxed text at the top left, over almost no pairs, and
+    nothing leaves the panel's figure (about its size in the window at each size)."""
+    from stpca_gui.core.diagnostics import fit_diagnostics
+    from stpca_gui.plotting.diagnostics import draw_diagnostics
+
+    model = ScaledTorusPCA(random_state=0, torus_variance=False).fit(
+        make_demo("clusters-t2", random_state=0).angles)
+    diagnostics = fit_diagnostics(model)
+    fig = Figure(figsize=size, dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = draw_diagnostics(fig, diagnostics, "shepard")
+    render(fig, output_dir, f"shepard_{int(size[0] * 100)}.png")
+    assert ax.get_legend() is None
+    renderer = fig.canvas.get_renderer()
+    key = next(t for t in ax.texts if "no distortion" in t.get_text())
+    box = key.get_bbox_patch().get_window_extent(renderer)
+    points = ax.transData.transform(np.column_stack([diagnostics.shepard.torus_distance,
+                                                     diagnostics.shepard.sphere_distance]))
+    covered = ((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1)
+               & (points[:, 1] >= box.y0) & (points[:, 1] <= box.y1))
+    assert covered.mean() < 0.02
+    for artist in (ax.title, ax.xaxis.label, ax.yaxis.label, key):
+        extent = artist.get_window_extent(renderer)
+        assert extent.x0 >= 0 and extent.x1 <= fig.bbox.x1 + 1, artist
+        assert extent.y0 >= 0 and extent.y1 <= fig.bbox.y1 + 1, artist

@@ -31,6 +31,10 @@ class ViewSlot(QWidget):
             raise RuntimeError("this slot already holds its view")
         if self.placeholder is not None:
             self._layout.removeWidget(self.placeholder)
+            # Hidden now: deleteLater waits for the event loop it was called from, and a
+            # dialog's own loop (the import dialog opened as the window starts) left the
+            # text "Preparing the parameters…" painted over the Parameters heading.
+            self.placeholder.hide()
             self.placeholder.deleteLater()
             self.placeholder = None
         self._layout.addWidget(widget)

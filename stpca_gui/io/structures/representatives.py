@@ -80,9 +80,10 @@ class Representatives:
     ----------
     files : list of Path
     medoid_frames : dict of int to int
-        Per-frame fits: cluster → the frame of its medoid (empty for pooled fits).
+        Per-frame fits: cluster number (1…K) → the frame of its medoid (empty for pooled
+        fits).
     medoid_runs : dict of int to str
-        Per-frame fits: cluster → the run (trajectory label) of its medoid.
+        Per-frame fits: cluster number (1…K) → the run (trajectory label) of its medoid.
     """
 
     files: list[Path]
@@ -126,7 +127,8 @@ def output_names(cluster_ids: ArrayLike, *, pooled: bool) -> list[str]:
     """The files :func:`write_representatives` writes for these clusters."""
     if pooled:
         return ["residue_clusters.csv"]
-    return ["clusters.csv", *[f"cluster_{int(k)}.pdb" for k in np.unique(cluster_ids)]]
+    # Clusters are numbered 1 … K for people (the labels 0 … K−1).
+    return ["clusters.csv", *[f"cluster_{int(k) + 1}.pdb" for k in np.unique(cluster_ids)]]
 
 
 def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
@@ -145,7 +147,9 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
     angles : array, shape (n, d)
         The fitted angles, radians.
     clusters : array of int, shape (n,)
-        Cluster of every row (e.g. the PNS1 mode clusters).
+        Cluster of every row, 0-based (e.g. the PNS1 mode clusters' labels). The files
+        number the clusters 1…K, as the scores tables and the app do: cluster label k is
+        ``cluster_{k+1}.pdb`` and cluster k + 1 in clusters.csv and residue_clusters.csv.
     provenance : mapping
         ``frame`` per row (and ``trajectory``, the run, with a RunFrames of several runs;
         ``time`` is copied into clusters.csv); pooled rows also ``segid``, ``resid`` and
@@ -201,7 +205,7 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
         distance[members] = torus_distances(values[members], values[medoid])
     carried = [name for name in ("trajectory", "time") if name in provenance]
     columns = [np.asarray(provenance[name]).tolist() for name in carried]
-    rows = [[*(c[i] for c in columns), int(f), int(c), f"{np.degrees(d):.6f}",
+    rows = [[*(c[i] for c in columns), int(f), int(c) + 1, f"{np.degrees(d):.6f}",
              int(i == medoids[int(c)])]
             for i, (f, c, d) in enumerate(zip(frames, labels, distance, strict=True))]
     header = [*carried, "frame", "cluster", "distance_to_medoid_deg", "medoid"]
@@ -211,10 +215,10 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
             runs.goto(str(run_of_row[row]), int(frames[row]))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # e.g. missing PDB attributes filled in
-                group.write(str(tmp[f"cluster_{k}.pdb"]))
+                group.write(str(tmp[f"cluster_{k + 1}.pdb"]))
     return Representatives([Path(out_dir) / name for name in names],
-                           {k: int(frames[row]) for k, row in medoids.items()},
-                           {k: str(run_of_row[row]) for k, row in medoids.items()})
+                           {k + 1: int(frames[row]) for k, row in medoids.items()},
+                           {k + 1: str(run_of_row[row]) for k, row in medoids.items()})
 
 
 def _run_of_rows(runs: Any, provenance: Mapping[str, ArrayLike], n: int, where: str
@@ -240,6 +244,6 @@ def _residue_table(provenance: Mapping[str, ArrayLike], labels: NDArray[np.int64
     column = np.searchsorted(cluster_ids, labels)
     counts = np.zeros((len(residues), len(cluster_ids)), dtype=np.int64)
     np.add.at(counts, (rows_of, column), 1)
-    header = ["segid", "resid", "resname", "rows", *[f"cluster_{k}" for k in cluster_ids]]
+    header = ["segid", "resid", "resname", "rows", *[f"cluster_{k + 1}" for k in cluster_ids]]
     rows = [[*key, int(c.sum()), *c.tolist()] for key, c in zip(residues, counts, strict=True)]
     return _csv(header, rows)

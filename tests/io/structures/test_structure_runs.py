@@ -160,13 +160,13 @@ def test_a_table_fitted_later_keeps_the_fingerprints_and_representatives_check_t
     clusters = (np.arange(98) >= SPLIT).astype(int)
     out = tmp_path / "reps"
     written = export_representatives(dataset, clusters, out, atoms="resid 7:13")
-    assert written.medoid_runs[1] == "second.dcd"
-    medoid = written.medoid_frames[1]
+    assert written.medoid_runs[2] == "second.dcd"  # label 1: cluster 2
+    medoid = written.medoid_frames[2]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         whole = mda.Universe(PSF, DCD)
         whole.trajectory[SPLIT + medoid]
-        pdb = mda.Universe(str(out / "cluster_1.pdb"))
+        pdb = mda.Universe(str(out / "cluster_2.pdb"))
     assert np.allclose(pdb.atoms.positions, whole.select_atoms("resid 7:13").positions,
                        atol=1e-3)
     lines = (out / "clusters.csv").read_text().splitlines()
