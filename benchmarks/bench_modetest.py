@@ -1,23 +1,27 @@
-"""Size, power, noise, real data and speed of the test for the number of modes (issue 22).
+"""Size, power, noise, real data and speed of the test for the number of modes (issues 22, 34).
 
 Parts (``--part``, several allowed):
 
 * ``size`` — rejection rate of "one mode" at α = 0.05 under unimodal nulls on the circle
-  (von Mises κ ∈ {0.5, 2, 8}, wrapped Cauchy ρ = 0.5) at n ∈ {500, 5000, 50000}: p₁ < α
-  alone and the product's step, for each factor λ of ``--factors`` (λ = 1 is the product;
-  others, e.g. Hall & York's λ_α, from the same bootstrap draws);
+  (von Mises κ ∈ {0.5, 2, 8}, wrapped Cauchy ρ = 0.5, and the least favourable kind: two von
+  Mises κ = 8 components just short of a second mode, equal or 0.8/0.2) at n ∈ {500, 5000,
+  50000}: the product's first step (``mode_test``) and its two parts, Silverman's p₁ and the
+  excess-mass p-value, from the same resamples;
 * ``pipeline`` — uniform data on T^d, d ∈ {2, 3, 4}, through the product's rule (the torus
   uniformity test first, then the mode test on PNS1 of a default ST-PCA fit): its rejection
   rate exactly per replicate (fits only where the torus test rejects), the mode test on PNS1
   alone on an unconditional subsample, and the paper rule's number of clusters;
 * ``power`` — share of replicates with k̂ = the true number of components over von Mises
-  mixtures (2–4 components, separations, weights down to 10 %);
+  mixtures (2–4 components, separations, weights down to 10 %), before (Silverman's test
+  alone, ``silverman_mode_test``) and after (``mode_test``), on the same samples;
 * ``noise`` — uniform data on T², T³, T⁴ up to n = 10⁵ through the whole product (one fit
   each): k̂ and clusters under both rules;
 * ``data`` — demos, sunspots, small RNA: k̂, p-values, clusters and rates under both rules;
-* ``speed`` — the test on n = 5371 and n = 10⁶ (with the load average).
+* ``speed`` — both tests on n = 5371 and n = 10⁶ (with the load average).
 
-The Markdown report goes to stdout, progress to stderr; ``--json OUT`` keeps every number.
+The Markdown report goes to stdout, progress to stderr; ``--json OUT`` keeps every number,
+written after every case, and ``--resume`` skips the size and power cases it already holds
+(``--shard i/m`` runs every m-th case: merge the files with ``--merge``).
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_average_text
+from _common import add_record_option, load_average_text, one_minute_load, record
 
 from stpca_gui.core import ScaledTorusPCA
+from stpca_gui.core.circstats import mode_test as em
 from stpca_gui.core.circstats import silverman as mt
 
 ALPHA = 0.05
@@ -44,36 +49,34 @@ def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
+#: The least favourable unimodal nulls: two von Mises κ = 8 components (weights, distance
+#: of the centres) just short of a second mode (the largest unimodal distances are 0.6995 for
+#: equal weights and 1.069 for 0.8/0.2): the density is flat at its top or on a shoulder.
+BOUNDARY_NULLS = {"flat top 0.5/0.5": (0.5, 0.69), "shoulder 0.8/0.2": (0.2, 1.05)}
+
+
 def _null_sampler(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
     if name.startswith("vonmises"):
         return rng.vonmises(0.0, float(name.split("=")[1]), n)
     if name == "wrapped_cauchy(0.5)":
         return np.mod(np.log(2.0) * rng.standard_cauchy(n) + np.pi, 2 * np.pi) - np.pi
+    if name in BOUNDARY_NULLS:
+        small, separation = BOUNDARY_NULLS[name]
+        return _mixture(rng, n, 2, separation, small, 8.0)
     raise ValueError(name)
 
 
-#: Factors λ whose size is measured (λ = 1: Silverman; λ_0.05 ≈ 1.13: Hall & York).
-FACTORS = np.array([1.0, mt.calibration_factor(ALPHA, "hall_york"), 1.2])
-
-
-def _one_mode_p_values(x: np.ndarray, n_boot: int, seed: int,
-                       factors: np.ndarray = FACTORS, period: float = 2 * np.pi) -> np.ndarray:
-    """p-values of "at most 1 mode" and "at most 2 modes", shape (2, len(factors)), for
-    every factor from the same bootstrap draws: the product's first step (with λ = 1 the
-    same draws as ``silverman_mode_test(x, period, random_state=seed)``)."""
-    sample = mt.BinnedSample(mt.unit_angles(x, period))
-    rng = np.random.default_rng(seed)
-    return np.array([mt._bootstrap_p_values(sample, mt.binned_critical_bandwidth(sample, k), k,
-                                            factors, n_boot, rng, None) for k in (1, 2)])
-
-
-def _size_rates(p: np.ndarray) -> dict[str, np.ndarray]:
-    """Rejection rates of "one mode" per factor: p₁ < α alone, and the product's step
-    (p₁ < 0.8 α or p₂ < 0.2 α, weighted Bonferroni)."""
-    w1, w2 = mt.STEP_WEIGHTS
-    step = np.minimum(p[:, 0] / w1, p[:, 1] / w2)
-    return {"p1": (p[:, 0] < ALPHA).mean(axis=0), "combined": (step < ALPHA).mean(axis=0)}
-
+def _first_step_p_values(x: np.ndarray, n_boot: int, seed: int,
+                         period: float = 2 * np.pi) -> tuple[float, float, float]:
+    """The product's first step (``mode_test``, "at most one mode"): Silverman's p₁, the
+    excess-mass p-value and the step's p-value, from the same draws as
+    ``mode_test(x, period, random_state=seed)`` (a sample without ties)."""
+    theta = mt.unit_angles(x, period)
+    sample = mt.BinnedSample(theta)
+    h_1 = mt.binned_critical_bandwidth(sample, 1)
+    p = em.step_p_values(sample, theta, h_1, 1, n_boot, np.random.default_rng(seed))
+    w1, w2 = em.TEST_WEIGHTS
+    return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)
 
 
 def start_table(title: str, columns: list[str]) -> None:
@@ -83,7 +86,8 @@ def start_table(title: str, columns: list[str]) -> None:
     print("|" + "---|" * len(columns))
 
 #: Unimodal nulls of the size table.
-SIZE_NULLS = ("vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)")
+SIZE_NULLS = ("vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)",
+              *BOUNDARY_NULLS)
 
 
 def save_json(args: argparse.Namespace, out: dict) -> None:
@@ -92,37 +96,54 @@ def save_json(args: argparse.Namespace, out: dict) -> None:
         args.json.write_text(json.dumps(out, default=float))
 
 
+def _mine(args: argparse.Namespace, index: int) -> bool:
+    """Whether case ``index`` belongs to this process (``--shard i/m``)."""
+    shard, shards = (int(t) for t in args.shard.split("/"))
+    return index % shards == shard
+
+
+def _done(out: dict, part: str, key: dict) -> dict | None:
+    """The row of ``part`` measured already for this case (``--resume``), if any."""
+    for row in out.get(part, []):
+        if all(row.get(name) == value for name, value in key.items()):
+            return row
+    return None
+
+
 def part_size(args: argparse.Namespace, out: dict) -> None:
-    rows = []
-    print("\n## Size: one mode rejected at α = 0.05 under unimodal nulls, by factor λ\n")
-    print("Each cell: p₁ < α alone / the product's step (p₁ < 0.8 α or p₂ < 0.2 α).\n")
-    factors = np.array(args.factors)
-    print("| null | n | replicates | " + " | ".join(f"λ={f:.3g}" for f in factors)
-          + " | 2 SE |")
-    print("|---|---|---|" + "---|" * factors.size + "---|")
-    for n in args.sizes:
-        reps = args.reps
-        for index, null in enumerate(SIZE_NULLS):
-            if (null, n) in args.skip_size:
+    """Rejections of "one mode" by the product's first step, replicate by replicate."""
+    out.setdefault("size", [])
+    print("\n## Size: one mode rejected at α = 0.05 under unimodal nulls\n")
+    print("The product's step (p_step < α) and its parts alone (Silverman's p₁ < α, "
+          "excess-mass p < α), from the same resamples.\n")
+    print("| null | n | replicates | **step** | Silverman p₁ | excess mass | 2 SE | "
+          "CPU s per test |")
+    print("|---|---|---|---|---|---|---|---|")
+    cases = [(null, n) for n in args.sizes for null in SIZE_NULLS
+             if (null, n) not in args.skip_size]
+    for case, (null, n) in enumerate(cases):
+        key = {"null": null, "n": n, "reps": args.reps}
+        row = _done(out, "size", key)
+        if row is None:
+            if args.merge is not None or not _mine(args, case):
                 continue
+            index = list(SIZE_NULLS).index(null)
             rng = np.random.default_rng([index, n])  # reproducible (str hashes are salted)
             cpu = time.process_time()
-            p = np.array([_one_mode_p_values(_null_sampler(null, rng, n), args.n_boot,
-                                             1000 + r, factors) for r in range(reps)])
-            cpu = time.process_time() - cpu
-            rates = _size_rates(p)
-            se = np.sqrt(ALPHA * (1 - ALPHA) / reps)
-            rows.append({"null": null, "n": n, "reps": reps, "factors": factors.tolist(),
-                         "p1_rates": rates["p1"].tolist(),
-                         "combined_rates": rates["combined"].tolist(), "se": se,
-                         "cpu_seconds": cpu, "p": np.round(p, 5).tolist()})
-            print(f"| {null} | {n} | {reps} | " + " | ".join(
-                f"{a:.3f} / {b:.3f}" for a, b in zip(rates["p1"], rates["combined"],
-                                                     strict=True)) + f" | {2 * se:.3f} |",
-                flush=True)
-            log(f"size {null} n={n}: {rates}")
-            out["size"] = rows
+            p = np.array([_first_step_p_values(_null_sampler(null, rng, n), args.n_boot,
+                                               1000 + r) for r in range(args.reps)])
+            cpu = (time.process_time() - cpu) / args.reps
+            rates = (p < ALPHA).mean(axis=0)
+            row = {**key, "step": rates[2], "silverman": rates[0], "excess_mass": rates[1],
+                   "se": float(np.sqrt(ALPHA * (1 - ALPHA) / args.reps)),
+                   "cpu_seconds_per_test": cpu, "load": load_average_text(),
+                   "p": np.round(p, 5).tolist()}
+            out["size"].append(row)
             save_json(args, out)
+            log(f"size {null} n={n}: {rates}")
+        print(f"| {null} | {n} | {row['reps']} | **{row['step']:.3f}** | "
+              f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | {2 * row['se']:.3f} | "
+              f"{row['cpu_seconds_per_test']:.2f} |", flush=True)
 
 
 def _mixture(rng: np.random.Generator, n: int, k: int, separation: float, small: float,
@@ -152,39 +173,59 @@ def _mixture_modes(k: int, separation: float, small: float, kappa: float,
 
 
 #: Power cases: (components, separation of the centres in rad, weight of the last).
-POWER_CASES = ((2, 1.0, 0.5), (2, 1.0, 0.1), (2, 1.5, 0.5), (2, 1.5, 0.1), (2, 2.0, 0.1),
-               (3, 1.0, 1 / 3), (3, 1.5, 1 / 3), (3, 2.0, 0.1), (4, 1.0, 0.25),
+POWER_CASES = ((2, 1.0, 0.5), (2, 1.0, 0.1), (2, 1.5, 0.5), (2, 1.5, 0.1), (2, 1.6, 0.1),
+               (2, 2.0, 0.1), (3, 1.0, 1 / 3), (3, 1.5, 1 / 3), (3, 2.0, 0.1), (4, 1.0, 0.25),
                (4, 1.5, 0.25), (4, 1.5, 0.1))
 
 
 def part_power(args: argparse.Namespace, out: dict) -> None:
+    """k̂ of Silverman's test alone (before) and of the product's test (after), same samples."""
     kappa = 8.0  # circular sd ≈ 0.36 rad
-    rows = []
-    start_table(f"Power: share of replicates with k̂ = k (von Mises κ = {kappa:g}, "
-                "λ = 1, α = 0.05, the product's test)",
+    out.setdefault("power", [])
+    start_table(f"Power: share of replicates with k̂ = k (von Mises κ = {kappa:g}, α = 0.05); "
+                "each cell before (silverman_mode_test) → after (mode_test)",
                 ["components k", "modes of the density", "separation (rad)",
                  "weight of the last", "n", "replicates", "k̂ = k", "k̂ > 1", "k̂ > k",
-                 "mean k̂", "SE ≤"])
-    for n in args.sizes:
-        reps = args.power_reps
-        for k, separation, small in POWER_CASES:
+                 "SE ≤", "CPU s per sample (before / after)"])
+    chosen = POWER_CASES if args.power_cases is None else tuple(
+        (int(k), float(separation), float(small))
+        for k, separation, small in (text.split(":") for text in args.power_cases))
+    cases = [(n, *case) for n in args.power_sizes for case in chosen]
+    for index, (n, k, separation, small) in enumerate(cases):
+        key = {"k": k, "separation": separation, "small": round(small, 4), "n": n,
+               "reps": args.power_reps}
+        row = _done(out, "power", key)
+        if row is None:
+            if args.merge is not None or not _mine(args, index):
+                continue
             rng = np.random.default_rng([k, round(100 * separation), round(1000 * small), n])
-            found = np.array([mt.silverman_mode_test(
-                _mixture(rng, n, k, separation, small, kappa), n_boot=args.n_boot,
-                k_max=6, random_state=r).n_modes for r in range(reps)])
-            modes = _mixture_modes(k, separation, small, kappa)
-            row = {"k": k, "modes": modes, "separation": separation, "small": small, "n": n,
-                   "reps": reps,
-                   "exact": float(np.mean(found == k)), "structure": float(np.mean(found > 1)),
-                   "over": float(np.mean(found > k)), "mean": float(found.mean()),
-                   "counts": np.bincount(found, minlength=7).tolist()}
-            rows.append(row)
-            print(f"| {k} | {modes} | {separation:g} | {small:.2f} | {n} | {reps} | "
-                  f"{row['exact']:.2f} | "
-                  f"{row['structure']:.2f} | {row['over']:.2f} | {row['mean']:.2f} | "
-                  f"{0.5 / np.sqrt(reps):.2f} |", flush=True)
-            out["power"] = rows
+            found = {"before": [], "after": []}
+            cpu = {"before": 0.0, "after": 0.0}
+            for r in range(args.power_reps):
+                x = _mixture(rng, n, k, separation, small, kappa)
+                for name, test in (("before", mt.silverman_mode_test), ("after", em.mode_test)):
+                    start = time.process_time()
+                    found[name].append(test(x, n_boot=args.n_boot, k_max=6,
+                                            random_state=r).n_modes)
+                    cpu[name] += time.process_time() - start
+            row = {**key, "modes": _mixture_modes(k, separation, small, kappa),
+                   "load": load_average_text()}
+            for name, values in found.items():
+                values = np.array(values)
+                row[name] = {"exact": float(np.mean(values == k)),
+                             "structure": float(np.mean(values > 1)),
+                             "over": float(np.mean(values > k)),
+                             "counts": np.bincount(values, minlength=7).tolist(),
+                             "cpu_seconds": cpu[name] / args.power_reps}
+            out["power"].append(row)
             save_json(args, out)
+            log(f"power {key}: {row['before']['exact']} -> {row['after']['exact']}")
+        b, a = row["before"], row["after"]
+        print(f"| {k} | {row['modes']} | {separation:g} | {small:.2f} | {n} | {row['reps']} | "
+              f"{b['exact']:.2f} → **{a['exact']:.2f}** | {b['structure']:.2f} → "
+              f"{a['structure']:.2f} | {b['over']:.2f} → {a['over']:.2f} | "
+              f"{0.5 / np.sqrt(row['reps']):.2f} | {b['cpu_seconds']:.2f} / "
+              f"{a['cpu_seconds']:.2f} |", flush=True)
 
 
 def _fit_pns1(angles: np.ndarray, torus_variance: bool = True) -> ScaledTorusPCA:
@@ -232,9 +273,9 @@ def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int) -> dict:
     fit_cpu = time.process_time() - cpu
     period = 2 * np.pi * float(model.pns_.circle_radius_)
     pns1 = model.scores_[:, 0]
-    p1, p2 = _one_mode_p_values(pns1, n_boot, replicate, np.array([1.0]), period)[:, 0]
-    return {"d": d, "n": n, "replicate": replicate, "p1": p1, "p2": p2,
-            "step_p": mt.step_p_value(p1, p2), "fit_cpu_seconds": fit_cpu,
+    p_silverman, p_mass, step = _first_step_p_values(pns1, n_boot, replicate, period)
+    return {"d": d, "n": n, "replicate": replicate, "p1": p_silverman, "p_mass": p_mass,
+            "step_p": step, "fit_cpu_seconds": fit_cpu,
             "paper_clusters": periodic_mode_clusters(pns1, period,
                                                      method="paper").n_clusters}
 
@@ -394,31 +435,73 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
 
 
 def part_speed(args: argparse.Namespace, out: dict) -> None:
-    """Wall and CPU time of the whole test, best of 3 each. The test is single-threaded, so
-    its CPU time is what the wall time would be on an idle core."""
+    """Wall and CPU time of both tests, best of 3 each, interleaved. The tests run on one
+    thread, so the CPU time is what the wall time would be on an idle core."""
     rows = []
-    start_table("Speed of the test (default n_boot = 500, k_max = 8)",
-                ["sample", "n", "k̂", "wall s (best of 3)", "CPU s (best of 3)",
+    start_table("Speed of the tests (default n_boot = 500, k_max = 8)",
+                ["sample", "n", "test", "k̂", "wall s (best of 3)", "CPU s (best of 3)",
                  "load average"])
     rng = np.random.default_rng(5)
     cases = [("3-component mixture", _mixture(rng, 5371, 3, 2.0, 1 / 3, 8.0)),
              ("von Mises κ=2", rng.vonmises(0, 2, 5371)),
              ("3-component mixture", _mixture(rng, 10**6, 3, 2.0, 1 / 3, 8.0)),
              ("von Mises κ=2", rng.vonmises(0, 2, 10**6))]
-    mt.silverman_mode_test(cases[0][1])  # warm-up
+    tests = {"silverman_mode_test (before)": mt.silverman_mode_test,
+             "mode_test (after)": em.mode_test}
+    for test in tests.values():
+        test(cases[0][1])  # warm-up (compilation)
     for name, x in cases:
-        wall, cpu = [], []
+        wall = {label: [] for label in tests}
+        cpu = {label: [] for label in tests}
+        k_hat = {}
         for _ in range(3):
-            start, start_cpu = time.perf_counter(), time.process_time()
-            result = mt.silverman_mode_test(x)
-            wall.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
+            for label, test in tests.items():
+                start, start_cpu = time.perf_counter(), time.process_time()
+                k_hat[label] = test(x).n_modes
+                wall[label].append(time.perf_counter() - start)
+                cpu[label].append(time.process_time() - start_cpu)
         load = load_average_text()
-        rows.append({"sample": name, "n": x.size, "k_hat": result.n_modes,
-                     "seconds": min(wall), "cpu_seconds": min(cpu), "load": load})
-        print(f"| {name} | {x.size} | {result.n_modes} | {min(wall):.3f} | {min(cpu):.3f} | "
-              f"{load} |", flush=True)
+        for label in tests:
+            rows.append({"sample": name, "n": x.size, "test": label, "k_hat": k_hat[label],
+                         "seconds": min(wall[label]), "cpu_seconds": min(cpu[label]),
+                         "load": load})
+            row = rows[-1]
+            print(f"| {name} | {x.size} | {label} | {row['k_hat']} | {row['seconds']:.3f} | "
+                  f"{row['cpu_seconds']:.3f} | {load} |", flush=True)
     out["speed"] = rows
+
+
+#: The nulls of issue 34's size target (the boundary nulls are extra).
+TARGET_NULLS = ("vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)")
+#: Issue 34's power cases: (k, separation, weight of the last) at n = 500.
+TARGET_POWER = {"power-two-equal": (2, 1.0, 0.5), "power-small-mode": (2, 1.6, 0.1)}
+
+
+def headline(out: dict) -> dict[str, dict[str, float]]:
+    """The recorded numbers (``--record``) of what ``out`` holds: the size cells of the
+    target nulls against the band 0.05 ± 2 SE, issue 34's two power cases (the run with the
+    most replicates) and the speed of the product's test."""
+    cases: dict[str, dict[str, float]] = {}
+    cells = [row for row in out.get("size", []) if row["null"] in TARGET_NULLS]
+    if cells:
+        inside = [abs(row["step"] - ALPHA) <= 2 * row["se"] for row in cells]
+        cases["size"] = {"cells": len(cells), "in_band": int(sum(inside)),
+                         "step_min": min(row["step"] for row in cells),
+                         "step_max": max(row["step"] for row in cells),
+                         "replicates_min": min(row["reps"] for row in cells)}
+    for name, (k, separation, small) in TARGET_POWER.items():
+        rows = [row for row in out.get("power", []) if row["n"] == 500 and row["k"] == k
+                and row["separation"] == separation and row["small"] == round(small, 4)]
+        if rows:
+            row = max(rows, key=lambda row: row["reps"])
+            cases[name] = {"before": row["before"]["exact"], "after": row["after"]["exact"],
+                           "replicates": row["reps"]}
+    speed = {(row["n"], row["sample"]): row["cpu_seconds"] for row in out.get("speed", [])
+             if row["test"].startswith("mode_test")}
+    if speed:
+        cases["speed"] = {"cpu_5371_s": max(s for (n, _), s in speed.items() if n == 5371),
+                          "cpu_1e6_s": max(s for (n, _), s in speed.items() if n == 10**6)}
+    return cases
 
 
 PARTS = {"size": part_size, "power": part_power, "pipeline": part_pipeline,
@@ -432,18 +515,28 @@ def main() -> None:
     parser.add_argument("--noise-sizes", type=int, nargs="+", default=[2000, 20000, 100000])
     parser.add_argument("--reps", type=int, default=500, help="size replicates per case")
     parser.add_argument("--power-reps", type=int, default=100)
+    parser.add_argument("--power-sizes", type=int, nargs="+", default=[200, 500, 5000])
+    parser.add_argument("--power-cases", nargs="+", default=None,
+                        help="k:separation:weight of the power cases to run (default: all)")
     parser.add_argument("--pipeline-reps", type=int, default=500,
                         help="uniform replicates per (d, n) through the torus test")
     parser.add_argument("--alone-reps", type=int, default=20,
                         help="replicates per (d, n) fitted whatever the torus test says")
     parser.add_argument("--budget-minutes", type=float, default=60.0,
                         help="no new pipeline fit starts after this")
-    parser.add_argument("--shard", default="0/1", help="i/m: this process does fit i mod m")
+    parser.add_argument("--shard", default="0/1",
+                        help="i/m: this process does case (or pipeline fit) i mod m")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the size and power cases already in --json")
+    parser.add_argument("--merge", type=Path, nargs="+", default=None,
+                        help="print the size and power tables from these --json files and stop")
     parser.add_argument("--pipeline-table", type=Path, nargs="+", default=None,
                         help="print the pipeline table from these --json files and stop")
+    parser.add_argument("--runs-out", type=Path, default=None,
+                        help="with --merge: also write the merged rows (without the "
+                             "per-replicate p-values) to this JSON file")
+    add_record_option(parser)
     parser.add_argument("--n-boot", type=int, default=mt.DEFAULT_N_BOOT)
-    parser.add_argument("--factors", type=float, nargs="+", default=FACTORS.tolist(),
-                        help="calibration factors λ whose size is measured")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--skip-size", default=[], action="append", type=lambda t: (
         t.split(":")[0], int(t.split(":")[1])), help="null:n of a size case to leave out")
@@ -451,7 +544,29 @@ def main() -> None:
     if args.pipeline_table is not None:
         pipeline_table([json.loads(path.read_text())["pipeline"] for path in args.pipeline_table])
         return
+    if args.merge is not None:
+        runs = [json.loads(path.read_text()) for path in args.merge]
+        merged = {part: [row for run in runs for row in run.get(part, [])]
+                  for part in ("size", "power", "speed")}
+        args.shard = "0/1"
+        for part in ("size", "power"):
+            if merged[part]:
+                PARTS[part](args, {part: merged[part]})
+        if args.runs_out is not None:
+            kept = {part: [{key: value for key, value in row.items() if key != "p"}
+                           for row in rows] for part, rows in merged.items()}
+            args.runs_out.write_text(json.dumps(kept, indent=1, default=float) + "\n")
+        if args.record is not None:
+            loads = [float(row["load"].split(",")[0]) for rows in merged.values()
+                     for row in rows if "load" in row]  # the runs' highest load
+            record(args.record, __file__, headline(merged),
+                   load_at_start=max(loads, default=one_minute_load()), log=log)
+        return
+    load_at_start = one_minute_load()
     out: dict = {"load_start": load_average_text(), "n_boot": args.n_boot}
+    if args.resume and args.json is not None and args.json.exists():
+        out.update({part: rows for part, rows in json.loads(args.json.read_text()).items()
+                    if part in ("size", "power")})
     print(f"# Mode test benchmark\n\nload average at start: {out['load_start']}")
     for part in args.part or list(PARTS):
         PARTS[part](args, out)
@@ -459,6 +574,8 @@ def main() -> None:
     print(f"\nload average at end: {out['load_end']}")
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1, default=float))
+    if args.record is not None:
+        record(args.record, __file__, headline(out), load_at_start=load_at_start, log=log)
 
 
 if __name__ == "__main__":

@@ -115,6 +115,20 @@ ROWS = (
         "reader, backbone φ/ψ): pooled / per-frame",
         "{pooled_frames_per_s:,.0f} / {per_frame_frames_per_s:,.0f} frames/s, peak RSS "
         "{peak_rss_mb:,.0f} MB", "target 10⁴ frames/s"),
+    Row("bench_modetest", "size",
+        "mode test (`mode_test`), size of the one-mode step at α = 0.05: von Mises κ = 0.5, "
+        "2, 8 and wrapped Cauchy, n = 500 / 5000 / 50,000",
+        "{step_min:.3f}–{step_max:.3f}; {in_band} of {cells} cells within 0.05 ± 2 SE "
+        "({replicates_min} replicates each)", "issue 34: every cell within 0.05 ± 2 SE"),
+    Row("bench_modetest", "power-two-equal",
+        "mode test power, k̂ = 2: two equal von Mises modes (κ = 8) at ±0.5 rad, n = 500",
+        "{before:.2f} (Silverman's test) → {after:.2f} ({replicates} replicates)",
+        "issue 34: ≥ 0.80"),
+    Row("bench_modetest", "power-small-mode",
+        "same, a 10 % mode 1.6 rad from the main one, n = 500",
+        "{before:.2f} → {after:.2f} ({replicates} replicates)", "issue 34: ≥ 0.80"),
+    Row("bench_modetest", "speed", "mode test, n = 5371 / 10⁶ (CPU, the slower of 2 samples)",
+        "{cpu_5371_s:.2f} s / {cpu_1e6_s:.2f} s", "targets 1 s / 10 s"),
 )
 
 HEADER = """\

@@ -1,11 +1,11 @@
 """Command line interface: the ``stpca`` console script.
 
 Commands: ``fit``, ``demo``, ``demos``, ``info``, ``transform``, ``export-script``,
-``dihedrals``, ``representatives`` and ``reproduce``. One module per command group
-(:mod:`.fitting`, :mod:`.transform`, :mod:`.sessions`, :mod:`.structures`,
-:mod:`.reproduction`) registers its commands on the parser built by :mod:`.parser`; the
-argument groups several commands share are declared once in :mod:`.arguments`, and
-:mod:`.guard` turns every failure into a one-line message.
+``plot``, ``dihedrals``, ``representatives`` and ``reproduce``. One module per command
+group (:mod:`.fitting`, :mod:`.transform`, :mod:`.sessions`, :mod:`.plots`,
+:mod:`.structures`, :mod:`.reproduction`) registers its commands on the parser built by
+:mod:`.parser`; the argument groups several commands share are declared once in
+:mod:`.arguments`, and :mod:`.guard` turns every failure into a one-line message.
 """
 
 from __future__ import annotations

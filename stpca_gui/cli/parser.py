@@ -11,10 +11,10 @@ import argparse
 from pathlib import Path
 
 from .. import __version__
-from . import fitting, reproduction, sessions, structures, transform
+from . import fitting, plots, reproduction, sessions, structures, transform
 
 #: The command groups, in the order ``stpca --help`` lists their commands.
-COMMAND_GROUPS = (fitting, transform, sessions, structures, reproduction)
+COMMAND_GROUPS = (fitting, transform, sessions, plots, structures, reproduction)
 DEBUG_HELP = "on failure, print the traceback too"
 
 

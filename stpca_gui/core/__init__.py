@@ -6,6 +6,7 @@ from ._base.progress import CancelCheck, FitCancelled, ProgressCallback, Progres
 from ._base.threads import loaded_libraries
 from .baselines import BASELINES, BaselineResult, run_baselines
 from .circstats.circular import circular_frechet_mean
+from .circstats.mode_test import mode_test
 from .circstats.modes import ModeClustering, periodic_mode_clusters, pns1_mode_clusters
 from .circstats.silverman import ModeTest, silverman_mode_test
 from .circstats.torus_uniformity import TorusUniformityTest, torus_uniformity_test
@@ -71,6 +72,7 @@ __all__ = [
     "load_model",
     "loaded_libraries",
     "make_demo",
+    "mode_test",
     "model_mode_clusters",
     "periodic_mode_clusters",
     "pns1_mode_clusters",

@@ -180,6 +180,9 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
             "raw_p_values": list(test.raw_p_values),
             "critical_bandwidths": list(test.critical_bandwidths),
             "calibration": test.calibration, "n_boot": test.n_boot, "k_max": test.k_max,
+            "test": test.method,
+            "excess_mass_p_values": list(test.excess_mass_p_values),
+            "n_distinct": test.n_distinct, "note": test.note,
             "reached_k_max": test.reached_max,
             "torus_uniformity_p_value": test.uniformity_p_value,
             "structure": clusters.has_structure,
@@ -187,7 +190,9 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
     sizes = " / ".join(str(int(s)) for s in clusters.sizes)
     if clusters.stability is not None and clusters.has_structure:
         sizes += " (stability " + " / ".join(f"{s:.2f}" for s in clusters.stability) + ")"
+    note = test.note if test is not None else ""
     items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
+             SummaryItem("mode_test_note", "mode test note", note, note, shown=bool(note)),
              SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
                          sizes, shown=clusters.has_structure)]
     if clusters.confusion is not None and not _labels_are_classes(clusters):

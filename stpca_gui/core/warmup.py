@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .circstats import _mode_test_kernel, _modes_kernel, _uniformity_kernel
+from .circstats import _excess_mass_kernel, _mode_test_kernel, _modes_kernel, _uniformity_kernel
 from .geometry._torus_kernel import fill_torus_cdist
 from .pns import _subsphere_kernel
 from .prediction import _prediction_kernel
@@ -45,6 +45,10 @@ def warm_up() -> None:
     _modes_kernel.windowed_log_kde_terms(sample[:2], sample, 0.5, 50.0, np.empty(2),
                                          np.empty(2))
     _mode_test_kernel.count_maxima_rows(units, 1e-9, np.empty(8, dtype=np.int64))
+    cells = np.full((1, 8), 0.125)
+    cells[0, 3] = 0.0
+    _excess_mass_kernel.excess_mass_rows(cells, 1, 4, 2, np.empty(1))
+    _excess_mass_kernel.excess_mass_statistic(np.ascontiguousarray(cells[0]), 1, 4, 2)
     circle = np.sort(rng.uniform(0.0, 2.0 * np.pi, 8))
     _uniformity_kernel.watson_sorted(circle / (2.0 * np.pi))
     sums = _uniformity_kernel.pair_sums_serial(circle)

@@ -134,8 +134,9 @@ class MainWindow(QMainWindow):
                        for text in (PREPARING_SCENE, PREPARING_PLOT))
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
-            "scores": ViewSlot(plot), "histogram": ViewSlot(plot),
-            "variance": ViewSlot(plot), "diagnostics": ViewSlot(plot),
+            "scores": ViewSlot(plot), "free_energy": ViewSlot(plot), "time": ViewSlot(plot),
+            "histogram": ViewSlot(plot), "variance": ViewSlot(plot),
+            "diagnostics": ViewSlot(plot),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -240,13 +241,18 @@ class MainWindow(QMainWindow):
 
     def _prepare_plots(self) -> None:
         from .views.diagnostics_view import DiagnosticsView
+        from .views.free_energy_view import FreeEnergyView
         from .views.mpl_views import HistogramView, ScoresView, VarianceView
+        from .views.time_view import TimeView
 
         self.scores_view = ScoresView(self.state)
+        self.free_energy_view = FreeEnergyView(self.state)
+        self.time_view = TimeView(self.state)
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
-        self._place_views({"scores": self.scores_view, "histogram": self.histogram_view,
+        self._place_views({"scores": self.scores_view, "free_energy": self.free_energy_view,
+                           "time": self.time_view, "histogram": self.histogram_view,
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view})
 
@@ -300,7 +306,12 @@ class MainWindow(QMainWindow):
         top.addWidget(self.slots["torus"])
         top.addWidget(self.slots["sphere"])
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(self.slots["scores"])
+        # The views of two components share a place, one at a time.
+        self.scores_tabs = QTabWidget()
+        self.scores_tabs.addTab(self.slots["scores"], "Scores")
+        self.scores_tabs.addTab(self.slots["free_energy"], "Free energy")
+        self.scores_tabs.addTab(self.slots["time"], "Time")
+        bottom.addWidget(self.scores_tabs)
         bottom.addWidget(self.slots["histogram"])
         views = QSplitter(Qt.Orientation.Vertical)
         views.addWidget(top)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 SESSION_FILTER = "stpca sessions (*.stpca)"
 #: The views with choices of their own, and the window stage that builds each.
-VIEW_STAGES = {"torus": "torus", "sphere": "sphere"}
+VIEW_STAGES = {"torus": "torus", "sphere": "sphere", "free_energy": "plots"}
 #: Answers of :meth:`SessionActions.ask_save_changes`.
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 #: Session files at least this large are opened in the background.
@@ -136,8 +136,9 @@ class SessionActions(QObject):
             if view_stage == stage and key in self.window.views:
                 view = self.window.views[key]
                 # A camera the user moved, or another layout, is a change to save.
-                view.plotter.iren.add_observer("EndInteractionEvent",
-                                               lambda *_: self.mark_modified())
+                if hasattr(view, "plotter"):
+                    view.plotter.iren.add_observer("EndInteractionEvent",
+                                                   lambda *_: self.mark_modified())
                 combo = getattr(view, "layout_combo", None)
                 if combo is not None:
                     combo.currentIndexChanged.connect(self.mark_modified)

@@ -35,7 +35,8 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
                  "stpca_gui.gui.export_actions", "stpca_gui.gui.lagged_embedding",
                  "stpca_gui.gui.structure_dialog",
                  "stpca_gui.gui.script_export_action", "stpca_gui.gui.progress_labels"),
-    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view"),
+    "plots": ("stpca_gui.gui.views.mpl_views", "stpca_gui.gui.views.diagnostics_view",
+              "stpca_gui.gui.views.free_energy_view", "stpca_gui.gui.views.time_view"),
     "torus": ("stpca_gui.gui.views.vtk_views",),
     "sphere": (),
 }

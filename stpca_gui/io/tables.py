@@ -35,8 +35,10 @@ _CANDIDATE_DELIMITERS = ",;\t| "
 #: Values beyond this magnitude cannot be radians of a sensible table: suggest degrees.
 DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
 #: Provenance columns: where a row comes from (the tables of ``stpca dihedrals`` have
-#: them). Never read as angles unless chosen by name; carried into the scores tables.
-PROVENANCE_COLUMNS = ("trajectory", "frame", "time", "segid", "resid", "resname")
+#: them), and ``weight``, a per-frame weight (e.g. from enhanced sampling) for the
+#: free-energy landscape. Never read as angles unless chosen by name; carried into the
+#: scores tables.
+PROVENANCE_COLUMNS = ("trajectory", "frame", "time", "segid", "resid", "resname", "weight")
 
 
 class TableError(ValueError):

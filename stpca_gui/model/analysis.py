@@ -152,7 +152,7 @@ class AnalysisResult:
         The clusters the app shows: PNS1's tested mode clusters (issue 22; the data are
         first tested for uniformity on the torus), with each cluster's stability, checked
         against the labels when the data have them. A session may bring clusters made by
-        another rule or level: they say which (``method``, ``mode_test.alpha``).
+        another rule or level: they say which (their ``method``, their test's level).
     paper_mode_clusters : ModeClustering or None
         PNS1's clusters by the paper's rule (every mode of the plug-in KDE, untested), for
         comparison; None when they were not computed (the command line's result, whose

@@ -17,6 +17,8 @@ COLOR_MODES: dict[str, str] = {
     "pns1": "PNS1 score",
     "cluster": "PNS1 mode cluster",
     "stress": "stress per point",
+    "time": "time",
+    "trajectory": "trajectory",
     "selection": "selection",
 }
 #: A key of :data:`COLOR_MODES`.
@@ -161,7 +163,8 @@ class AppState:
         """The colour mode the views can honour now.
 
         "label" needs labels, "pns1" and "cluster" need a result, "stress" a result whose
-        diagnostics are computed; otherwise "selection".
+        diagnostics are computed, "time" and "trajectory" data with that column (read from
+        trajectories); otherwise "selection".
         """
         mode = self._color_mode
         if mode == "label" and (self._dataset is None or not self._dataset.has_labels):
@@ -169,6 +172,9 @@ class AppState:
         if mode in ("pns1", "cluster") and self._result is None:
             return "selection"
         if mode == "stress" and self._diagnostics is None:
+            return "selection"
+        if mode in ("time", "trajectory") and (
+                self._dataset is None or mode not in (self._dataset.provenance or {})):
             return "selection"
         return mode
 

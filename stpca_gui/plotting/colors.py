@@ -100,12 +100,13 @@ class PointColoring:
     mode : {"label", "pns1", "stress", "selection", …}
         "label" colours by ``labels`` (or their ``label_codes``), "pns1" by the cyclic
         colormap of ``pns1``, "stress" by the sequential colormap of ``point_stress`` (up
-        to its 99 % quantile), "selection" by the selection groups given to
+        to its 99 % quantile), "sequential" by the same colormap of ``values`` from their
+        least to their largest (e.g. time), "selection" by the selection groups given to
         :meth:`colors`; any other mode, or a mode without its data, gives one neutral
         colour.
     n : int
         Number of samples.
-    labels, label_codes, pns1, pns1_period, point_stress
+    labels, label_codes, pns1, pns1_period, point_stress, values
         The data of the modes; ``label_codes`` (codes in natural order of the names, as
         :func:`~stpca_gui.model.dataset.encode_labels` gives them) saves encoding ``labels``.
     """
@@ -113,7 +114,8 @@ class PointColoring:
     def __init__(self, mode: str, *, n: int, labels: ArrayLike | None = None,
                  label_codes: ArrayLike | None = None, pns1: ArrayLike | None = None,
                  pns1_period: float = 2.0 * np.pi,
-                 point_stress: ArrayLike | None = None) -> None:
+                 point_stress: ArrayLike | None = None,
+                 values: ArrayLike | None = None) -> None:
         self.n = int(n)
         self.by_groups = False
         self.codes: NDArray[np.intp] | None = None
@@ -131,6 +133,13 @@ class PointColoring:
             values = np.asarray(point_stress, dtype=np.float64)
             top = max(stress_scale_max(values), 1e-300)
             self.codes = np.minimum((values / top * CYCLIC_LEVELS).astype(np.intp),
+                                    CYCLIC_LEVELS - 1)
+            self.palette = stress_colormap()(np.arange(CYCLIC_LEVELS))
+        elif mode == "sequential" and values is not None:
+            values = np.asarray(values, dtype=np.float64)
+            lo, hi = (float(values.min()), float(values.max())) if values.size else (0, 1)
+            phase = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
+            self.codes = np.minimum((phase * CYCLIC_LEVELS).astype(np.intp),
                                     CYCLIC_LEVELS - 1)
             self.palette = stress_colormap()(np.arange(CYCLIC_LEVELS))
         elif mode == "selection":

@@ -18,7 +18,6 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
-from matplotlib.path import Path
 from matplotlib.transforms import blended_transform_factory
 from numpy.typing import ArrayLike, NDArray
 
@@ -27,6 +26,7 @@ from .density_image import DensityGrid
 from .marker_collection import ColorGroupedCollection, grouped_scatter
 from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label
 from .partial_redraw import PartialRedraw
+from .regions import points_in_polygon, points_in_rectangle
 
 #: Samples above which the points are rasterised in vector exports (SVG/PDF).
 RASTERIZE_ABOVE = 5000
@@ -364,16 +364,7 @@ class ScoresScatter:
         -------
         ndarray of bool, shape (n,)
         """
-        corners = np.asarray(vertices, dtype=np.float64).reshape(-1, 2)
-        inside = np.zeros(self._xy.shape[0], dtype=bool)
-        if corners.shape[0] < 3 or self._xy.shape[0] == 0:
-            return inside
-        # Only the points in the polygon's bounding box need the exact test.
-        (xlo, ylo), (xhi, yhi) = corners.min(axis=0), corners.max(axis=0)
-        x, y = self._xy[:, 0], self._xy[:, 1]
-        candidates = np.flatnonzero((x >= xlo) & (x <= xhi) & (y >= ylo) & (y <= yhi))
-        inside[candidates] = Path(corners).contains_points(self._xy[candidates])
-        return inside
+        return points_in_polygon(self._xy, vertices)
 
     def points_in_rectangle(self, x0: float, y0: float, x1: float, y1: float) -> NDArray[np.bool_]:
         """Samples inside the axis-aligned rectangle with corners (x0, y0), (x1, y1).
@@ -384,11 +375,7 @@ class ScoresScatter:
         -------
         ndarray of bool, shape (n,)
         """
-        xlo, xhi = sorted((float(x0), float(x1)))
-        ylo, yhi = sorted((float(y0), float(y1)))
-        x = self._xy[:, 0]
-        y = self._xy[:, 1]
-        return (x >= xlo) & (x <= xhi) & (y >= ylo) & (y <= yhi)
+        return points_in_rectangle(self._xy, x0, y0, x1, y1)
 
 
 def _padded_range(values: NDArray[np.float64]) -> tuple[float, float]:

@@ -36,7 +36,7 @@ def test_the_reference_shows_every_command_argument_default_and_help():
     sections = dict(zip(re.findall(r"^### stpca (\S+)$", text, re.M),
                         re.split(r"^### stpca \S+$", text, flags=re.M)[1:], strict=True))
     assert list(sections) == list(commands(parser)) == [
-        "fit", "demo", "demos", "info", "transform", "export-script", "dihedrals",
+        "fit", "demo", "demos", "info", "transform", "export-script", "plot", "dihedrals",
         "representatives", "reproduce"]
     for name, action in _every_option(parser):
         section = sections[name]

@@ -76,7 +76,8 @@ def test_app_state_colour_mode_and_view_options():
     state.set_color_mode("label")
     state.set_color_mode("pns1")
     assert modes.calls == [("pns1",)]
-    with pytest.raises(ValueError, match="label, pns1, cluster, stress, selection"):
+    with pytest.raises(ValueError,
+                       match="label, pns1, cluster, stress, time, trajectory, selection"):
         state.set_color_mode("rainbow")
     assert state.effective_color_mode == "selection"  # no result yet
 

@@ -144,7 +144,9 @@ def cluster_stability(
         inter = np.zeros((k, m))
         np.add.at(inter, (original, resampled), histogram)
         other = inter.sum(axis=0)
-        jaccard = inter / (sizes[:, None] + other[None, :] - inter)
+        union = sizes[:, None] + other[None, :] - inter
+        # (an empty cluster, which the tested rule never makes, scores 0, not NaN)
+        jaccard = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
         total += jaccard.max(axis=1)
     stability_sorted = total / int(n_boot)
     result = np.empty(k)

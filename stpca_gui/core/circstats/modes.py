@@ -1,8 +1,8 @@
 """Clustering of a periodic sample (e.g. the PNS1 score) by the modes of its density (paper, §5).
 
 Two rules. The default, ``method="tested"``, keeps only the modes the data support: the
-number of modes k̂ comes from Silverman's critical-bandwidth test
-(:mod:`~stpca_gui.core.circstats.silverman`) and the clusters' boundaries are the antimodes of
+number of modes k̂ comes from the test for the number of modes
+(:mod:`~stpca_gui.core.circstats.mode_test`) and the clusters' boundaries are the antimodes of
 the paper's plug-in KDE, its least prominent modes merged away down to k̂ (the
 domains of attraction of the modes of the KDE at the critical bandwidth for k̂ modes when
 the plug-in KDE has fewer than k̂: :func:`clusters_for_test`); k̂ = 1 means no cluster
@@ -21,12 +21,21 @@ from __future__ import annotations
 
 import dataclasses
 
-from numpy.typing import ArrayLike
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike
 from .bandwidth import check_period, check_periodic_sample
-from .mode_clustering import MODE_RULES, ConfusionTable, ModeClustering, ModeRule
+from .mode_clustering import (
+    MODE_RULES,
+    ConfusionTable,
+    ModeClustering,
+    ModeRule,
+    checked_labels,
+    classification,
+)
+from .mode_test import TEST_WEIGHTS
 from .paper_modes import (
     TWO_PI,
     BandwidthChoice,
@@ -39,9 +48,15 @@ from .silverman import (
     DEFAULT_N_BOOT,
     Calibration,
     ModeTest,
-    silverman_mode_test,
 )
-from .tested_modes import clusters_for_test, tested_mode_clusters
+from .tested_modes import ModeTestName, clusters_for_test, run_mode_test, tested_mode_clusters
+from .ties import (
+    MIN_DISTINCT,
+    continuous_sample,
+    distinct_rows,
+    distinct_sample,
+    ties_note,
+)
 
 __all__ = [
     "MODE_RULES",
@@ -67,6 +82,7 @@ def periodic_mode_clusters(
     k_max: int = DEFAULT_K_MAX,
     n_boot: int = DEFAULT_N_BOOT,
     calibration: Calibration = "silverman",
+    test: ModeTestName = "excess_mass",
     random_state: RandomStateLike = 0,
     grid_size: int | None = None,
     min_density: float = 1e-3,
@@ -76,8 +92,10 @@ def periodic_mode_clusters(
     """Cluster a periodic sample by the modes of its density: the tested modes (default) or
     every mode of the KDE (``method="paper"``).
 
-    ``method="tested"``: k̂ from :func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`
-    (``alpha``, ``k_max``, ``n_boot``, ``calibration``, ``random_state``), the clusters
+    ``method="tested"``: k̂ from :func:`~stpca_gui.core.circstats.mode_test.mode_test`
+    (``alpha``, ``k_max``, ``n_boot``, ``random_state``; ``test="silverman"``: Silverman's
+    test alone, :func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`, with its
+    ``calibration``), the clusters
     from :func:`clusters_for_test` (the paper rule's antimodes merged down to k̂, or the
     critical-bandwidth domains); ``bandwidth``, ``grid_size``, ``min_density`` and
     ``min_prominence`` belong to the paper's rule and must be left at their defaults.
@@ -90,7 +108,7 @@ def periodic_mode_clusters(
             raise ValueError("the tested rule chooses its own bandwidth and grid; "
                              "use method='paper' to give them")
         return tested_mode_clusters(angles, period, labels, alpha=alpha, k_max=k_max,
-                                    n_boot=n_boot, calibration=calibration,
+                                    n_boot=n_boot, calibration=calibration, test=test,
                                     random_state=random_state, check=check)
     if method != "paper":
         raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
@@ -140,21 +158,64 @@ def pns1_mode_clusters(
     x = check_periodic_sample(pns1)
     uniformity = None
     if torus_angles is not None:
-        uniformity = torus_uniformity_test(torus_angles).p_value
+        angles = np.asarray(torus_angles, dtype=np.float64).reshape(x.size, -1)
+        first, inverse = distinct_rows(angles)
+        if first.size < x.size:
+            return _clusters_of_distinct_rows(
+                x, period, angles, first, inverse, alpha=alpha, labels=labels,
+                stability=stability, random_state=random_state, check=check)
+        uniformity = torus_uniformity_test(angles).p_value
     if uniformity is not None and uniformity >= alpha:
         test = ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), alpha=float(alpha),
                         calibration="silverman", n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
-                        period=period, n=x.size, uniformity_p_value=uniformity)
+                        period=period, n=x.size, uniformity_p_value=uniformity,
+                        method="excess_mass", step_weights=TEST_WEIGHTS)
     else:
-        test = silverman_mode_test(x, period, alpha=alpha, random_state=random_state,
-                                   check=check)
+        test = run_mode_test(x, period, alpha=alpha, k_max=DEFAULT_K_MAX,
+                             n_boot=DEFAULT_N_BOOT, random_state=random_state, check=check)
         if uniformity is not None:
             test = dataclasses.replace(test, uniformity_p_value=uniformity)
     clusters = clusters_for_test(x, period, test, labels, paper=paper, check=check)
     if stability:
-        plug_in = paper.bandwidth if paper is not None else plug_in_bandwidth(x, period)
-        figures = cluster_stability(x, period, clusters.antimodes, clusters.n_clusters,
-                                    bandwidth=plug_in,
+        distinct = distinct_sample(x, period)
+        tested = continuous_sample(distinct, period).values if distinct.has_ties else x
+        plug_in = (paper.bandwidth if paper is not None and not distinct.has_ties
+                   else plug_in_bandwidth(tested, period))
+        figures = cluster_stability(tested, period, clusters.antimodes,
+                                    clusters.n_clusters, bandwidth=plug_in,
                                     random_state=random_state, check=check)
         clusters = dataclasses.replace(clusters, stability=figures)
     return clusters
+
+
+def _clusters_of_distinct_rows(
+    x: NDArray[np.float64], period: float, angles: NDArray[np.float64],
+    first: NDArray[np.intp], inverse: NDArray[np.intp], *, alpha: float,
+    labels: ArrayLike | None, stability: bool, random_state: RandomStateLike,
+    check: CancelCheck | None,
+) -> ModeClustering:
+    """:func:`pns1_mode_clusters` of torus data with repeated rows: everything is found from
+    one score per distinct row (``first``), then every row takes its copy's cluster
+    (:mod:`~stpca_gui.core.circstats.ties`)."""
+    true_labels = checked_labels(labels, x.size)
+    note = ties_note(x.size, first.size, "rows")
+    if first.size < MIN_DISTINCT:
+        test = ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), alpha=float(alpha),
+                        calibration="silverman", n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
+                        period=period, n=x.size, method="excess_mass",
+                        step_weights=TEST_WEIGHTS, n_distinct=int(first.size), note=note)
+        clusters = clusters_for_test(x, period, test, true_labels, check=check)
+        # one cluster: it is every resample's one cluster
+        return dataclasses.replace(clusters, stability=np.ones(1) if stability else None)
+    clusters = pns1_mode_clusters(x[first], period, torus_angles=angles[first], alpha=alpha,
+                                  stability=stability, random_state=random_state, check=check)
+    test = clusters.mode_test
+    if test is not None:
+        test = dataclasses.replace(test, n=x.size, n_distinct=int(first.size),
+                                   note="; ".join(t for t in (note, test.note) if t))
+    cluster = clusters.labels[inverse]
+    rate = confusion = None
+    if true_labels is not None:
+        rate, confusion = classification(cluster, clusters.n_clusters, true_labels)
+    return dataclasses.replace(clusters, labels=cluster, mode_test=test,
+                               classification_rate=rate, confusion=confusion)

@@ -60,9 +60,12 @@ __all__ = [
     "ModeTest",
     "attraction_domains",
     "binned_critical_bandwidth",
+    "coarse_probabilities",
     "critical_bandwidth",
     "hall_york_factor",
     "mode_count",
+    "resample_counts",
+    "resamples_with_more_modes",
     "silverman_mode_test",
     "step_p_value",
     "unit_angles",
@@ -148,7 +151,7 @@ def _count_maxima_rows(derivatives: NDArray[np.float64]) -> NDArray[np.int64]:
     return out
 
 
-def _resample_counts(probabilities: NDArray[np.float64], n: int, rows: int,
+def resample_counts(probabilities: NDArray[np.float64], n: int, rows: int,
                      rng: np.random.Generator) -> NDArray[np.float64]:
     """``rows`` bootstrap samples from the nodes' probabilities, as counts per node.
 
@@ -298,7 +301,8 @@ def hall_york_factor(alpha: float) -> float:
 
 @dataclass(frozen=True)
 class ModeTest:
-    """Result of :func:`silverman_mode_test`.
+    """Result of a test for the number of modes (:func:`silverman_mode_test`,
+    :func:`~stpca_gui.core.circstats.mode_test.mode_test`).
 
     Attributes
     ----------
@@ -308,10 +312,10 @@ class ModeTest:
         data came first and did not reject, see ``uniformity_p_value``).
     p_values : tuple of float
         p-value of the step "at most k modes" for k = 1, 2, … (as far as the test went):
-        :func:`step_p_value` of the raw Silverman p-values p_k and p_{k+1} (a density with
-        more than k + 1 modes has more than k: weighted Bonferroni over the two).
+        the weighted Bonferroni combination of the step's two p-values (``step_weights``;
+        :func:`step_p_value` for this module's test).
     critical_bandwidths : tuple of float
-        h_k for k = 1, 2, … (one more than the steps), in data units.
+        h_k for k = 1, 2, … (as many as ``raw_p_values``), in data units.
     alpha : float
         Level of every step.
     calibration : str
@@ -325,11 +329,26 @@ class ModeTest:
     n : int
         Sample size.
     raw_p_values : tuple of float
-        Silverman's p_k for k = 1, 2, … (one more than the steps).
+        Silverman's p_k for k = 1, 2, … (one more than the steps with
+        ``method="silverman"``, one per step with ``"excess_mass"``).
     uniformity_p_value : float or None
         When the data were first tested for uniformity on the torus
         (:func:`~stpca_gui.core.circstats.torus_uniformity.torus_uniformity_test`): its
         p-value. When it is ≥ alpha the mode test was not run and ``n_modes`` is 1.
+    method : str
+        ``"silverman"`` (this module's test: a step combines Silverman's p_k and p_{k+1})
+        or ``"excess_mass"`` (:func:`~stpca_gui.core.circstats.mode_test.mode_test`: a step
+        combines Silverman's p_k and the excess-mass p-value).
+    excess_mass_p_values : tuple of float
+        With ``method="excess_mass"``: the excess-mass p-value of every step.
+    step_weights : tuple of float
+        The weighted Bonferroni split of a step's level between its two p-values.
+    n_distinct : int or None
+        The number of distinct values the test used, when the sample had ties
+        (:mod:`~stpca_gui.core.circstats.ties`).
+    note : str
+        What people should know about how the test was run ("" when nothing), e.g. that
+        ties were counted once.
     """
 
     n_modes: int
@@ -343,6 +362,11 @@ class ModeTest:
     n: int
     uniformity_p_value: float | None = None
     raw_p_values: tuple[float, ...] = ()
+    method: str = "silverman"
+    excess_mass_p_values: tuple[float, ...] = ()
+    step_weights: tuple[float, float] = STEP_WEIGHTS
+    n_distinct: int | None = None
+    note: str = ""
 
     @property
     def reached_max(self) -> bool:
@@ -364,7 +388,7 @@ class ModeTest:
         """The p-value of every step, e.g. "k=1: p<0.002, k=2: p=0.41"."""
         parts = []
         # The smallest step p-value B resamples can give.
-        floor = 1.0 / ((self.n_boot + 1) * STEP_WEIGHTS[0])
+        floor = 1.0 / ((self.n_boot + 1) * max(self.step_weights))
         for k, p in enumerate(self.p_values, start=1):
             parts.append(f"k={k}: p≤{p:.2g}" if p <= floor * (1 + 1e-9)
                          else f"k={k}: p={p:.3g}")
@@ -375,6 +399,8 @@ class ModeTest:
         if self.uniform:
             return (f"no cluster structure: data consistent with uniform on the torus "
                     f"(p = {self.uniformity_p_value:.3g}, α = {self.alpha:g})")
+        if not self.p_values:
+            return f"one cluster: the test for the number of modes was not run ({self.note})"
         steps = self.steps_text()
         if self.n_modes <= 1:
             return f"no cluster structure: one mode not rejected (α = {self.alpha:g}; {steps})"
@@ -399,7 +425,7 @@ def _check_test_parameters(alpha: float, k_max: int, n_boot: int, calibration: s
         raise ValueError(f"unknown calibration {calibration!r}; use 'hall_york' or 'silverman'")
 
 
-def _coarse_probabilities(density: NDArray[np.float64], h: float) -> NDArray[np.float64]:
+def coarse_probabilities(density: NDArray[np.float64], h: float) -> NDArray[np.float64]:
     """The density's probabilities on the coarsest grid with at least
     :data:`_NODES_PER_BANDWIDTH` nodes per bandwidth ``h`` (a power of two ≥ 256, at most
     the fine grid): each fine node's mass goes to its nearest coarse node. Resamples are
@@ -424,18 +450,22 @@ def _bootstrap_p_values(
     """For each factor λ: the share of smoothed-bootstrap samples from f_{h_k} with more
     than k modes at λ·h_k (the same resamples for every factor), as (1 + count)/(1 + B)."""
     factors = np.atleast_1d(np.asarray(factors, dtype=np.float64))
-    probabilities = _coarse_probabilities(sample.density(h_k), float(factors.min()) * h_k)
-    size = probabilities.size
+    probabilities = coarse_probabilities(sample.density(h_k), float(factors.min()) * h_k)
     exceed = np.zeros(factors.size)
     for start in range(0, n_boot, _BOOT_CHUNK):
         if check is not None:
             check()
         rows = min(_BOOT_CHUNK, n_boot - start)
-        spectrum = _spectrum(_resample_counts(probabilities, sample.n, rows, rng))
+        counts = resample_counts(probabilities, sample.n, rows, rng)
         for i, factor in enumerate(factors):
-            derivative = _derivative(spectrum, factor * h_k, size)
-            exceed[i] += np.count_nonzero(_count_maxima_rows(derivative) > k)
+            exceed[i] += resamples_with_more_modes(counts, factor * h_k, k)
     return (exceed + 1.0) / (n_boot + 1.0)
+
+
+def resamples_with_more_modes(counts: NDArray[np.float64], h: float, k: int) -> int:
+    """How many resamples (rows of counts on a grid) have more than k modes at bandwidth h."""
+    derivative = _derivative(_spectrum(counts), h, counts.shape[-1])
+    return int(np.count_nonzero(_count_maxima_rows(derivative) > k))
 
 
 def silverman_mode_test(

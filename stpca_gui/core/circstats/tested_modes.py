@@ -1,18 +1,21 @@
-"""The tested rule: as many clusters as Silverman's test finds modes, bounded where the paper's
-density is lowest.
+"""The tested rule: as many clusters as the test for the number of modes finds, bounded where
+the paper's density is lowest.
 
 The number of clusters k̂ comes from the test for the number of modes
-(:func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`); :func:`clusters_for_test`
+(:func:`~stpca_gui.core.circstats.mode_test.mode_test`, or Silverman's alone,
+:func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`); :func:`clusters_for_test`
 places their boundaries at the antimodes of the paper rule's plug-in KDE
 (:mod:`~stpca_gui.core.circstats.paper_modes`), its least prominent modes merged away down to
 k̂, or, when that KDE has fewer than k̂ modes, at the domains of attraction of the modes of
 the KDE at the critical bandwidth for k̂ modes. k̂ = 1 means no cluster structure
-(``docs/mode_test.md``).
+(``docs/mode_test.md``). Like the test, the boundaries are found from the sample with its
+ties undone (:mod:`~stpca_gui.core.circstats.ties`); every point takes its value's cluster.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -22,6 +25,7 @@ from .._base.random import RandomStateLike
 from ..geometry.torus import wrap_angles
 from .bandwidth import check_period, check_periodic_sample
 from .mode_clustering import ModeClustering, arc_labels, checked_labels, classification
+from .mode_test import mode_test
 from .paper_modes import TripledKde, paper_mode_clusters
 from .prominence import align_antimodes, merge_shallowest_antimodes
 from .silverman import (
@@ -33,6 +37,12 @@ from .silverman import (
     silverman_mode_test,
     unit_angles,
 )
+from .ties import continuous_sample, distinct_sample
+
+#: ``"excess_mass"``: :func:`~stpca_gui.core.circstats.mode_test.mode_test` (the product's);
+#: ``"silverman"``: :func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`.
+ModeTestName = Literal["excess_mass", "silverman"]
+MODE_TESTS: tuple[ModeTestName, ...] = ("excess_mass", "silverman")
 
 TWO_PI = 2.0 * np.pi
 
@@ -45,20 +55,37 @@ def _modes_and_preceding_antimodes(
     return wrap_angles(maxima, period)[order], wrap_angles(minima, period)[preceding]
 
 
+def run_mode_test(
+    angles: ArrayLike, period: float, *, test: ModeTestName = "excess_mass",
+    alpha: float, k_max: int, n_boot: int, calibration: Calibration = "silverman",
+    random_state: RandomStateLike = 0, check: CancelCheck | None = None,
+) -> ModeTest:
+    """The test for the number of modes named ``test`` (``calibration`` belongs to
+    Silverman's test alone)."""
+    if test == "silverman":
+        return silverman_mode_test(angles, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
+                                   calibration=calibration, random_state=random_state,
+                                   check=check)
+    if test != "excess_mass":
+        raise ValueError(f"unknown test {test!r}; use 'excess_mass' or 'silverman'")
+    if calibration != "silverman":
+        raise ValueError("calibration belongs to Silverman's test; use test='silverman'")
+    return mode_test(angles, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
+                     random_state=random_state, check=check)
+
+
 def tested_mode_clusters(
     angles: ArrayLike, period: float, labels: ArrayLike | None, *, alpha: float,
     k_max: int, n_boot: int, calibration: Calibration, random_state: RandomStateLike,
-    check: CancelCheck | None, test: ModeTest | None = None,
+    check: CancelCheck | None, test: ModeTestName = "excess_mass",
 ) -> ModeClustering:
     """The test's k̂ and :func:`clusters_for_test`'s boundaries."""
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = checked_labels(labels, x.size)
-    if test is None:
-        test = silverman_mode_test(x, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
-                                   calibration=calibration, random_state=random_state,
-                                   check=check)
-    return clusters_for_test(x, period, test, true_labels, check=check)
+    result = run_mode_test(x, period, test=test, alpha=alpha, k_max=k_max, n_boot=n_boot,
+                           calibration=calibration, random_state=random_state, check=check)
+    return clusters_for_test(x, period, result, true_labels, check=check)
 
 
 def clusters_for_test(
@@ -113,15 +140,43 @@ def clusters_for_test(
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = checked_labels(labels, x.size)
-    k = max(int(test.n_modes), 1)
     if paper is not None and (paper.method != "paper" or paper.labels.size != x.size):
         raise ValueError("paper must be the paper rule's clusters of the same sample")
+    distinct = distinct_sample(x, period)
+    if distinct.has_ties:
+        return _clusters_of_values(x, continuous_sample(distinct, period).values, period, test,
+                                   true_labels, check)
+    return _clusters_of_sample(x, period, test, true_labels, paper, check)
+
+
+def _clusters_of_sample(
+    x: NDArray[np.float64], period: float, test: ModeTest, true_labels: NDArray | None,
+    paper: ModeClustering | None, check: CancelCheck | None,
+) -> ModeClustering:
+    """:func:`clusters_for_test` of a sample taken as continuous (ties undone or none)."""
+    k = max(int(test.n_modes), 1)
     if k > 1:
         if paper is None:
             paper = paper_mode_clusters(x, period, check=check)
         if paper.n_clusters >= k:
             return _merged_plug_in_clusters(x, paper, test, true_labels)
     return _critical_clusters(x, period, test, true_labels)
+
+
+def _clusters_of_values(
+    x: NDArray[np.float64], tested: NDArray[np.float64], period: float, test: ModeTest,
+    true_labels: NDArray | None, check: CancelCheck | None,
+) -> ModeClustering:
+    """The clusters of a sample ``x`` with ties: found from the ``tested`` sample (its ties
+    undone), then every point takes the cluster of the arc its value lies in."""
+    clusters = _clusters_of_sample(tested, period, test, None, None, check)
+    cluster = (arc_labels(wrap_angles(x, period), clusters.antimodes, period)
+               if clusters.n_clusters > 1 else np.zeros(x.size, dtype=np.int64))
+    rate = confusion = None
+    if true_labels is not None:
+        rate, confusion = classification(cluster, clusters.n_clusters, true_labels)
+    return dataclasses.replace(clusters, labels=cluster, classification_rate=rate,
+                               confusion=confusion)
 
 
 def _merged_plug_in_clusters(

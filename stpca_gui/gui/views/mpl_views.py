@@ -117,57 +117,78 @@ class MplView(ViewFrame):
         """The blitting selection widgets of this view."""
         return []
 
+    def recolor(self, builder) -> None:
+        """Show the state's colours and selection on the drawn figure through the
+        builder's ``update_colors(colors, selected)`` and its partial redraw; a figure
+        drawn from an older result is redrawn instead (a new data set's signals are
+        still on their way: the current colours do not fit the points drawn)."""
+        if not self._drawn:
+            return
+        if self._drawn_result is not self.state.result:
+            self.redraw()
+            return
+        colors, selected = current_colors(self.state)
+        builder.update_colors(colors, selected)
+        self.show_layer_changes(builder.partial_redraw)
+
     def _renew_selector_backgrounds(self) -> None:
         for selector in self.selectors():
             selector.update_background(None)
 
 
-class ScoresView(MplView):
-    """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection.
+class DrawnWhenShown:
+    """A view in a tab that draws only when shown: while hidden, a redraw marks it stale
+    (its figure may cost tenths of a second for 10⁶ frames), and showing it or exporting
+    it draws. The view's ``redraw(force=…)`` calls :meth:`_deferred` first."""
 
-    The components shown are the state's ``scatter_components``: the x/y combo boxes
-    write the user's choice there and follow the state.
+    _stale = False
+
+    def _deferred(self, force: bool) -> bool:
+        """Whether to leave the drawing for later (hidden, and not forced)."""
+        self._stale = not force and not self.isVisible()
+        return self._stale
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.redraw()
+
+    def has_content(self) -> bool:
+        return self._drawn or (self._stale and self.state.result is not None)
+
+    def export(self, path: Path, dpi: int = 150) -> None:
+        if self._stale:
+            self.redraw(force=True)
+        super().export(path, dpi)
+
+
+class ComponentPicker:
+    """The x and y combo boxes of a view of two PNS components, bound to the state's
+    ``scatter_components`` (the scores scatter and the free-energy landscape show the same
+    pair: switching between them keeps the axes).
+
+    Parameters
+    ----------
+    state : AppState
+    controls : QHBoxLayout
+        The view's title row; the boxes are added to it.
     """
 
-    title_text = "Scores"
-    export_stem = "scores"
-
-    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
-        super().__init__(state, parent)
-        self.scatter = ScoresScatter(self.figure)
+    def __init__(self, state: AppState, controls) -> None:
+        self.state = state
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.x_combo.setToolTip("Horizontal axis")
         self.y_combo.setToolTip("Vertical axis")
-        self.controls.addWidget(QLabel("x"))
-        self.controls.addWidget(self.x_combo)
-        self.controls.addWidget(QLabel("y"))
-        self.controls.addWidget(self.y_combo)
-        self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
-                        " Alt intersect")
+        controls.addWidget(QLabel("x"))
+        controls.addWidget(self.x_combo)
+        controls.addWidget(QLabel("y"))
+        controls.addWidget(self.y_combo)
         self.x_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("x"))
         self.y_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("y"))
-        self._lasso: LassoSelector | None = None
-        self._rect: RectangleSelector | None = None
-        self._drawn_components: tuple[int, int] | None = None
-        state.dataset_changed.connect(self._fill_combos)
-        state.view_options_changed.connect(self._on_view_option)
-        state.result_changed.connect(self.redraw)
-        state.selection.changed.connect(self.update_colors)
-        state.color_mode_changed.connect(self._on_color_mode)
+        state.dataset_changed.connect(self.fill)
 
-    def _on_color_mode(self, *_: object) -> None:
-        # The density image of all samples has the colours of the mode: it is redrawn.
-        if self._drawn and self.scatter.density:
-            self.redraw()
-        else:
-            self.update_colors()
-
-    def show_state(self) -> None:
-        self._fill_combos()
-        self.redraw()
-
-    def _fill_combos(self, *_: object) -> None:
+    def fill(self, *_: object) -> None:
         """One entry per PNS component of the data set, showing the state's choice."""
         dataset = self.state.dataset
         d = 0 if dataset is None else dataset.n_angles
@@ -178,9 +199,9 @@ class ScoresView(MplView):
             combo.addItems(names)
             combo.blockSignals(False)
         self.y_combo.setEnabled(d > 1)
-        self._show_components()
+        self.show_components()
 
-    def _show_components(self) -> None:
+    def show_components(self) -> None:
         """Set the combo boxes to the state's scatter components."""
         if self.state.dataset is None:
             return
@@ -199,34 +220,26 @@ class ScoresView(MplView):
             old_i, old_j = self.state.scatter_components
             i, j = (i, old_i) if axis == "x" else (old_j, j)
         self.state.set_scatter_components(i, j)
-        self._show_components()
+        self.show_components()
 
-    def _on_view_option(self, name: str) -> None:
-        if name != "scatter_components":
-            return
-        self._show_components()
-        if self._drawn and self._drawn_components != self.state.scatter_components:
-            self.redraw()
 
-    def redraw(self, *_: object) -> None:
-        result = self._result_or_blank()
-        if result is None:
-            return
-        i, j = self.state.scatter_components
-        colors, selected = current_colors(self.state)
-        self.thaw_layout()
-        self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
-        self._attach_selectors()
-        self.canvas.draw_idle()
-        self._drawn = True
-        self._drawn_components = (i, j)
-        self._drawn_result = result
+class RegionSelection:
+    """Lasso (drag) and rectangle (right-drag) selection on a view of two scores, written
+    to the shared selection. The view names its ``region_source`` and gives the object
+    that knows which points a region holds (``region_points()``: with
+    ``points_in_polygon`` and ``points_in_rectangle``)."""
+
+    region_source = "scores"
+    _lasso: LassoSelector | None = None
+    _rect: RectangleSelector | None = None
+
+    def region_points(self):  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def selectors(self) -> list:
         return [s for s in (self._lasso, self._rect) if s is not None]
 
-    def _attach_selectors(self) -> None:
-        ax = self.scatter.axes
+    def _attach_selectors(self, ax) -> None:
         self._lasso = LassoSelector(ax, self._on_lasso, button=[1], useblit=True)
         self._rect = RectangleSelector(ax, self._on_rectangle, button=[3], useblit=True,
                                        interactive=False)
@@ -242,28 +255,78 @@ class ScoresView(MplView):
 
     def select_polygon(self, vertices: np.ndarray, mode: str = "replace") -> None:
         """Select the samples inside a polygon in data coordinates."""
-        mask = self.scatter.points_in_polygon(vertices)
-        self.state.selection.apply(mask, mode, source="scores")
+        mask = self.region_points().points_in_polygon(vertices)
+        self.state.selection.apply(mask, mode, source=self.region_source)
 
     def select_rectangle(self, x0: float, y0: float, x1: float, y1: float,
                          mode: str = "replace") -> None:
         """Select the samples inside an axis-aligned rectangle in data coordinates."""
         if None in (x0, y0, x1, y1):
             return
-        mask = self.scatter.points_in_rectangle(x0, y0, x1, y1)
-        self.state.selection.apply(mask, mode, source="scores")
+        mask = self.region_points().points_in_rectangle(x0, y0, x1, y1)
+        self.state.selection.apply(mask, mode, source=self.region_source)
+
+
+class ScoresView(RegionSelection, MplView):
+    """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection.
+
+    The components shown are the state's ``scatter_components``: the x/y combo boxes
+    write the user's choice there and follow the state.
+    """
+
+    title_text = "Scores"
+    export_stem = "scores"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.scatter = ScoresScatter(self.figure)
+        self.picker = ComponentPicker(state, self.controls)
+        self.x_combo, self.y_combo = self.picker.x_combo, self.picker.y_combo
+        self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
+                        " Alt intersect")
+        self._drawn_components: tuple[int, int] | None = None
+        state.view_options_changed.connect(self._on_view_option)
+        state.result_changed.connect(self.redraw)
+        state.selection.changed.connect(self.update_colors)
+        state.color_mode_changed.connect(self._on_color_mode)
+
+    def region_points(self) -> ScoresScatter:
+        return self.scatter
+
+    def _on_color_mode(self, *_: object) -> None:
+        # The density image of all samples has the colours of the mode: it is redrawn.
+        if self._drawn and self.scatter.density:
+            self.redraw()
+        else:
+            self.update_colors()
+
+    def show_state(self) -> None:
+        self.picker.fill()
+        self.redraw()
+
+    def _on_view_option(self, name: str) -> None:
+        if name != "scatter_components":
+            return
+        self.picker.show_components()
+        if self._drawn and self._drawn_components != self.state.scatter_components:
+            self.redraw()
+
+    def redraw(self, *_: object) -> None:
+        result = self._result_or_blank()
+        if result is None:
+            return
+        i, j = self.state.scatter_components
+        colors, selected = current_colors(self.state)
+        self.thaw_layout()
+        self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
+        self._attach_selectors(self.scatter.axes)
+        self.canvas.draw_idle()
+        self._drawn = True
+        self._drawn_components = (i, j)
+        self._drawn_result = result
 
     def update_colors(self, *_: object) -> None:
-        if not self._drawn:
-            return
-        if self._drawn_result is not self.state.result:
-            # A new data set's signals are still on their way: the colours of the current
-            # state do not fit the points drawn, so the whole plot is redone (or blanked).
-            self.redraw()
-            return
-        colors, selected = current_colors(self.state)
-        self.scatter.update_colors(colors, selected)
-        self.show_layer_changes(self.scatter.partial_redraw)
+        self.recolor(self.scatter)
 
 
 class HistogramView(MplView):

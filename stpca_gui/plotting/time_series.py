@@ -1,0 +1,103 @@
+"""Scores over time: one component against time, one line per trajectory.
+
+Rows of a table read from trajectories carry ``trajectory`` and ``time`` (ps) columns; each
+trajectory is one line in frame order, and the points are coloured like in every view
+(label, mode cluster, …). Without time the row number is the time axis, and the axis says
+so; without ``trajectory`` all rows are one run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from matplotlib.axes import Axes
+from numpy.typing import ArrayLike, NDArray
+
+from .mpl_common import as_mask, as_rgba, pns_label, style_axes
+
+__all__ = ["TimeAxis", "scores_over_time", "time_axis"]
+
+#: Points are drawn up to this many (an even subset beyond; the lines keep every frame).
+POINTS_UP_TO = 50_000
+
+
+class TimeAxis:
+    """The time of every row, the run it belongs to, and the axis label.
+
+    Attributes
+    ----------
+    time : ndarray, shape (n,)
+    runs : ndarray of int, shape (n,)
+        The run (trajectory) of each row, coded 0, 1, … in order of first appearance.
+    run_names : list of str
+    label : str
+    """
+
+    def __init__(self, time: NDArray[np.float64], runs: NDArray[np.intp],
+                 run_names: list[str], label: str) -> None:
+        self.time, self.runs, self.run_names, self.label = time, runs, run_names, label
+
+
+def time_axis(n: int, provenance: Mapping[str, ArrayLike] | None) -> TimeAxis:
+    """The time axis of ``n`` rows from their carried columns (``time``, ``trajectory``);
+    the row number where there is no time (or it is not a number)."""
+    provenance = provenance or {}
+    label = "row (the data have no time)"
+    time = np.arange(n, dtype=np.float64)
+    if "time" in provenance:
+        try:
+            time = np.asarray(provenance["time"]).astype(np.float64)
+            label = "time (ps)"
+        except ValueError:
+            label = "row (the time column is not numbers)"
+    if "trajectory" in provenance:
+        names, first, runs = np.unique(np.asarray(provenance["trajectory"]),
+                                       return_index=True, return_inverse=True)
+        order = np.argsort(first)
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        return TimeAxis(time, rank[runs.ravel()], [str(names[k]) for k in order], label)
+    return TimeAxis(time, np.zeros(n, dtype=np.intp), [""], label)
+
+
+def scores_over_time(ax: Axes, scores: ArrayLike, component: int, axis: TimeAxis, *,
+                     colors: ArrayLike | None = None, selected: ArrayLike | None = None,
+                     period: float | None = None) -> None:
+    """Draw score ``component`` (0-based) against time into ``ax``: a thin line per run,
+    the frames as points in their colours, the selected ones outlined on top.
+
+    A PNS1 line (``period`` given) is broken where it wraps around the period instead of
+    crossing the plot.
+    """
+    values = np.asarray(scores, dtype=np.float64)
+    values = values[:, None] if values.ndim == 1 else values
+    y = values[:, component]
+    n = len(y)
+    style_axes(ax)
+    for run in range(len(axis.run_names)):
+        rows = np.flatnonzero(axis.runs == run)
+        t, v = axis.time[rows], y[rows]
+        if component == 0 and period is not None and v.size > 1:
+            breaks = np.flatnonzero(np.abs(np.diff(v)) > 0.5 * period) + 1
+            t, v = np.insert(t, breaks, np.nan), np.insert(v, breaks, np.nan)
+        ax.plot(t, v, color="#9a9a9a", linewidth=0.5, zorder=1,
+                label=axis.run_names[run] or None)
+    shown = np.arange(n) if n <= POINTS_UP_TO else np.linspace(0, n - 1, POINTS_UP_TO
+                                                                ).astype(np.intp)
+    rgba = (colors.at(shown) if hasattr(colors, "at")
+            else as_rgba(colors, n, "#0072B2")[shown])
+    size = float(np.clip(200.0 / np.sqrt(max(n, 1)), 1.0, 16.0))
+    ax.scatter(axis.time[shown], y[shown], s=size, c=rgba, linewidths=0, zorder=2)
+    mask = as_mask(selected, n)
+    chosen = shown[mask[shown]]
+    if chosen.size:
+        ax.scatter(axis.time[chosen], y[chosen], s=2 * size + 4, c=rgba[mask[shown]],
+                   edgecolors="black", linewidths=0.4, zorder=3)
+    ax.set_xlabel(axis.label)
+    ax.set_ylabel(pns_label(component))
+    if period is not None and component == 0:
+        ax.set_ylim(-0.5 * period, 0.5 * period)
+    runs = len(axis.run_names)
+    if runs > 1:
+        ax.set_title(f"{runs} trajectories, one line each", fontsize=8, loc="left")
