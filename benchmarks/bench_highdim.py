@@ -19,6 +19,18 @@ and, per case, the peak RSS (``ru_maxrss``) and its value before the fit (data m
 loaded by ``warm_up()``), the load average at the start and the end, PC1's share on the
 sphere and on the torus, the number of clusters and their rate against the true states.
 
+``--compare DIR`` runs every case twice, interleaved: first against the ``stpca_gui`` of
+another checkout (the code *before*, e.g. main exported with ``git archive``), then against
+this one (*after*), so that both see the same load. ``--no-torus-variance`` fits with
+``torus_variance=False`` (for PNS before/after pairs without the slow stage other work
+replaces). ``--pns-error`` also refits PNS on the fit's embedding with every level fitted
+(``exact_levels="all"``), when the default fit reduced levels, and reports the reduction's
+error against it: the correlation of PNS1, the largest difference of explained variance
+ratio (points), the mode clusters of PNS1 (paper rule) of both and the share of points
+they put together. ``--record`` writes PNS's CPU before/after (with ``--compare``) and the
+reduction's error at d = 20 and 66, n = 500 and 2,000 to benchmarks/results/ for
+docs/measured.md.
+
 A case that takes more than ``--limit`` seconds of CPU is stopped (``RLIMIT_CPU`` of the child;
 the machine is shared, so the limit is on CPU time, with ``--wall-limit`` as a safety net)
 and reported as "> limit", with the stages it finished; larger n at the same d are then not
@@ -31,6 +43,9 @@ Usage::
     uv run python benchmarks/bench_highdim.py --d 66 --n 500 2000   # some cases
     uv run python benchmarks/bench_highdim.py --limit 120 --json out.json --markdown out.md
     uv run python benchmarks/bench_highdim.py --source /tmp/old     # another checkout's code
+    git archive main stpca_gui | tar -x -C /tmp/before                 # PNS before / after:
+    uv run python benchmarks/bench_highdim.py --d 20 66 --n 500 2000 --no-torus-variance \
+        --compare /tmp/before --pns-error --record
 
 ``--source DIR`` runs the children against the ``stpca_gui`` of another checkout (e.g. an
 earlier commit exported with ``git archive``), for before/after tables.
@@ -72,6 +87,9 @@ TARGETS: dict[tuple[int, int], tuple[float, float]] = {
     (66, 1_000_000): (360.0, 4096.0),
     (426, 10_000): (120.0, 4096.0),
 }
+#: The cases ``--record`` writes (each d with both n): PNS before/after, the reduction's error.
+RECORDED_DIMENSIONS = (20, 66)
+RECORDED_SIZES = (500, 2000)
 log = common.make_logger("bench_highdim")
 
 
@@ -117,7 +135,52 @@ class _StageClock:
         return False
 
 
-def child(d: int, n: int) -> dict[str, Any]:
+def _reduction_error(model: Any, labels: Any) -> dict[str, Any] | None:
+    """The fit's PNS (levels reduced) against PNS with every level fitted, on the same
+    embedding and seed; None when the fit reduced no level."""
+    import numpy as np
+
+    from stpca_gui.core.circstats.modes import pns1_mode_clusters
+    from stpca_gui.core.circstats.rates import best_matching_rate
+    from stpca_gui.core.pns.pns import PrincipalNestedSpheres
+
+    reduced = model.pns_
+    if not np.size(getattr(reduced, "reduced_levels_", ())):
+        return None
+    cpu0 = time.process_time()
+    exact = PrincipalNestedSpheres(**(reduced.get_params() | {"exact_levels": "all"})).fit(
+        model.embedding_)
+    exact_cpu = time.process_time() - cpu0
+
+    def clusters(pns: Any) -> Any:
+        period = 2.0 * np.pi * float(pns.circle_radius_)
+        return pns1_mode_clusters(pns.scores_[:, 0], period, method="paper", labels=labels)
+
+    ours, theirs = clusters(reduced), clusters(exact)
+    k = max(ours.n_clusters, theirs.n_clusters)
+    table = np.zeros((k, k), dtype=np.int64)
+    np.add.at(table, (ours.labels, theirs.labels), 1)
+    gap = np.abs(reduced.explained_variance_ratio_ - exact.explained_variance_ratio_)
+    d = int(reduced.n_components_)
+    return {
+        "reduced_levels": [int(reduced.reduced_levels_[0]) + 1,
+                           int(reduced.reduced_levels_[-1]) + 1],
+        "reduced_variance_percent": 100.0 * float(np.sum(
+            reduced.explained_variance_ratio_[d - 1 - reduced.reduced_levels_])),
+        "pns1_correlation": abs(float(np.corrcoef(reduced.scores_[:, 0],
+                                                  exact.scores_[:, 0])[0, 1])),
+        "ratio_gap_points": 100.0 * float(gap.max()),
+        "pc1_gap_points": 100.0 * float(gap[0]),
+        "n_clusters": int(ours.n_clusters), "exact_n_clusters": int(theirs.n_clusters),
+        "cluster_agreement": float(best_matching_rate(table)[0] / ours.labels.size),
+        "exact_pns_cpu_s": exact_cpu,
+    }
+
+
+def child(d: int, n: int, torus_variance: bool = True,
+          pns_error: bool = False) -> dict[str, Any]:
+    import numpy as np
+
     from stpca_gui.core import ScaledTorusPCA, model_mode_clusters
     from stpca_gui.core.torsion_states import make_torsion_states
     from stpca_gui.core.warmup import warm_up
@@ -130,14 +193,16 @@ def child(d: int, n: int) -> dict[str, Any]:
     rss_before = common.peak_rss_mb()
     clock = _StageClock()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    model = ScaledTorusPCA(random_state=0).fit(data.angles, callback=clock)
+    model = ScaledTorusPCA(random_state=0, torus_variance=torus_variance).fit(
+        data.angles, callback=clock)
     clock.switch("clusters")
     paper = model_mode_clusters(model, method="paper", labels=data.labels)
     clusters = model_mode_clusters(model, labels=data.labels, stability=True, paper=paper)
     clock.switch(None)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     pns = model.pns_
-    return {
+    torus_ratio = getattr(model, "torus_explained_variance_ratio_", None)
+    result = {
         "d": d, "n": n, "wall_s": wall, "cpu_s": cpu,
         "stage_wall_s": clock.wall, "stage_cpu_s": clock.cpu,
         "fit_timings_s": {k: float(v) for k, v in model.timings_.items()},
@@ -146,7 +211,9 @@ def child(d: int, n: int) -> dict[str, Any]:
         "load_start": load_start, "load_end": common.load_average_text(),
         "n_landmarks": int(model.n_landmarks_),
         "pc1_percent": 100.0 * float(model.explained_variance_ratio_[0]),
-        "torus_pc1_percent": 100.0 * float(model.torus_explained_variance_ratio_[0]),
+        "torus_pc1_percent": (100.0 * float(torus_ratio[0]) if torus_variance
+                              else float("nan")),
+        "reduced_levels": int(np.size(getattr(pns, "reduced_levels_", ()))),
         "small_spheres": int(sum(kind == "small" for kind in pns.sphere_types_)),
         "levels": len(pns.sphere_types_),
         "n_clusters": int(clusters.n_clusters),
@@ -154,6 +221,9 @@ def child(d: int, n: int) -> dict[str, Any]:
         "paper_n_clusters": int(paper.n_clusters),
         "paper_cluster_rate": paper.classification_rate,
     }
+    if pns_error:
+        result["reduction"] = _reduction_error(model, data.labels)
+    return result
 
 
 # ------------------------------------------------------------------ parent
@@ -168,13 +238,14 @@ def _limit_cpu(seconds: float) -> None:
 
 
 def run_case(d: int, n: int, limit_s: float, wall_limit_s: float,
-             source: Path | None) -> dict[str, Any]:
-    """Run one case in a fresh process; a case over ``limit_s`` CPU seconds (or
-    ``wall_limit_s`` wall seconds) keeps its finished stages."""
+             source: Path | None, options: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Run one case in a fresh process (``options``: the child's flags); a case over
+    ``limit_s`` CPU seconds (or ``wall_limit_s`` wall seconds) keeps its finished stages."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = str(source) + os.pathsep + env.get("PYTHONPATH", "")
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(d), str(n)]
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", str(d), str(n),
+               *options]
     load_start = common.load_average_text()
     try:
         completed = subprocess.run(command, capture_output=True, text=True, env=env,
@@ -227,19 +298,22 @@ def _size(n: int) -> str:
 
 def report(results: list[dict[str, Any]], limit_s: float) -> str:
     """The d × n table: per stage wall / CPU seconds, totals, memory, load and results."""
-    headers = (["d", "n", "total wall / CPU s"] + [f"{name} s" for name in STAGES]
+    compared = any("code" in result for result in results)
+    headers = (["d", "n"] + (["code"] if compared else []) + ["total wall / CPU s"]
+               + [f"{name} s" for name in STAGES]
                + ["PNS share of CPU", "peak RSS MiB", "load start → end", "PC1 % (torus)",
                   "clusters (rate)", "target"])
     rows = []
     for result in results:
         d, n = result["d"], result["n"]
+        case = [str(d), _size(n)] + ([result.get("code", "")] if compared else [])
         target = TARGETS.get((d, n))
         if "error" in result:
             total = result["error"]
             cells = [_stage_cell(result, stage) for stage in STAGES]
             load = (f"{result['load_start'].split(',')[0]} → {result['load_end'].split(',')[0]}"
                     if "load_start" in result else "—")
-            rows.append([str(d), _size(n), total, *cells, "—", "—", load, "—", "—",
+            rows.append([*case, total, *cells, "—", "—", load, "—", "—",
                          common.pass_fail(False) if target else "—"])
             continue
         cpu_total = result["cpu_s"]
@@ -248,12 +322,13 @@ def report(results: list[dict[str, Any]], limit_s: float) -> str:
         if target:
             ok = result["wall_s"] <= target[0] and result["peak_rss_mb"] <= target[1]
         rate = result["cluster_rate"]
+        torus = result["torus_pc1_percent"]
         rows.append([
-            str(d), _size(n), f"{result['wall_s']:.1f} / {cpu_total:.1f}",
+            *case, f"{result['wall_s']:.1f} / {cpu_total:.1f}",
             *[_stage_cell(result, stage) for stage in STAGES],
             f"{100 * pns_share:.0f} %", fmt(result["peak_rss_mb"], ".0f"),
             f"{result['load_start'].split(',')[0]} → {result['load_end'].split(',')[0]}",
-            f"{result['pc1_percent']:.1f} ({result['torus_pc1_percent']:.1f})",
+            f"{result['pc1_percent']:.1f}" + ("" if torus != torus else f" ({torus:.1f})"),
             f"{result['n_clusters']} ({fmt(rate, '.3f')})",
             common.pass_fail(ok) if target else "—",
         ])
@@ -265,7 +340,73 @@ def report(results: list[dict[str, Any]], limit_s: float) -> str:
         "was over the limit already. Targets (issue 32): T^66 n = 10^4 / 10^5 / 10^6 ≤ 15 s "
         "/ 60 s / 6 min, T^426 n = 10^4 ≤ 2 min, all ≤ 4 GB.",
     ]
-    return "\n".join([common.markdown_table(headers, rows), "", *notes])
+    return "\n".join([common.markdown_table(headers, rows), "", *notes,
+                      *_reduction_report(results)])
+
+
+def _reduction_report(results: list[dict[str, Any]]) -> list[str]:
+    """The reduction's error against PNS with every level fitted (``--pns-error``)."""
+    rows = []
+    for result in results:
+        error = result.get("reduction")
+        if not error:
+            continue
+        first, last = error["reduced_levels"]
+        rows.append([
+            str(result["d"]), _size(result["n"]), f"{first}–{last} of {result['levels']}",
+            f"{error['reduced_variance_percent']:.1f} %", f"{error['pns1_correlation']:.6f}",
+            f"{error['pc1_gap_points']:.3f} / {error['ratio_gap_points']:.3f}",
+            f"{error['n_clusters']} / {error['exact_n_clusters']}",
+            f"{error['cluster_agreement']:.4f}",
+            f"{result['stage_cpu_s'].get('pns', float('nan')):.1f} / "
+            f"{error['exact_pns_cpu_s']:.1f}",
+        ])
+    if not rows:
+        return []
+    headers = ["d", "n", "levels reduced", "their variance", "PNS1 correlation",
+               "Δ ratio PC1 / largest (points)", "clusters (reduced / exact)",
+               "points clustered alike", "PNS CPU s (reduced / exact)"]
+    return ["", "The reduction against PNS with every level fitted (same embedding and "
+            "seed; the issue's tolerances: PNS1 correlation ≥ 0.9999, ratios within 0.1 "
+            "point, the same clusters):", "", common.markdown_table(headers, rows)]
+
+
+def record_results(results: list[dict[str, Any]], directory: Path,
+                   load_at_start: float) -> None:
+    """PNS CPU before/after and the reduction's error at :data:`RECORDED_DIMENSIONS` ×
+    :data:`RECORDED_SIZES` into ``directory/bench_highdim.json`` (a d is recorded when
+    every size of it ran)."""
+    found = {(r["d"], r["n"], r.get("code", "after")): r for r in results
+             if "error" not in r}
+    cases: dict[str, dict[str, Any]] = {}
+    for d in RECORDED_DIMENSIONS:
+        timing: dict[str, Any] = {}
+        error: dict[str, Any] = {}
+        for n in RECORDED_SIZES:
+            before, after = found.get((d, n, "before")), found.get((d, n, "after"))
+            if before is not None and after is not None:
+                for code, result in (("before", before), ("after", after)):
+                    pns = result["stage_cpu_s"].get("pns", 0.0)
+                    timing[f"{code}_{n}_s"] = round(pns, 3)  # 2 places then .1f rounds twice
+                    timing[f"{code}_{n}_share"] = round(100.0 * pns / result["cpu_s"], 1)
+            reduction = after.get("reduction") if after is not None else None
+            if reduction:
+                error[f"corr_{n}"] = round(reduction["pns1_correlation"], 7)
+                error[f"gap_{n}"] = round(reduction["ratio_gap_points"], 3)
+                error[f"agree_{n}"] = round(reduction["cluster_agreement"], 4)
+                error[f"clusters_{n}"] = reduction["n_clusters"]
+                error[f"exact_clusters_{n}"] = reduction["exact_n_clusters"]
+                error[f"first_{n}"], error[f"last_{n}"] = reduction["reduced_levels"]
+                error[f"reduced_variance_{n}"] = round(reduction["reduced_variance_percent"], 1)
+        if len(timing) == 4 * len(RECORDED_SIZES):
+            cases[f"pns-d{d}"] = timing
+        if len(error) == 8 * len(RECORDED_SIZES):
+            cases[f"reduction-d{d}"] = error
+    if cases:
+        common.record(directory, __file__, cases, load_at_start=load_at_start, log=log)
+    else:
+        log("nothing to record: --record needs d = 20 or 66 at n = 500 and 2,000 "
+            "(with --compare for the timings, --pns-error for the reduction)")
 
 
 def main() -> int:
@@ -283,12 +424,28 @@ def main() -> int:
     parser.add_argument("--source", type=Path, help="directory holding the stpca_gui to time")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--compare", type=Path, metavar="DIR",
+                        help="run each case against DIR's stpca_gui (before) and then this "
+                             "checkout's (after), interleaved")
+    parser.add_argument("--no-torus-variance", action="store_true",
+                        help="fit with torus_variance=False")
+    parser.add_argument("--pns-error", action="store_true",
+                        help="measure the PNS reduction against every level fitted")
+    common.add_record_option(parser)
     parser.add_argument("--child", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        common.emit_child_result(MARKER, child(*args.child))
+        common.emit_child_result(MARKER, child(*args.child,
+                                               torus_variance=not args.no_torus_variance,
+                                               pns_error=args.pns_error))
         return 0
     load_before = common.load_average_text()
+    load_at_start = common.one_minute_load()
+    fit_options = ("--no-torus-variance",) if args.no_torus_variance else ()
+    codes: list[tuple[str | None, Path | None, tuple[str, ...]]] = [
+        (None, args.source, fit_options + (("--pns-error",) if args.pns_error else ()))]
+    if args.compare is not None:
+        codes = [("before", args.compare, fit_options), ("after", None, codes[0][2])]
     results = []
     for d in args.d:
         over_limit = False
@@ -301,18 +458,21 @@ def main() -> int:
             if over_limit and not args.no_skip:
                 results.append({"d": d, "n": n, "skipped": True, "error": "not run"})
                 continue
-            log(f"d = {d}, n = {n:,} …")
-            result = run_case(d, n, args.limit, args.wall_limit, args.source)
-            results.append(result)
-            over_limit = bool(result.get("timed_out"))
-            log(f"d = {d}, n = {n:,}: "
-                + (result["error"] if "error" in result else
-                   f"{result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
-                   f"{', '.join(f'{k} {v:.1f}' for k, v in result['stage_cpu_s'].items())}"))
+            for code, source, options in codes:
+                log(f"d = {d}, n = {n:,}{f' ({code})' if code else ''} …")
+                result = run_case(d, n, args.limit, args.wall_limit, source, options)
+                if code:
+                    result["code"] = code
+                results.append(result)
+                over_limit = over_limit or bool(result.get("timed_out"))
+                log(f"d = {d}, n = {n:,}: "
+                    + (result["error"] if "error" in result else
+                       f"{result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
+                       + ", ".join(f"{k} {v:.1f}" for k, v in result["stage_cpu_s"].items())))
     table = report(results, args.limit)
     text = "\n".join([
         "# ST-PCA at high dimension (bench_highdim.py)", "",
-        f"Code: {args.source or 'this checkout'}; load average before: {load_before}, "
+        f"Code: {_code_text(args)}; load average before: {load_before}, "
         f"after: {common.load_average_text()}.", "", table, "",
         common.machine_report(common.machine_info())])
     print(text)
@@ -322,8 +482,17 @@ def main() -> int:
     if args.json:
         common.write_json(args.json, {"load_before": load_before, "limit_s": args.limit,
                                       "source": str(args.source or ""),
+                                      "compare": str(args.compare or ""),
                                       "results": results}, log)
+    if args.record is not None:
+        record_results(results, args.record, load_at_start)
     return 0
+
+
+def _code_text(args: argparse.Namespace) -> str:
+    if args.compare is not None:
+        return f"before: {args.compare}, after: this checkout"
+    return str(args.source or "this checkout")
 
 
 if __name__ == "__main__":

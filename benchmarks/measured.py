@@ -38,6 +38,21 @@ class Row:
     reference: str = "—"
 
 
+#: bench_highdim_steps' rows, one per d: the stages before → after and the errors after.
+HIGHDIM_STAGES = (
+    "{landmark_stage_cpu_s_before:.1f} s ({landmark_sets_before}) → "
+    "{landmark_stage_cpu_s_after:.1f} s ({landmark_sets_after}); "
+    "{place_cpu_ms_per_point_before:.2f} → {place_cpu_ms_per_point_after:.2f} ms; "
+    "{curve_cpu_s_before:.2f} → {curve_cpu_s_after:.2f} s; "
+    "{torus_variance_cpu_s_before:,.0f} → {torus_variance_cpu_s_after:.1f} s")
+HIGHDIM_ERRORS = (
+    "≤ {place_dense_difference:.0e}; K = {torus_components}, s = {torus_sample}: "
+    "≤ {torus_sample_error_max:.2%} (points) = {torus_sample_error_in_se_max:.1f} "
+    "standard errors (largest s.e. {torus_ratio_se_max:.2%}); "
+    "{curve_median_turn_deg_before:.0f}° → {curve_median_turn_deg_after:.0f}° "
+    "({curve_median_turn_in_range_deg:.0f}°)")
+HIGHDIM_ERROR_REFERENCE = "reference T̂ to 1e-10 (tests); s.e. target 0.5 points"
+
 ROWS = (
     Row("bench_smds", "demos",
         "SMDS clusters-t2 / t3 (n = 300), wrapped-normal-t2 (n = 500), `lbfgs`, 3 seeds: "
@@ -81,6 +96,31 @@ ROWS = (
         "app: longest GUI-thread stall during a fit with the live display, clusters-t3 / "
         "sunspots cycle 23 / all births (n = 300 / 5371 / 51,299)",
         "{clusters_t3_ms:.0f} / {cycle_23_ms:.0f} / {all_births_ms:.0f} ms", "target 0.1 s"),
+    Row("bench_highdim", "pns-d20",
+        "PNS CPU in the default fit without torus variance, torsion states on T²⁰, n = 500 / "
+        "2,000: before → after (PNS's share of the fit's CPU)",
+        "{before_500_s:.1f} → {after_500_s:.1f} s ({before_500_share:.0f} → "
+        "{after_500_share:.0f} %) / {before_2000_s:.1f} → {after_2000_s:.1f} s "
+        "({before_2000_share:.0f} → {after_2000_share:.0f} %)"),
+    Row("bench_highdim", "pns-d66", "same on T⁶⁶",
+        "{before_500_s:.1f} → {after_500_s:.1f} s ({before_500_share:.0f} → "
+        "{after_500_share:.0f} %) / {before_2000_s:.1f} → {after_2000_s:.1f} s "
+        "({before_2000_share:.0f} → {after_2000_share:.0f} %)"),
+    Row("bench_highdim", "reduction-d20",
+        "PNS with levels {first_500}–{last_500} / {first_2000}–{last_2000} of 19 reduced vs "
+        "every level fitted, T²⁰, n = 500 / 2,000: PNS1 correlation, largest Δ explained "
+        "variance ratio, points in the same mode cluster (clusters reduced / exact)",
+        "{corr_500:.6f} / {corr_2000:.6f}, {gap_500:.3f} / {gap_2000:.3f} points, "
+        "{agree_500:.4f} / {agree_2000:.4f} ({clusters_500}/{exact_clusters_500}, "
+        "{clusters_2000}/{exact_clusters_2000})",
+        "targets ≥ 0.9999, ≤ 0.1 point, the same clusters"),
+    Row("bench_highdim", "reduction-d66",
+        "same on T⁶⁶ (levels {first_500}–{last_500} / {first_2000}–{last_2000} of 65 "
+        "reduced)",
+        "{corr_500:.6f} / {corr_2000:.6f}, {gap_500:.3f} / {gap_2000:.3f} points, "
+        "{agree_500:.4f} / {agree_2000:.4f} ({clusters_500}/{exact_clusters_500}, "
+        "{clusters_2000}/{exact_clusters_2000})",
+        "targets ≥ 0.9999, ≤ 0.1 point, the same clusters"),
     Row("bench_landmarks", "accuracy",
         "landmark fit m = 1000 vs exact, sunspots cycle 23 lag 3: PNS1 agreement, Δ PC1, "
         "all-pairs stress",
@@ -92,6 +132,18 @@ ROWS = (
         "target 40 s, 2 GiB"),
     Row("bench_landmarks", "sunspots-all", "default fit, all 51,301 sunspot births (lag 3)",
         "{seconds:.1f} s, {peak_rss_mib:.0f} MiB", "target 60 s"),
+    Row("bench_highdim_steps", "d20",
+        "T²⁰ three-state torsions (n = 10⁴, m = 1000 landmarks), the fit's steps other than "
+        "PNS, CPU before → after: landmark stage (sets tried); T̂ per point; principal "
+        "curve; torus variance", HIGHDIM_STAGES),
+    Row("bench_highdim_steps", "d66", "same, T⁶⁶", HIGHDIM_STAGES,
+        "target: the whole fit (PNS too) ≤ 15 s"),
+    Row("bench_highdim_steps", "d20",
+        "T²⁰ errors of the high-d steps: T̂ (matrix-free) against the dense kernel; torus "
+        "ratios of the sample (K components, s points) against all m points; median total "
+        "turn of a torsion along the principal curve before → after (on the data's arc)",
+        HIGHDIM_ERRORS, HIGHDIM_ERROR_REFERENCE),
+    Row("bench_highdim_steps", "d66", "same, T⁶⁶", HIGHDIM_ERRORS, HIGHDIM_ERROR_REFERENCE),
     Row("bench_persist", "transform",
         "`stpca transform`, {rows:,} rows, model n = {model_n:,} / m = {landmarks}",
         "{rows_per_s:,.0f} rows/s, {cpu_s:.1f} CPU s",

@@ -116,6 +116,13 @@ model.inverse_transform(model.scores_[:5])
 big = core.make_demo("clusters-t3", random_state=1).angles
 core.ScaledTorusPCA(n_landmarks=60, random_state=0, torus_variance=False).fit(
     np.concatenate([big, demo.angles]))
+# High d: the matrix-free T̂ and T̃ (landmark placement, curve, torus variance, scoring).
+from stpca_gui.core.torsion_states import make_torsion_states
+frames = make_torsion_states(160, 20, random_state=0).angles
+high = core.ScaledTorusPCA(n_landmarks=60, random_state=0, pns_mode="great",
+                           max_torus_components=2).fit(frames)
+high.transform(frames[:3])
+high.inverse_transform(high.scores_[:3])
 core.uniformity_tests(model.scores_[:, 0], n_replicates=20, random_state=0,
                       calibration="monte_carlo")
 core.uniformity_tests(np.linspace(0, 6, 400), n_replicates=20, random_state=0)

@@ -32,6 +32,7 @@ from .arguments import (
     columns,
 )
 from .common import EXIT_OK, check_output_file, report_dropped
+from .progress import FitProgress
 
 #: What to try when a fit runs out of memory.
 FIT_MEMORY_HINT = ("fit on landmarks (--landmarks N; an exact fit needs n × n matrices) or "
@@ -217,9 +218,10 @@ def _fit_inputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
     return [("the input table", getattr(args, "input", None))]
 
 
-def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float) -> None:
+def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float,
+                   column_names: Sequence[str]) -> None:
     print(title)
-    for item in fit_summary(model):
+    for item in fit_summary(model, column_names):
         if item.shown:
             print(f"{item.label:<17} {item.text}")
     print(f"{'time: total':<17} {elapsed:.2f} s")
@@ -261,9 +263,13 @@ def _fit_and_report(
         raise ValueError("--scoring-only chooses what --save-model writes; give "
                          "--save-model MODEL too")
     start = time.perf_counter()
-    model.fit(angles)
+    progress = FitProgress()
+    try:
+        model.fit(angles, callback=progress)
+    finally:  # the progress line ends before the summary, an error or "interrupted"
+        progress.close()
     elapsed = time.perf_counter() - start
-    _print_summary(model, title, elapsed)
+    _print_summary(model, title, elapsed, column_names)
     # The clusters the app shows: the tested rule on the data set's labels when there is one.
     cluster_labels = (dataset.labels if dataset is not None and dataset.has_labels
                       else labels)

@@ -54,7 +54,8 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "INPUT_TABLE_KEY", "ModelFileError",
 #: Written into every model file; a file without it is not a model file.
 FORMAT_NAME = "stpca-model"
 #: Incremented whenever a file of the new layout cannot be read by the old reader.
-FORMAT_VERSION = 1
+#: 2 (issue 32): the principal curve's record gained ``in_data_range``.
+FORMAT_VERSION = 2
 METADATA_ENTRY = "metadata.json"
 #: The key of metadata.json holding how the fitted table was read (absent in files written
 #: by the library or before stpca-gui recorded it); a JSON object this module keeps as is.
@@ -336,7 +337,7 @@ def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
             raise ModelFileError(f"{source}: not an stpca model file (no "
                                  f"{prefix}{METADATA_ENTRY})")
         metadata = reader.read_json(prefix + METADATA_ENTRY)
-        _check_metadata(source, metadata)
+        version = _check_metadata(source, metadata)
 
         arrays: dict[str, np.ndarray] = {}
 
@@ -361,6 +362,11 @@ def read_model(reader: ContainerReader, prefix: str = "") -> Estimator:
         names = " or ".join(cls.__name__ for cls in expected)
         raise ModelFileError(f"{source}: holds a {type(model).__name__}, not a {names}")
     check_model(model, source)
+    # A class that gained fitted attributes derives them for files written before
+    # (the format names no estimator: the model says what it needs).
+    upgrade = getattr(model, "_upgrade_loaded", None)
+    if callable(upgrade):
+        upgrade(version)
     return model
 
 
@@ -370,11 +376,13 @@ _SESSION_HINT = {"stpca-session": (
     "open it in stpca-gui, or write a model file with `stpca fit --save-model`")}
 
 
-def _check_metadata(source: Path, metadata: Any) -> None:
-    check_format(source, metadata, name=FORMAT_NAME, newest=FORMAT_VERSION,
-                 what="model file", error=ModelFileError, mistaken=_SESSION_HINT)
+def _check_metadata(source: Path, metadata: Any) -> int:
+    """The file's format version, once its metadata is known to be a model file's."""
+    version = check_format(source, metadata, name=FORMAT_NAME, newest=FORMAT_VERSION,
+                           what="model file", error=ModelFileError, mistaken=_SESSION_HINT)
     if "tree" not in metadata:
         raise ModelFileError(f"{source}: damaged model file (no tree in {METADATA_ENTRY})")
+    return version
 
 
 # ---------------------------------------------------------------------- checking
@@ -488,7 +496,14 @@ def check_model(model: Estimator, source: str | os.PathLike[str]) -> None:
                              "explained_variance_": (d,), "projections_": (d + 1, projected, d)})
     check.arrays(model, "", {"explained_variance_ratio_": (d,),
                              "torus_explained_variance_": (d,),
-                             "torus_explained_variance_ratio_": (d,)}, finite=False)
+                             "torus_explained_variance_ratio_": (d,),
+                             "torus_explained_variance_ratio_se_": (d,),
+                             "angle_contributions_": (None, d)}, finite=False)
+    if hasattr(model, "torus_variance_components_"):
+        components = check.count(model.torus_variance_components_,
+                                 "torus_variance_components_")
+        if components > d:
+            check.fail("torus_variance_components_", f"is {components}, more than d = {d}")
     check.numbers(model, "", ("radius_",), positive=True)
     check.numbers(model, "", ("stress_", "all_pairs_stress_"))
     smds = getattr(model, "smds_", None)
@@ -502,6 +517,9 @@ def check_model(model: Estimator, source: str | os.PathLike[str]) -> None:
         check.array(curve.breaks, "principal_curve_.breaks", (points,), kind="b")
         check.array(curve.parameter, "principal_curve_.parameter", (points,))
         check.array(curve.stress, "principal_curve_.stress", (points,), finite=False)
+        if getattr(curve, "in_data_range", None) is not None:
+            check.array(curve.in_data_range, "principal_curve_.in_data_range", (points,),
+                        kind="b")
 
 
 def _check_pns(check: _ModelChecker, pns: Any, d: int) -> None:
@@ -538,8 +556,11 @@ def _check_pns(check: _ModelChecker, pns: Any, d: int) -> None:
         "scores_": (None, d)})
     check.arrays(pns, "pns_.", {"p_values_": (levels, 2), "explained_variance_ratio_": (d,)},
                  finite=False)
-    check.arrays(pns, "pns_.", {"isotropy_test_points_": (levels,)}, kind="iu")
-    check.numbers(pns, "pns_.", ("circle_radius_", "total_variance_"))
+    check.arrays(pns, "pns_.", {"isotropy_test_points_": (levels,),
+                                "isotropy_test_replicates_": (levels,)}, kind="iu")
+    check.indices(getattr(pns, "reduced_levels_", None), "pns_.reduced_levels_", levels)
+    check.numbers(pns, "pns_.", ("circle_radius_", "total_variance_",
+                                 "reduced_variance_ratio_"))
 
 
 #: The tree writer and reader, for other files that hold records and arrays the same way

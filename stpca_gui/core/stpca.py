@@ -15,9 +15,10 @@ mapped back to the torus through T̃.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -52,7 +53,13 @@ from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
-from .prediction.projections import nested_variance, predict_projections, variance_attributes
+from .prediction.projections import variance_attributes
+from .prediction.torus_variance import (
+    TorusVarianceEstimate,
+    estimate_torus_variance,
+    stored_projection_summary,
+    torus_variance_components,
+)
 from .scoring_only import missing_attribute
 from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
@@ -74,6 +81,13 @@ FIT_STAGES: tuple[str, ...] = ("landmarks", "smds-start", "smds", "interpolation
 #: A curve segment is a break when its torus length exceeds this multiple of the typical
 #: (median) segment length and of the length expected from the sphere arc.
 CURVE_BREAK_FACTOR = 4.0
+#: From this d on, the principal curve is traced over the data's arc of the principal circle
+#: when they leave much of it empty (:func:`curve_grid`); below, over the whole circle.
+CURVE_DATA_ARC_MIN_D = 8
+#: Share of the circle the data's arc (with its margins) must reach to trace it whole.
+CURVE_FULL_COVERAGE = 0.9
+#: Margin on each side of the data's arc, as a share of the circle.
+CURVE_ARC_MARGIN = 0.05
 #: Curve points × samples solved between two progress reports of the principal curve.
 _CURVE_CHUNK_WORK = 40_000
 #: Points placed on the sphere by T̂ between two progress reports of a landmark fit.
@@ -82,6 +96,20 @@ _PLACEMENT_BATCH = 4096
 #: scaled to n). Measured on all sunspot births (n = 51,301): the ratios of four such
 #: subsamples differ from those of all samples by at most 0.07 points (sd 0.05).
 TORUS_VARIANCE_SAMPLE = 10_000
+#: A torus variance of only the first components (d > ``max_torus_components``) starts on
+#: this many random samples and doubles the sample until every ratio's standard error is
+#: at most TORUS_VARIANCE_TARGET_SE (or the sample reaches TORUS_VARIANCE_SAMPLE or n).
+TORUS_VARIANCE_FIRST_SAMPLE = 500
+TORUS_VARIANCE_TARGET_SE = 0.005
+#: From d = LANDMARK_AGREEMENT_MIN_D on, a landmark set whose validation stress is within
+#: this fraction of the best set's confirms it: no further set is tried. Measured spreads
+#: of three sets' stresses: 0.4 % on the 3-state data at d = 66 (each set 15–18 s of CPU
+#: there), 2–4 % at d = 20 (docs/landmarks.md).
+LANDMARK_AGREEMENT = 0.01
+#: Below this d every landmark set is tried, as before the rule: a set costs about a second
+#: there, and on 12,000 T³ cluster points two sets agreed within 0.2 % while the third,
+#: 0.3 % better, gave other scores (up to 0.94 apart).
+LANDMARK_AGREEMENT_MIN_D = 8
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
 
@@ -96,20 +124,67 @@ class PrincipalCurve:
     Attributes
     ----------
     angles : ndarray, shape (m, d)
-        Points in [-π, π), in order; the curve closes from the last point to the first.
+        Points in [-π, π), in order; the curve closes from the last point to the first
+        unless ``breaks[-1]`` (an arc of the circle, see ``curve_grid``).
     breaks : ndarray of bool, shape (m,)
         ``breaks[j]`` marks the segment from point j to point j + 1 (mod m) as a
         discontinuity of the prediction: it must not be drawn.
     parameter : ndarray, shape (m,)
-        PNS1 score of each point (position along the principal circle).
+        PNS1 score of each point (position along the principal circle, in its range
+        [−π ρ, π ρ), ρ the circle's radius).
     stress : ndarray, shape (m,)
         Eq. (invmds2) objective attained at each point.
+    in_data_range : ndarray of bool, shape (m,), or None
+        Whether each point lies on the arc of the principal circle that the data's PNS1
+        scores cover (the circle minus the largest gap between them). Elsewhere the curve
+        is T̃ of sphere points far from every sample, an extrapolation: on the 3-state
+        peptide-like data at d = 20 the data cover 28 % of the circle, the curve's stress
+        is 7 times higher off it, and off it every torsion turns most of a full turn while
+        on it only the torsions that change between the states move
+        (docs/high_d_prediction.md).
+        None in model files written before it existed.
     """
 
     angles: NDArray[np.float64]
     breaks: NDArray[np.bool_]
     parameter: NDArray[np.float64]
     stress: NDArray[np.float64]
+    in_data_range: NDArray[np.bool_] | None = None
+
+    def angle_ranges(self) -> NDArray[np.float64]:
+        """Per angle, the length (radians) of the shortest arc holding every point of the
+        curve within the data's range (all points when that is unknown): how far the
+        principal curve moves each angle, the cheap view of which angles drive PNS1
+        (``ScaledTorusPCA.angle_contributions_`` measures every computed component on
+        the samples themselves)."""
+        points = self.angles if self.in_data_range is None or not np.any(
+            self.in_data_range) else self.angles[self.in_data_range]
+        return circular_ranges(points)
+
+
+def circular_ranges(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per column, 2π minus the largest gap between the sorted angles: the length of the
+    shortest arc that holds them all."""
+    values = np.sort(np.mod(np.asarray(angles, dtype=np.float64), 2.0 * np.pi), axis=0)
+    if values.shape[0] == 0:
+        return np.zeros(values.shape[1])
+    gaps = np.diff(values, axis=0, append=values[:1] + 2.0 * np.pi)
+    return 2.0 * np.pi - gaps.max(axis=0)
+
+
+def data_range_mask(parameter: NDArray[np.float64], scores: NDArray[np.float64],
+                    circumference: float) -> NDArray[np.bool_]:
+    """Which curve parameters (PNS1 values on a circle of ``circumference``) lie on the
+    arc the ``scores`` cover: the circle minus the largest gap between consecutive sorted
+    scores (all of it when there are fewer than two scores)."""
+    if scores.size < 2 or not circumference > 0:
+        return np.ones(parameter.shape, dtype=bool)
+    values = np.sort(scores)
+    gaps = np.diff(values, append=values[0] + circumference)
+    widest = int(np.argmax(gaps))
+    # Distance along the circle from the start of the widest gap to each parameter.
+    offset = np.mod(parameter - values[widest], circumference)
+    return ~((offset > 0.0) & (offset < gaps[widest]))
 
 
 @dataclass
@@ -138,12 +213,31 @@ class ScaledTorusPCA(Estimator):
     explained_variance_ratio_ : ndarray, shape (d,)
         Sphere (PNS) explained variance ratio per component.
     torus_explained_variance_ : ndarray, shape (d,)
-        var_T^(k) of section 3.5 (NaN when ``torus_variance=False``).
+        var_T^(k) of section 3.5 for the first ``torus_variance_components_`` components,
+        NaN after them (all NaN when ``torus_variance=False``).
     torus_explained_variance_ratio_ : ndarray, shape (d,)
+        var_T^(k) over the total: the computed components plus the remaining variance.
+    torus_explained_variance_ratio_se_ : ndarray, shape (d,)
+        Standard error of each ratio from the sample the torus variance was computed on
+        (0 when every sample was used; see ``torus_variance_indices_``).
+    torus_variance_components_ : int
+        K, the components whose torus variance is computed (see ``max_torus_components``).
+    torus_remaining_variance_, torus_remaining_variance_ratio_, \
+torus_remaining_variance_ratio_se_ : float
+        The components after K together: Σ_i δ_T(x̂_i^(K), x̂_i^(d))², its ratio and the
+        ratio's standard error (0 when K = d).
+    angle_contributions_ : ndarray, shape (K, d)
+        Row j: the share of component j + 1's torus variance carried by each angle, Σ_i of
+        the squared angular differences in that angle between the projections of levels
+        j + 1 and j on the torus over var_T^(j + 1); rows sum to 1. Which torsions drive a
+        component (``principal_curve_.angle_ranges()`` is a cheaper view of PNS1 alone).
+    torus_variance_indices_ : ndarray of int or None
+        The samples the torus variance was computed on (None: all).
     principal_curve_ : PrincipalCurve
         The predicted principal curve S̃¹ on the torus with break flags.
     projections_ : ndarray, shape (d + 1, n, d)
-        x̂_i^(k) = T̃(ŷ_i^(k)), k = 0..d (absent when ``torus_variance=False``).
+        x̂_i^(k) = T̃(ŷ_i^(k)), k = 0..d, of the samples of ``torus_variance_indices_``
+        (absent when ``torus_variance=False`` or when only K < d components were computed).
     timings_ : dict
         Wall time per stage in seconds.
     """
@@ -170,6 +264,7 @@ class ScaledTorusPCA(Estimator):
         doc="Significance level of PNS's tests (both tests of the \"seq.test\" mode, which "
             "choose small or great spheres). Not the mode test level of PNS1's clusters.")
     n_bootstrap: int = inherit_parameter(PrincipalNestedSpheres, "n_bootstrap")
+    pns_exact_levels: int | str = inherit_parameter(PrincipalNestedSpheres, "exact_levels")
     n_landmarks: int | str | None = parameter(
         "auto", Options(("auto", "exact"), labels=("automatic", "all points (exact)")),
         Options((None,), offered=False), Interval(int, MIN_LANDMARKS, None),
@@ -187,16 +282,27 @@ class ScaledTorusPCA(Estimator):
         label="Landmark rule", advanced=True)
     landmark_trials: int = parameter(
         3, Interval(int, 1, 50),
-        doc="Landmark sets tried by a landmark fit; each gets its own spherical MDS and the "
-            "one with the lowest stress on a common validation sample of "
+        doc="Landmark sets tried by a landmark fit, at most; each gets its own spherical MDS "
+            "and the one with the lowest stress on a common validation sample of "
             f"{LANDMARK_VALIDATION_SAMPLE} points is kept (spherical MDS has local minima "
-            "that depend on the landmark set).",
+            "that depend on the landmark set). From "
+            f"{LANDMARK_AGREEMENT_MIN_D} angles, a set within {100 * LANDMARK_AGREEMENT:g} % "
+            "of the best one's stress ends the search.",
         label="Landmark sets", advanced=True)
     torus_variance: bool = parameter(
         True, Boolean(),
-        doc="Compute the torus explained variance (section 3.5), which predicts every "
-            "projection of every sample (n·d extra predictions).",
+        doc="Compute the torus explained variance (section 3.5), which predicts the "
+            "projections of the samples onto the nested spheres on the torus (up to n·d "
+            "extra predictions; see max_torus_components).",
         label="Torus variance")
+    max_torus_components: int = parameter(
+        10, Interval(int, 1, None),
+        doc="Components whose torus variance is computed. Up to this many (d at most) all "
+            "are, on every sample (on 10,000 in a landmark fit of more). Beyond, the fewest "
+            "that cover 99 % of the sphere variance, at most this many, are, on a random "
+            "sample grown until every ratio's standard error is at most 0.5 points; the "
+            "components after them are reported together as the remaining variance.",
+        label="Torus components", cli_flag="--torus-components", advanced=True)
 
     # ------------------------------------------------------------------ fitting
     @single_threaded_blas
@@ -260,6 +366,7 @@ class ScaledTorusPCA(Estimator):
         report(ProgressEvent("pns", 0.0, message="principal nested spheres"))
         pns = PrincipalNestedSpheres(mode=self.pns_mode, alpha=self.alpha,
                                      n_bootstrap=self.n_bootstrap,
+                                     exact_levels=self.pns_exact_levels,
                                      random_state=int(pns_seed)).fit(
             embedding, check=report.checkpoint("pns", "principal nested spheres"))
         timer.record("pns", start)
@@ -269,24 +376,16 @@ class ScaledTorusPCA(Estimator):
         curve = _trace_principal_curve(pns, match, int(self.n_curve_points), report)
         timer.record("curve", start)
 
-        variance_indices = None
         if self.torus_variance:
             start = time.perf_counter()
             report(ProgressEvent("torus-variance", 0.0, message="torus variance"))
-            if landmark_indices is not None and n > TORUS_VARIANCE_SAMPLE:
-                variance_indices = np.sort(np.random.default_rng(int(landmark_seed) + 1).choice(
-                    n, size=TORUS_VARIANCE_SAMPLE, replace=False))
-            rows = slice(None) if variance_indices is None else variance_indices
-            projections = predict_projections(
-                pns, match, pns.scores_[rows], angles[rows],
-                report=lambda fraction, message: report(
+            variance = self._torus_variance(
+                pns, match, angles, landmark_indices is not None, int(landmark_seed) + 1,
+                lambda fraction, message: report(
                     ProgressEvent("torus-variance", fraction, message=message)))
-            # A subsample's sums are scaled to all n samples; the ratios are unaffected.
-            torus_var = n / projections.shape[1] * nested_variance(projections)
             timer.record("torus-variance", start)
-            self.projections_ = projections
         else:
-            torus_var = np.full(d, np.nan)
+            variance = None
 
         if landmark_indices is None:
             all_pairs_stress = smds.stress_
@@ -298,12 +397,15 @@ class ScaledTorusPCA(Estimator):
             timer.record("stress", start)
 
         vars(self).pop("scoring_only_", None)  # a refitted scoring-only model is whole again
+        vars(self).pop("projections_", None)
+        if variance is not None and variance.projections is not None:
+            self.projections_ = variance.projections
         self.n_features_in_ = d
         self.n_landmarks_ = n if landmark_indices is None else int(n_landmarks)
         self.landmark_indices_ = landmark_indices
         self.landmark_trial_stress_ = trial_stress
         self.interpolation_stress_ = interpolation_stress
-        self.torus_variance_indices_ = variance_indices
+        self.torus_variance_indices_ = None if variance is None else variance.sample
         self.smds_ = smds
         self.pns_ = pns
         self.match_ = match
@@ -312,26 +414,90 @@ class ScaledTorusPCA(Estimator):
         self.radius_ = smds.radius_
         self.stress_ = smds.stress_
         self.all_pairs_stress_ = float(all_pairs_stress)
-        for name, value in variance_attributes(pns, torus_var).items():
+        for name, value in variance_attributes(pns, np.full(d, np.nan)).items():
             setattr(self, name, value)
+        self._set_torus_variance(variance, d)
         self.principal_curve_ = curve
         self.timings_ = timer.timings
         report(ProgressEvent("done", 1.0, message="done"))
         return self
+
+    def _torus_variance(
+        self, pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
+        landmark_fit: bool, seed: int, report: Callable[[float, str], None],
+    ) -> TorusVarianceEstimate:
+        """The torus variance (section 3.5) of the first K components
+        (:func:`~stpca_gui.core.prediction.torus_variance.torus_variance_components`).
+
+        With every component (d ≤ ``max_torus_components``) it is computed as it always
+        was: on every sample, or on :data:`TORUS_VARIANCE_SAMPLE` random ones in a
+        landmark fit of more. With fewer, the components after K are reported together
+        (the remaining variance) and the sample grows from
+        :data:`TORUS_VARIANCE_FIRST_SAMPLE` points, doubling, until every ratio's standard
+        error is at most :data:`TORUS_VARIANCE_TARGET_SE` or the sample holds
+        :data:`TORUS_VARIANCE_SAMPLE` points (or all n).
+        """
+        n, d = angles.shape
+        components = torus_variance_components(pns.explained_variance_ratio_,
+                                                int(self.max_torus_components))
+        rng = np.random.default_rng(seed)
+        if components == d:
+            order = (rng.choice(n, size=TORUS_VARIANCE_SAMPLE, replace=False)
+                     if landmark_fit and n > TORUS_VARIANCE_SAMPLE else None)
+            return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                           sample_order=order, keep_projections=True,
+                                           report=report)
+        if n <= TORUS_VARIANCE_FIRST_SAMPLE:
+            return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                           report=report)
+        order = rng.choice(n, size=min(n, TORUS_VARIANCE_SAMPLE), replace=False)
+        sizes = [TORUS_VARIANCE_FIRST_SAMPLE]
+        while sizes[-1] < order.size:
+            sizes.append(min(2 * sizes[-1], order.size))
+        return estimate_torus_variance(pns, match, angles, pns.scores_, components,
+                                       sample_order=order, sample_sizes=sizes,
+                                       target_se=TORUS_VARIANCE_TARGET_SE, report=report)
+
+    def _set_torus_variance(self, variance: TorusVarianceEstimate | None, d: int) -> None:
+        """The torus variance attributes, padded with NaN after the K computed components
+        (all NaN without a torus variance)."""
+        components = 0 if variance is None else len(variance.variance)
+
+        def padded(values: NDArray[np.float64] | None) -> NDArray[np.float64]:
+            out = np.full(d, np.nan)
+            if values is not None:
+                out[:components] = values
+            return out
+
+        self.torus_variance_components_ = components
+        self.torus_explained_variance_ = padded(None if variance is None else variance.variance)
+        self.torus_explained_variance_ratio_ = padded(None if variance is None
+                                                      else variance.ratio)
+        self.torus_explained_variance_ratio_se_ = padded(None if variance is None
+                                                         else variance.ratio_se)
+        nan = float("nan")
+        self.torus_remaining_variance_ = nan if variance is None else variance.remaining
+        self.torus_remaining_variance_ratio_ = (nan if variance is None
+                                                else variance.remaining_ratio)
+        self.torus_remaining_variance_ratio_se_ = (nan if variance is None
+                                                   else variance.remaining_ratio_se)
+        self.angle_contributions_ = (np.empty((0, d)) if variance is None
+                                     else variance.angle_contributions)
 
     def _fit_smds(self, angles: NDArray[np.float64], init: str | ArrayLike, seed: int,
                   report: _Reporter) -> SphericalMDS:
         # The start configuration (r* and a classical MDS of an n × n matrix) is the longest
         # step before the first optimiser iteration: it reports, and can be cancelled,
         # between blocks of its work.
-        report(ProgressEvent("smds-start", 0.0, message="spherical MDS: start configuration"))
+        start_message = f"{report.note}spherical MDS: start configuration"
+        report(ProgressEvent("smds-start", 0.0, message=start_message))
         smds = SphericalMDS(
             radius=self.radius, initial_radius=self.initial_radius, init=init,
             n_init=self.n_init,
             optimizer=self.optimizer, tol=self.tol, max_iter=self.max_iter,
             random_state=seed,
         ).fit(angles, callback=report.smds_iteration, snapshot=report.smds_snapshot,
-              check=report.checkpoint("smds-start", "spherical MDS: start configuration"))
+              check=report.checkpoint("smds-start", start_message))
         if smds.cancelled_:
             raise FitCancelled("cancelled during spherical MDS")
         return smds
@@ -340,14 +506,17 @@ class ScaledTorusPCA(Estimator):
         self, angles: NDArray[np.float64], n_landmarks: int, landmark_seed: int,
         smds_seed: int, report: _Reporter, timer: _Timer,
     ) -> tuple[NDArray[np.intp], SphericalMDS, NDArray[np.float64]]:
-        """SMDS on ``landmark_trials`` landmark sets; the set whose configuration gives the
-        lowest stress on a common validation sample wins.
+        """SMDS on up to ``landmark_trials`` landmark sets; the set whose configuration
+        gives the lowest stress on a common validation sample wins.
 
         Spherical MDS has local minima, and which one a start reaches depends on the
         landmark set: on the sunspots cycle-23 series (m = 1000) single sets reached
         all-pairs stresses from 0.0975 to 0.111 (the exact fit: 0.0971). The validation
         sample (:data:`LANDMARK_VALIDATION_SAMPLE` random samples, placed by T̂) estimates
-        the stress over all pairs of samples, which is what the fit is for.
+        the stress over all pairs of samples, which is what the fit is for. A set whose
+        stress lies within :data:`LANDMARK_AGREEMENT` of the best so far confirms it from
+        d = :data:`LANDMARK_AGREEMENT_MIN_D` on, and no further set is tried (their stresses
+        are NaN in the result).
         """
         n = angles.shape[0]
         seeds = np.random.default_rng(landmark_seed).integers(
@@ -355,7 +524,7 @@ class ScaledTorusPCA(Estimator):
         validation = np.sort(np.random.default_rng(int(seeds[-1])).choice(
             n, size=min(n, LANDMARK_VALIDATION_SAMPLE), replace=False))
         best = None
-        trial_stress = np.empty(self.landmark_trials)
+        trial_stress = np.full(self.landmark_trials, np.nan)
         for trial in range(self.landmark_trials):
             start = time.perf_counter()
             label = (f"choosing {n_landmarks} landmarks" if self.landmark_trials == 1 else
@@ -371,20 +540,27 @@ class ScaledTorusPCA(Estimator):
             if not isinstance(init, str):
                 init = np.asarray(init)[indices]
             report.landmarks = indices
+            if self.landmark_trials > 1:
+                report.note = f"landmark set {trial + 1} of {self.landmark_trials}: "
             try:
                 smds = self._fit_smds(angles[indices], init, smds_seed, report)
             finally:
                 report.landmarks = None
+                report.note = ""
             match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
             if self.landmark_trials > 1:
                 units, _ = match.interpolate(angles[validation])
                 trial_stress[trial] = all_pairs_stress(angles[validation], units,
                                                        smds.radius_)
-            else:
-                trial_stress[trial] = np.nan
             timer.record("smds", start)
+            confirmed = (angles.shape[1] >= LANDMARK_AGREEMENT_MIN_D and best is not None
+                         and abs(trial_stress[trial] - trial_stress[best[0]])
+                         <= LANDMARK_AGREEMENT * min(trial_stress[trial],
+                                                     trial_stress[best[0]]))
             if best is None or trial_stress[trial] < trial_stress[best[0]]:
                 best = (trial, indices, smds)
+            if confirmed:
+                break
         return best[1], best[2], trial_stress
 
     def fit_transform(self, X: ArrayLike, y: None = None, callback=None) -> NDArray[np.float64]:
@@ -441,6 +617,32 @@ class ScaledTorusPCA(Estimator):
         # a per-sample result.
         raise missing_attribute(self, name)
 
+    def _upgrade_loaded(self, version: int) -> None:
+        """Derive what a model file of an older format lacks (called by the reader):
+        format 1 had no torus standard errors, angle contributions or curve data range."""
+        if version >= 2 or not hasattr(self, "torus_explained_variance_ratio_"):
+            return
+        d = self.n_features_in_
+        ratio = self.torus_explained_variance_ratio_
+        computed = int(np.count_nonzero(np.isfinite(ratio)))
+        self.torus_variance_components_ = computed
+        self.torus_remaining_variance_ = self.torus_remaining_variance_ratio_ = (
+            0.0 if computed else float("nan"))
+        self.torus_remaining_variance_ratio_se_ = self.torus_remaining_variance_ratio_
+        projections = vars(self).get("projections_")
+        if projections is not None and computed == d:
+            n = self.angles_.shape[0]
+            self.torus_explained_variance_ratio_se_, self.angle_contributions_ = (
+                stored_projection_summary(projections, n))
+        else:  # unknown (a scoring-only file, or no torus variance)
+            self.torus_explained_variance_ratio_se_ = np.full(d, np.nan)
+            self.angle_contributions_ = np.empty((0, d))
+        scores = vars(self.pns_).get("scores_")
+        curve = vars(self).get("principal_curve_")
+        if curve is not None and curve.in_data_range is None and scores is not None:
+            self.principal_curve_ = dataclasses.replace(curve, in_data_range=data_range_mask(
+                curve.parameter, scores[:, 0], 2.0 * np.pi * self.pns_.circle_radius_))
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> ScaledTorusPCA:
         """Read a model written by :meth:`save`; ``transform`` gives bit-identical results.
@@ -471,6 +673,8 @@ class _Reporter:
         self._configuration: tuple[NDArray[np.float64], float] | None = None
         #: The landmark rows being mapped by SMDS (None in an exact fit).
         self.landmarks: NDArray[np.intp] | None = None
+        #: Said before the SMDS messages (which landmark set is being mapped).
+        self.note = ""
 
     def __call__(self, event: ProgressEvent) -> None:
         if self.callback is not None and self.callback(event):
@@ -504,7 +708,7 @@ class _Reporter:
         self._configuration = None
         try:
             return bool(self.callback(ProgressEvent(
-                "smds", 0.0, iteration, stress, f"spherical MDS: iteration {iteration}, "
+                "smds", 0.0, iteration, stress, f"{self.note}spherical MDS: iteration {iteration}, "
                 f"stress {stress:.5f}", configuration=units, radius=radius,
                 landmarks=self.landmarks)))
         except FitCancelled:
@@ -515,36 +719,78 @@ def _trace_principal_curve(
     pns: PrincipalNestedSpheres, match: SMDSMatch, n_points: int,
     report: _Reporter | None = None,
 ) -> PrincipalCurve:
-    """Predict an equispaced grid of the principal circle, warm-starting along the circle.
+    """Predict an equispaced grid of the principal circle (or of the data's arc of it, see
+    :func:`curve_grid`), warm-starting each point from the one before.
 
-    The chain is solved a few points at a time, reporting (and so allowing a cancel) in
-    between; each piece starts from the last answer of the previous one, exactly as one
-    long chain does.
+    The chains start at the data's Fréchet mean on the circle (PNS1 = 0), where the data are
+    densest and the first prediction is best determined: once around the whole circle, or
+    to both ends of an arc. They are solved a few points at a time, reporting (and so
+    allowing a cancel) in between; each piece starts from the last answer of the previous
+    one, exactly as one long chain does.
     """
     scale = pns.circle_radius_
-    # Start the chain at the data's Fréchet mean on the circle (PNS1 = 0), where the data
-    # are densest and the first prediction is best determined, and run once around.
-    parameter = scale * np.linspace(-np.pi, np.pi, n_points, endpoint=False)
-    order = np.roll(np.arange(n_points), -n_points // 2)
-    circle = pns.principal_circle(grid=parameter[order])
-    angles_ordered = np.empty((n_points, match.angles.shape[1]))
-    stress_ordered = np.empty(n_points)
+    circumference = 2.0 * np.pi * scale
+    d = match.angles.shape[1]
+    parameter, closed = curve_grid(pns.scores_[:, 0], scale, n_points, d)
+    if closed:
+        chains = [np.roll(np.arange(n_points), -n_points // 2)]
+        expected = match.radius * 2.0 * np.pi * scale / n_points  # sphere arc per grid step
+    else:
+        middle = int(np.argmin(np.abs(parameter)))
+        chains = [np.arange(middle, n_points), np.arange(middle, -1, -1)]
+        expected = match.radius * np.mod(parameter[1] - parameter[0], circumference)
+    angles = np.empty((n_points, d))
+    stress = np.empty(n_points)
+    total = sum(len(chain) for chain in chains) - len(chains) + 1
     step = max(1, _CURVE_CHUNK_WORK // match.angles.shape[0])
-    for begin in range(0, n_points, step):
-        rows = slice(begin, min(n_points, begin + step))
-        start = angles_ordered[begin - 1] if begin else None
-        angles_ordered[rows], stress_ordered[rows] = match.predict(circle[rows], start=start,
-                                                                   chain=True)
-        if report is not None:
-            report(ProgressEvent("curve", rows.stop / n_points,
-                                 message="principal curve"))
-    angles = np.empty_like(angles_ordered)
-    stress = np.empty_like(stress_ordered)
-    angles[order] = angles_ordered
-    stress[order] = stress_ordered
-    expected = match.radius * 2.0 * np.pi * scale / n_points  # sphere arc per grid step
+    done = 0
+    for number, chain in enumerate(chains):
+        circle = pns.principal_circle(grid=parameter[chain])
+        # The second chain of an arc leaves the middle, already predicted, backwards.
+        for begin in range(1 if number else 0, len(chain), step):
+            rows = chain[begin:begin + step]
+            start = angles[chain[begin - 1]] if begin else None
+            angles[rows], stress[rows] = match.predict(circle[begin:begin + step],
+                                                       start=start, chain=True)
+            done += len(rows)
+            if report is not None:
+                report(ProgressEvent("curve", done / total, message="principal curve"))
     breaks = closed_curve_breaks(angles, expected)
-    return PrincipalCurve(angles=angles, breaks=breaks, parameter=parameter, stress=stress)
+    if not closed:
+        breaks[-1] = True  # an arc: no segment from its last point back to its first
+    return PrincipalCurve(angles=angles, breaks=breaks, parameter=parameter, stress=stress,
+                          in_data_range=data_range_mask(parameter, pns.scores_[:, 0],
+                                                        circumference))
+
+
+def curve_grid(pns1: NDArray[np.float64], scale: float, n_points: int, d: int
+               ) -> tuple[NDArray[np.float64], bool]:
+    """The PNS1 values at which the principal curve is predicted, and whether they go
+    once around the circle.
+
+    The whole circle (the paper's S̃¹; PNS1 runs over [−π ρ, π ρ), ρ = ``scale`` the
+    circle's radius), equispaced from −π ρ, up to
+    d = :data:`CURVE_DATA_ARC_MIN_D` − 1 and wherever the data cover most of it. From that
+    d on, where the data's PNS1 leave more than 1 − :data:`CURVE_FULL_COVERAGE` of the
+    circle empty, only their arc (with a margin of :data:`CURVE_ARC_MARGIN` of the circle
+    on each side) is: elsewhere T̃ extrapolates far from every sample (on the 3-state
+    peptide-like data the data cover 28 % of the circle at d = 20 and 4 % at d = 426 with
+    98 frames, where a whole circle of 100 points gave 4 points along the data).
+    """
+    whole = scale * np.linspace(-np.pi, np.pi, n_points, endpoint=False)
+    circumference = 2.0 * np.pi * scale
+    if d < CURVE_DATA_ARC_MIN_D or pns1.size < 2:
+        return whole, True
+    values = np.sort(pns1)
+    gaps = np.diff(values, append=values[0] + circumference)
+    widest = int(np.argmax(gaps))
+    length = circumference - gaps[widest] + 2.0 * CURVE_ARC_MARGIN * circumference
+    if length >= CURVE_FULL_COVERAGE * circumference:
+        return whole, True
+    begin = values[(widest + 1) % values.size] - CURVE_ARC_MARGIN * circumference
+    arc = begin + length * np.linspace(0.0, 1.0, n_points)
+    half = circumference / 2.0
+    return np.mod(arc + half, circumference) - half, False
 
 
 def closed_curve_breaks(angles: NDArray[np.float64], expected_step: float) -> NDArray[np.bool_]:

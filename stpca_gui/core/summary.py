@@ -7,6 +7,7 @@ stores it; each takes the same :class:`SummaryItem` s, so a fact is added in one
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
     from .circstats.mode_clustering import ModeClustering
     from .stpca import ScaledTorusPCA
 
-__all__ = ["MAX_GROUPS_PER_CLUSTER", "SummaryItem", "fit_summary", "mode_cluster_items",
-           "stress_text", "summary_json"]
+__all__ = ["MAX_GROUPS_PER_CLUSTER", "SummaryItem", "angle_names", "fit_summary",
+           "mode_cluster_items", "stress_text", "summary_json"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,10 @@ def _numbers_or_none(values: Any) -> list[float | None]:
     return [_number_or_none(v) for v in np.ravel(values)]
 
 
+#: Components listed in the one-line texts of the variance (the JSON holds them all).
+SHOWN_COMPONENTS = 10
+
+
 def stress_text(stress: float) -> str:
     """A stress with four significant digits: 0.0001234 stays readable (".5f" showed a
     fitted stress of 3e-6 as 0.00000)."""
@@ -69,12 +74,83 @@ def stress_text(stress: float) -> str:
 def _percentages(ratios: np.ndarray) -> str:
     if np.all(np.isnan(ratios)):
         return "not computed"
-    values = " / ".join("n/a" if math.isnan(v) else f"{100 * v:.1f}" for v in ratios)
-    return f"{values} % (PNS1 first)"
+    shown = ratios[:SHOWN_COMPONENTS]
+    values = " / ".join("n/a" if math.isnan(v) else f"{100 * v:.1f}" for v in shown)
+    rest = len(ratios) - len(shown)
+    more = f"; PNS{len(shown) + 1}–{len(ratios)} {100 * np.nansum(ratios[len(shown):]):.1f}" \
+        if rest > 0 else ""
+    return f"{values}{more} % (PNS1 first)"
 
 
-def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
-    """The facts of a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA`, in reading order."""
+#: Angles named in the texts of what drives PNS1.
+SHOWN_ANGLES = 5
+
+
+def _torus_items(model: ScaledTorusPCA, names: Sequence[str]) -> list[SummaryItem]:
+    """The torus variance of the computed components with their standard errors, the
+    remaining variance, and which angles carry PNS1 (angle_contributions_)."""
+    ratio = model.torus_explained_variance_ratio_
+    se = getattr(model, "torus_explained_variance_ratio_se_", np.zeros_like(ratio))
+    computed = int(getattr(model, "torus_variance_components_", np.count_nonzero(
+        np.isfinite(ratio))))
+    n, d = model.scores_.shape
+    rows = getattr(model, "torus_variance_indices_", None)
+    used = n if rows is None else len(rows)
+    remaining = float(getattr(model, "torus_remaining_variance_ratio_", 0.0))
+    remaining_se = float(getattr(model, "torus_remaining_variance_ratio_se_", 0.0))
+    if computed == 0:
+        text = "not computed"
+    else:
+        shown = min(computed, SHOWN_COMPONENTS)
+        parts = [f"{100 * r:.1f}" + (f" ± {100 * e:.1f}" if used < n else "")
+                 for r, e in zip(ratio[:shown], se[:shown], strict=True)]
+        text = " / ".join(parts) + " % (PNS1 first"
+        if computed < d:
+            text += (f"; PNS{computed + 1}–{d} together {100 * remaining:.1f}"
+                     + (f" ± {100 * remaining_se:.1f}" if used < n else "") + " %")
+        text += ")" if used == n else f"; ± standard error, on {used:,} of {n:,} samples)"
+    items = [
+        SummaryItem("torus_explained_variance_ratio", "torus variance",
+                    _numbers_or_none(ratio), text),
+        SummaryItem("torus_explained_variance_ratio_se", "torus variance s.e.",
+                    _numbers_or_none(se), "", shown=False),
+        SummaryItem("torus_variance_components", "torus components", computed, str(computed),
+                    shown=False),
+        SummaryItem("torus_remaining_variance_ratio", "torus variance remaining",
+                    {"ratio": _number_or_none(remaining), "se": _number_or_none(remaining_se)},
+                    "", shown=False),
+        SummaryItem("torus_variance_samples", "torus variance samples", used, f"{used:,}",
+                    shown=False),
+    ]
+    contributions = getattr(model, "angle_contributions_", np.empty((0, d)))
+    if len(contributions):
+        items.append(SummaryItem(
+            "angle_contributions", "PNS1 carried by",
+            {"angles": list(names), "shares": [_numbers_or_none(row) for row in contributions]},
+            _largest(contributions[0], names, "{:.0%}")))
+    return items
+
+
+def _largest(values: np.ndarray, names: Sequence[str], style: str) -> str:
+    """The :data:`SHOWN_ANGLES` largest values with their angles' names."""
+    order = [k for k in np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")
+             if np.isfinite(values[k])][:SHOWN_ANGLES]
+    listed = ", ".join(f"{names[k]} {style.format(values[k])}" for k in order)
+    more = len(values) - len(order)
+    return listed + (f" (largest {len(order)} of {len(values)})" if more > 0 else "")
+
+
+def angle_names(d: int, names: Sequence[str] | None = None) -> list[str]:
+    """The names of the d angles: ``names`` when it has d of them, else θ1 … θd."""
+    if names is not None and len(names) == d:
+        return [str(name) for name in names]
+    return [f"θ{k + 1}" for k in range(d)]
+
+
+def fit_summary(model: ScaledTorusPCA, names: Sequence[str] | None = None
+                ) -> list[SummaryItem]:
+    """The facts of a fitted :class:`~stpca_gui.core.stpca.ScaledTorusPCA`, in reading order;
+    ``names`` are the angles' names (the table's columns; default θ1 … θd)."""
     smds, pns = model.smds_, model.pns_
     n, d = model.scores_.shape
     estimated = isinstance(model.radius, str)
@@ -90,6 +166,10 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
     exact = model.landmark_indices_ is None
     all_pairs = float(model.all_pairs_stress_)
     patch = model_flat_patch(model)
+    names = angle_names(d, names)
+    in_range = curve.in_data_range
+    covered = 1.0 if in_range is None else float(np.mean(in_range))
+    curve_ranges = np.degrees(curve.angle_ranges())
     return [
         SummaryItem("n_samples", "samples n", int(n), str(n)),
         SummaryItem("n_angles", "angles d", int(d), str(d)),
@@ -114,7 +194,8 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
                     shown=False),
         SummaryItem("pns_mode", "PNS mode", model.pns_mode, model.pns_mode, shown=False),
         SummaryItem("sphere_types", "PNS spheres", list(pns.sphere_types_),
-                    f"{', '.join(pns.sphere_types_) or '–'} ({model.pns_mode})"),
+                    f"{_sphere_types_text(pns.sphere_types_)} ({model.pns_mode})"),
+        _reduction_item(pns),
         SummaryItem("sphere_radii", "subsphere radii", _numbers_or_none(pns.radii_),
                     ", ".join(f"{r:.4f}" for r in pns.radii_), shown=False),
         SummaryItem("p_values", "PNS test p-values",
@@ -123,16 +204,51 @@ def fit_summary(model: ScaledTorusPCA) -> list[SummaryItem]:
         SummaryItem("explained_variance_ratio", "sphere variance",
                     _numbers_or_none(model.explained_variance_ratio_),
                     _percentages(model.explained_variance_ratio_)),
-        SummaryItem("torus_explained_variance_ratio", "torus variance",
-                    _numbers_or_none(model.torus_explained_variance_ratio_),
-                    _percentages(model.torus_explained_variance_ratio_)),
+        *_torus_items(model, names),
         SummaryItem("principal_curve_points", "principal curve", len(curve.angles),
-                    f"{len(curve.angles)} points, {breaks} break(s)"),
+                    f"{len(curve.angles)} points, {breaks} break(s)"
+                    + ("" if covered == 1.0 else
+                       f", {100 * covered:.0f} % of it within the data's PNS1 range")),
         SummaryItem("principal_curve_breaks", "curve breaks", breaks, str(breaks), shown=False),
+        SummaryItem("principal_curve_data_range", "curve within the data", covered,
+                    f"{100 * covered:.0f} %", shown=False),
+        SummaryItem("principal_curve_angle_ranges", "curve moves most",
+                    {"angles": names, "degrees": _numbers_or_none(curve_ranges)},
+                    _largest(curve_ranges, names, "{:.0f}°"), shown=d > 3),
         SummaryItem("timings_seconds", "time per stage",
                     {stage: _number_or_none(t) for stage, t in model.timings_.items()},
                     ", ".join(f"{stage} {t:.2f} s" for stage, t in model.timings_.items())),
     ]
+
+
+def _sphere_types_text(types: list[str]) -> str:
+    """The sphere type of each level; beyond 10 levels, runs of one type as "great × 52"."""
+    if len(types) <= 10:
+        return ", ".join(types) or "–"
+    runs: list[list[Any]] = []
+    for kind in types:
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += 1
+        else:
+            runs.append([kind, 1])
+    return ", ".join(kind if count == 1 else f"{kind} × {count}" for kind, count in runs)
+
+
+def _reduction_item(pns: Any) -> SummaryItem:
+    """Which PNS levels were reduced to the leading principal directions (high d), and the
+    share of the sphere variance they carry."""
+    reduced = np.asarray(getattr(pns, "reduced_levels_", np.zeros(0, dtype=np.int64)))
+    if reduced.size == 0:
+        return SummaryItem("pns_reduced_levels", "PNS reduction", None,
+                           "none (every level fitted)", shown=False)
+    d = int(pns.n_components_)
+    share = float(pns.reduced_variance_ratio_)
+    value = {"first": int(reduced[0]) + 1, "last": int(reduced[-1]) + 1,
+             "count": int(reduced.size), "variance_share": _number_or_none(share)}
+    text = (f"levels {value['first']}–{value['last']} of {d - 1} reduced to the leading "
+            f"principal directions ({100 * share:.1f} % of the sphere variance; "
+            f"pns_exact_levels=\"all\" fits every level)")
+    return SummaryItem("pns_reduced_levels", "PNS reduction", value, text)
 
 
 def _landmark_items(model: ScaledTorusPCA, n: int) -> list[SummaryItem]:

@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
             "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
             "scores": ViewSlot(plot), "free_energy": ViewSlot(plot), "time": ViewSlot(plot),
             "histogram": ViewSlot(plot), "variance": ViewSlot(plot),
-            "diagnostics": ViewSlot(plot),
+            "diagnostics": ViewSlot(plot), "contributions": ViewSlot(plot),
         }
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
     def _prepare_plots(self) -> None:
         from .views.diagnostics_view import DiagnosticsView
         from .views.free_energy_view import FreeEnergyView
-        from .views.mpl_views import HistogramView, ScoresView, VarianceView
+        from .views.mpl_views import ContributionsView, HistogramView, ScoresView, VarianceView
         from .views.time_view import TimeView
 
         self.scores_view = ScoresView(self.state)
@@ -251,10 +251,12 @@ class MainWindow(QMainWindow):
         self.histogram_view = HistogramView(self.state)
         self.variance_view = VarianceView(self.state)
         self.diagnostics_view = DiagnosticsView(self.state)
+        self.contributions_view = ContributionsView(self.state)
         self._place_views({"scores": self.scores_view, "free_energy": self.free_energy_view,
                            "time": self.time_view, "histogram": self.histogram_view,
                            "variance": self.variance_view,
-                           "diagnostics": self.diagnostics_view})
+                           "diagnostics": self.diagnostics_view,
+                           "contributions": self.contributions_view})
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -290,6 +292,7 @@ class MainWindow(QMainWindow):
         # Variance explained and the fit diagnostics share the result column, one at a time.
         self.result_tabs = QTabWidget()
         self.result_tabs.addTab(self.slots["variance"], "Variance")
+        self.result_tabs.addTab(self.slots["contributions"], "Angles")
         self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
         side_layout.addWidget(self.result_tabs, 1)
         # The result column takes the height the parameters leave (its size hints, a
@@ -522,6 +525,8 @@ class MainWindow(QMainWindow):
                 "numerics", lambda: self.open_path(path)))
 
     def _on_dataset(self, *_: object) -> None:
+        from ..model.angle_labels import describe_columns
+
         dataset = self.state.dataset
         if dataset is None:
             self.dataset_label.setText("No data loaded")
@@ -533,12 +538,15 @@ class MainWindow(QMainWindow):
         described = dataset.description or dataset.source
         title = escape(cut_at_clause(described, 160))
         self.dataset_label.setToolTip(escape(one_line(described, 2000)))
-        columns = escape(", ".join(one_line(name, 40) for name in dataset.column_names))
+        # A summary at high d (issue 32): every name of 426 torsions would push the
+        # parameter panel out of the window.
+        columns = escape(one_line(describe_columns(dataset.column_names), 200))
         self.dataset_label.setText(
             f"<b>{title}</b><br>n = {dataset.n_samples}, d = {dataset.n_angles} ({columns})"
             f"{labels}")
         has_labels = dataset.has_labels
         self.color_combo.setCurrentIndex(0 if has_labels else 1)
+        self.parameters.show_fit_cost(dataset.n_samples, dataset.n_angles)
 
     # ------------------------------------------------------------------ fitting
     def fit(self) -> None:

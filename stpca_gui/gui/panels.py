@@ -10,7 +10,9 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -35,6 +37,8 @@ class ParametersPanel(QGroupBox):
     """
 
     fit_requested = Signal()
+    #: An editor's value changed.
+    settings_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Parameters", parent)
@@ -64,9 +68,22 @@ class ParametersPanel(QGroupBox):
         # The settings always show whole; More settings' contents scroll when short of room.
         self.settings_area = _ScrollWhenShort(
             settings, lambda: advanced.height() if self.more.isExpanded() else 0)
+        #: What the fit will roughly cost at this n and d, when it is more than a few
+        #: seconds (:mod:`stpca_gui.model.fit_cost`).
+        self.cost_label = QLabel()
+        self.cost_label.setVisible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.settings_area)
-        layout.addWidget(self.fit_button)
+        # Beside the button: a line of its own would make the settings scroll at 1280 × 800.
+        fit_row = QHBoxLayout()
+        fit_row.addWidget(self.fit_button, 1)
+        fit_row.addWidget(self.cost_label)
+        layout.addLayout(fit_row)
+        #: The data's size, for the cost note (n, d), once data are shown.
+        self._data_size: tuple[int, int] | None = None
+        for editor in self.editors.values():
+            editor.changed.connect(self.settings_changed)
+        self.settings_changed.connect(self._update_cost)
 
     def parameters(self) -> FitParameters:
         """The settings as a validated :class:`FitParameters`.
@@ -79,6 +96,33 @@ class ParametersPanel(QGroupBox):
         params = FitParameters(**{name: e.value() for name, e in self.editors.items()})
         params.validate()
         return params
+
+    def show_fit_cost(self, n: int, d: int) -> None:
+        """Say beside the Fit button what a fit of n samples on T^d with these settings
+        will roughly cost, when that is more than a few seconds (issue 32: minutes at
+        d = 66 and n in the thousands); updated as the settings change."""
+        self._data_size = (n, d)
+        self._update_cost()
+
+    def _update_cost(self) -> None:
+        from ..model.fit_cost import estimate_fit_cost
+
+        if self._data_size is None:
+            return
+        try:
+            params = self.parameters()
+        except ValueError:
+            self.set_cost_note("")
+            return
+        estimate = estimate_fit_cost(*self._data_size, params)
+        self.set_cost_note(estimate.note(), estimate.details())
+
+    def set_cost_note(self, text: str, details: str = "") -> None:
+        """Show the estimated cost of a fit above the Fit button ("" hides it), with
+        ``details`` as its tooltip."""
+        self.cost_label.setText(text)
+        self.cost_label.setToolTip(details)
+        self.cost_label.setVisible(bool(text))
 
     def set_parameters(self, params: FitParameters) -> None:
         """Show ``params`` in the editors."""

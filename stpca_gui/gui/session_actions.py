@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 SESSION_FILTER = "stpca sessions (*.stpca)"
 #: The views with choices of their own, and the window stage that builds each.
-VIEW_STAGES = {"torus": "torus", "sphere": "sphere", "free_energy": "plots"}
+VIEW_STAGES = {"torus": "torus", "sphere": "sphere", "free_energy": "plots",
+               "contributions": "plots"}
 #: Answers of :meth:`SessionActions.ask_save_changes`.
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 #: Session files at least this large are opened in the background.
@@ -135,13 +136,15 @@ class SessionActions(QObject):
         for key, view_stage in VIEW_STAGES.items():
             if view_stage == stage and key in self.window.views:
                 view = self.window.views[key]
-                # A camera the user moved, or another layout, is a change to save.
-                if hasattr(view, "plotter"):
-                    view.plotter.iren.add_observer("EndInteractionEvent",
-                                                   lambda *_: self.mark_modified())
-                combo = getattr(view, "layout_combo", None)
-                if combo is not None:
-                    combo.currentIndexChanged.connect(self.mark_modified)
+                # A camera the user moved, another layout or component is a change to save.
+                plotter = getattr(view, "plotter", None)
+                if plotter is not None:
+                    plotter.iren.add_observer("EndInteractionEvent",
+                                              lambda *_: self.mark_modified())
+                for name in ("layout_combo", "component_combo"):
+                    combo = getattr(view, name, None)
+                    if combo is not None:
+                        combo.currentIndexChanged.connect(self.mark_modified)
 
     # ----------------------------------------------------------- unsaved work
     def ask_save_changes(self) -> str:

@@ -141,12 +141,13 @@ def _versions() -> dict[str, str]:
             "numpy": np.__version__, "scipy": scipy.__version__, "numba": numba.__version__}
 
 
-def summary_dict(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
-                 **extra: Any) -> dict[str, Any]:
-    """JSON-ready summary of a fitted model: :func:`~stpca_gui.core.summary.fit_summary`,
-    PNS1's mode clusters when given (:func:`~stpca_gui.core.summary.mode_cluster_items`),
-    the versions of the software and ``extra`` (e.g. the input file)."""
-    items = fit_summary(model)
+def summary_dict(model: ScaledTorusPCA, clusters: ModeClustering | None = None, *,
+                 angle_names: Sequence[str] | None = None, **extra: Any) -> dict[str, Any]:
+    """JSON-ready summary of a fitted model: :func:`~stpca_gui.core.summary.fit_summary`
+    (with the angles' names), PNS1's mode clusters when given
+    (:func:`~stpca_gui.core.summary.mode_cluster_items`), the versions of the software and
+    ``extra`` (e.g. the input file)."""
+    items = fit_summary(model, angle_names)
     if clusters is not None:
         items += mode_cluster_items(clusters)
     summary = summary_json(items)
@@ -155,8 +156,8 @@ def summary_dict(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
     return summary
 
 
-def summary_text(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
-                 **extra: Any) -> str:
+def summary_text(model: ScaledTorusPCA, clusters: ModeClustering | None = None, *,
+                 angle_names: Sequence[str] | None = None, **extra: Any) -> str:
     """:func:`summary_dict` as strict JSON text (``null`` for missing numbers, never NaN).
 
     Raises
@@ -165,8 +166,8 @@ def summary_text(model: ScaledTorusPCA, clusters: ModeClustering | None = None,
         When a value is not finite: the facts are converted at their source, so this only
         guards against a NaN slipping in again.
     """
-    return json.dumps(summary_dict(model, clusters, **extra), indent=2,
-                      allow_nan=False) + "\n"
+    return json.dumps(summary_dict(model, clusters, angle_names=angle_names, **extra),
+                      indent=2, allow_nan=False) + "\n"
 
 
 def write_results(
@@ -217,7 +218,8 @@ def write_results(
     """
     folder = Path(out_dir)
     texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)
-    texts["summary.json"] = summary_text(model, clusters, **summary_extra)
+    texts["summary.json"] = summary_text(model, clusters, angle_names=column_names,
+                                         **summary_extra)
     texts.update(extra_files or {})
     with output_folder(folder, texts, kind="results", inputs=inputs, overwrite=overwrite,
                        chosen=chosen, option=option) as temporaries:

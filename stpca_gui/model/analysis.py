@@ -88,10 +88,12 @@ class FitParameters:
     max_iter: int = 2000
     alpha: float = 0.1
     n_bootstrap: int = 100
+    pns_exact_levels: int | str = 12
     n_landmarks: LandmarkChoice = "auto"
     landmark_method: str = "mixed"
     landmark_trials: int = 3
     torus_variance: bool = True
+    max_torus_components: int = 10
     cluster_rule: str = "tested"
     mode_alpha: float = 0.05
 
@@ -204,6 +206,12 @@ class AnalysisResult:
         return self.model.torus_explained_variance_ratio_
 
     @property
+    def torus_remaining(self) -> float:
+        """Torus variance ratio of the components after those computed (0 when every one
+        was; NaN when the torus variance was not computed)."""
+        return float(getattr(self.model, "torus_remaining_variance_ratio_", 0.0))
+
+    @property
     def curve(self) -> PrincipalCurve:
         """The principal curve on the torus."""
         return self.model.principal_curve_
@@ -240,7 +248,8 @@ class AnalysisResult:
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """(label, value) text pairs for the result side panel."""
-        rows = [(item.label, item.text) for item in fit_summary(self.model) if item.shown]
+        rows = [(item.label, item.text)
+                for item in fit_summary(self.model, self.dataset.column_names) if item.shown]
         rows.append(("time: total", f"{self.wall_time:.2f} s"))
         clusters, paper = self.mode_clusters, self.paper_mode_clusters
         rows += [(item.label, item.text) for item in mode_cluster_items(clusters) if item.shown]

@@ -7,6 +7,7 @@ from psygnal import Signal
 from ..core.diagnostics import FitDiagnostics
 from .analysis import AnalysisResult
 from .dataset import Dataset
+from .moving_angles import moving_axes
 from .selection import SelectionModel
 
 __all__ = ["COLOR_MODES", "AppState", "ColorMode"]
@@ -63,6 +64,9 @@ class AppState:
         self._color_mode: ColorMode = "label"
         self._scatter: tuple[int, int] = (0, 1)
         self._torus_axes: tuple[int, ...] = (0, 1, 2)
+        #: Whether the torus axes were chosen (by the user or a session) rather than
+        #: picked as the moving angles (which a new result then picks again).
+        self._torus_axes_chosen = False
         self._show_paper_antimodes = False
 
     # ------------------------------------------------------------------ data set
@@ -75,11 +79,12 @@ class AppState:
         """Switch to another data set.
 
         The result is dropped, the selection is cleared and resized, and the view options
-        are reset to the first components / angles. All of that happens before any signal
-        is emitted, so every handler sees a consistent state; then ``dataset_changed``,
-        ``result_changed`` (if there was a result), ``selection.changed`` (source
-        ``"dataset"``) and ``view_options_changed`` (once per option that changed) are
-        emitted, in that order.
+        are reset: the first two components, and the angles with the largest circular
+        spread on the torus (the first ones when d ≤ 3; :func:`moving_axes`). All of that
+        happens before any signal is emitted, so every handler sees a consistent state;
+        then ``dataset_changed``, ``result_changed`` (if there was a result),
+        ``selection.changed`` (source ``"dataset"``) and ``view_options_changed`` (once per
+        option that changed) are emitted, in that order.
         """
         if dataset is self._dataset:
             return
@@ -87,7 +92,7 @@ class AppState:
         d = dataset.n_angles if dataset is not None else 2
         n = dataset.n_samples if dataset is not None else 0
         scatter = (0, min(1, d - 1))
-        axes = tuple(range(min(d, 3)))
+        axes = moving_axes(dataset.angles) if dataset is not None else (0, 1)
         changed_options = [name for name, old, new in (
             ("scatter_components", self._scatter, scatter),
             ("torus_axes", self._torus_axes, axes)) if old != new]
@@ -95,6 +100,7 @@ class AppState:
         self._result = None
         self._diagnostics = None
         self._scatter, self._torus_axes = scatter, axes
+        self._torus_axes_chosen = False
         with self.selection.changed.blocked():
             self.selection.resize(n)
         self.dataset_changed.emit(dataset)
@@ -125,7 +131,15 @@ class AppState:
         if result is not self._result:
             self._result = result
             self._diagnostics = None
+            old_axes = self._torus_axes
+            if result is not None and not self._torus_axes_chosen and \
+                    result.dataset.n_angles > 3:
+                # The angles along which the new principal curve moves most, set before
+                # the views draw the result.
+                self._torus_axes = moving_axes(result.dataset.angles, result.curve)
             self.result_changed.emit(result)
+            if old_axes != self._torus_axes:
+                self.view_options_changed.emit("torus_axes")
 
     @property
     def diagnostics(self) -> FitDiagnostics | None:
@@ -219,7 +233,8 @@ class AppState:
     def set_torus_axes(self, axes: tuple[int, ...]) -> None:
         """Choose the angle columns of the 3-D torus (matters when d > 3).
 
-        Emits ``view_options_changed`` on a change.
+        Emits ``view_options_changed`` on a change. The choice stays for the results of
+        this data set (else each new result shows the angles its curve moves most).
         """
         values = tuple(int(a) for a in axes)
         d = self._n_angles()
@@ -228,8 +243,24 @@ class AppState:
                 0 <= a < d for a in values):
             raise ValueError(f"torus axes must be {want} different indices in 0..{d - 1}, "
                              f"got {tuple(axes)}")
+        self._torus_axes_chosen = True
         if values != self._torus_axes:
             self._torus_axes = values
+            self.view_options_changed.emit("torus_axes")
+
+    def show_moving_torus_axes(self) -> None:
+        """Show the default angles on the torus again: those the principal curve moves
+        most (before a fit, those with the largest spread); later results pick theirs.
+
+        Emits ``view_options_changed`` on a change.
+        """
+        dataset = self._dataset
+        if dataset is None:
+            raise ValueError("no data set is loaded")
+        self._torus_axes_chosen = False
+        axes = moving_axes(dataset.angles, None if self._result is None else self._result.curve)
+        if axes != self._torus_axes:
+            self._torus_axes = axes
             self.view_options_changed.emit("torus_axes")
 
     def _n_angles(self) -> int:

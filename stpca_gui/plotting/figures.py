@@ -26,6 +26,7 @@ from ..core.circstats.silverman import DEFAULT_ALPHA
 from ..core.clusters import model_mode_clusters
 from ..files.atomic import atomic_path
 from ..model.dataset import encode_labels
+from ..model.moving_angles import moving_axes
 from .colors import PointColoring
 
 __all__ = ["PLOT_FIGURES", "SCENE_FIGURES", "can_render_off_screen", "write_plot_figures",
@@ -112,7 +113,8 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
 
     figure = Figure(figsize=FIGURE_SIZE, layout="constrained")
     draw_variance(figure, model.explained_variance_ratio_,
-                  model.torus_explained_variance_ratio_)
+                  model.torus_explained_variance_ratio_,
+                  torus_remaining=getattr(model, "torus_remaining_variance_ratio_", None))
     written.append(_save(figure, out / PLOT_FIGURES[2], dpi))
     return written
 
@@ -162,6 +164,9 @@ def write_scene_figures(model: Any, angles: ArrayLike, folder: str | Path, *,
     list of pathlib.Path
         The files written.
 
+    The torus shows the app's default angles: the three the principal curve moves most
+    when d > 3 (:func:`~stpca_gui.model.moving_angles.moving_axes`).
+
     Notes
     -----
     Check :func:`can_render_off_screen` first: without OpenGL, VTK fails in its own ways.
@@ -182,7 +187,7 @@ def write_scene_figures(model: Any, angles: ArrayLike, folder: str | Path, *,
             plotter.set_background("white")
             if name == "torus.png":
                 TorusScene(plotter).draw(angles, curve=model.principal_curve_, colors=colors,
-                                         axes=tuple(range(min(d, 3))),
+                                         axes=moving_axes(angles, model.principal_curve_),
                                          column_names=column_names,
                                          layout="square" if d == 2 else "cube")
             else:

@@ -44,11 +44,64 @@ def _percent(ratio: ArrayLike | None, name: str) -> np.ndarray | None:
     return 100.0 * values
 
 
+#: Extra space (in component slots) before the "rest" group.
+_REST_GAP = 0.6
+#: Components drawn one by one; those after them are one "remaining" group (issue 32: at
+#: d = 66 a bar per component made the tick labels a black band).
+SHOWN_COMPONENTS = 10
+
+
+def first_components(sphere_ratio: ArrayLike, torus_ratio: ArrayLike | None = None,
+                     torus_remaining: float | None = None,
+                     limit: int = SHOWN_COMPONENTS
+                     ) -> tuple[np.ndarray, np.ndarray | None, str | None]:
+    """The ratios of the first components and, when there are more, one last entry for
+    all the others together, with that entry's tick label.
+
+    Parameters
+    ----------
+    sphere_ratio, torus_ratio : array_like, shape (d,)
+        As for :func:`draw_variance`; the torus ratios of the components after the
+        computed ones are NaN.
+    torus_remaining : float, optional
+        ``torus_remaining_variance_ratio_``: the torus share of the components after the
+        computed ones (0 or None when every component was computed).
+    limit : int
+        Most components drawn one by one. When the torus variance was computed for fewer
+        (K), only K are: the remaining torus share covers the components after K.
+
+    Returns
+    -------
+    sphere, torus : ndarray
+        Ratios of the components drawn, the last one the sum of the rest when there is a
+        rest (torus None when not given).
+    rest_label : str or None
+        ``"11–66"``: the components of the last entry (None without a rest).
+    """
+    sphere = np.asarray(sphere_ratio, dtype=np.float64).ravel()
+    d = sphere.size
+    torus = None if torus_ratio is None else np.asarray(torus_ratio, dtype=np.float64).ravel()
+    computed = 0 if torus is None else int(np.count_nonzero(np.isfinite(torus)))
+    shown = min(d, limit)
+    if 0 < computed < shown:
+        shown = computed
+    if shown >= d:
+        return sphere, torus, None
+    sphere_out = np.append(sphere[:shown], sphere[shown:].sum())
+    torus_out = None
+    if torus is not None:
+        rest = np.nansum(torus[shown:]) + float(torus_remaining or 0.0)
+        torus_out = np.append(torus[:shown], rest if computed else np.nan)
+    return sphere_out, torus_out, f"{shown + 1}–{d}"
+
+
 def draw_variance(
     figure: Figure,
     sphere_ratio: ArrayLike,
     torus_ratio: ArrayLike | None = None,
     title: str = "Explained variance",
+    torus_remaining: float | None = None,
+    limit: int = SHOWN_COMPONENTS,
 ) -> Axes:
     """Grouped bar chart of the explained variance ratio per component, in percent.
 
@@ -66,6 +119,13 @@ def draw_variance(
         Title; " (torus not computed)" is appended when the torus values are missing. An
         empty title (a view under a header that says it) draws none, and puts the legend
         above the axes, clear of the bars and their labels.
+    torus_remaining : float, optional
+        ``torus_remaining_variance_ratio_`` of a fit that computed the torus variance of
+        its first components only.
+    limit : int
+        With more components than this, the first ``limit`` (or the computed ones, if
+        fewer) are drawn and the others together as a last group, labelled with their
+        range ("11–66"; :func:`first_components`).
 
     Returns
     -------
@@ -75,17 +135,27 @@ def draw_variance(
     sphere = _percent(sphere_ratio, "sphere_ratio")
     assert sphere is not None
     torus = _percent(torus_ratio, "torus_ratio")
+    if torus is not None and torus.size != sphere.size:
+        raise ValueError(f"torus_ratio has {torus.size} values, sphere_ratio has "
+                         f"{sphere.size}")
+    if sphere.size > 3:
+        # As many groups as the figure's width holds with labels that do not collide.
+        any_torus = torus is not None and bool(np.any(np.isfinite(torus)))
+        limit = max(3, min(limit, _groups_that_fit(figure, sphere.size, any_torus)))
+    sphere, torus, rest_label = first_components(
+        sphere, torus, None if torus_remaining is None else 100.0 * torus_remaining, limit)
     d = sphere.size
-    if torus is not None and torus.size != d:
-        raise ValueError(f"torus_ratio has {torus.size} values, sphere_ratio has {d}")
     has_torus = torus is not None and bool(np.any(np.isfinite(torus)))
 
     ax = fresh_axes(figure)
     positions = np.arange(d, dtype=np.float64)
+    if rest_label is not None:
+        # A gap sets the rest (not a component) apart and gives its tick room.
+        positions[-1] += _REST_GAP
     width = 0.4 if has_torus else 0.6
     offset = width / 2 if has_torus else 0.0
     label_kw = _value_label_style(figure, d, 2 if has_torus else 1)
-    x_span = d + 0.2 if d > 1 else 2.4
+    x_span = positions[-1] + 1.2 if d > 1 else 2.4
     label_kw["inside"] = _inside_label_style(
         figure, _AXES_SHARE * figure.bbox.width * width / x_span, label_kw["fontsize"])
 
@@ -109,14 +179,29 @@ def draw_variance(
             title = f"{title} (torus not computed)"
 
     # "PNS1", "PNS2", … while they fit side by side, else the component numbers alone.
-    named = _fits(figure, d, len(f"PNS{d}"), TICK_SIZE)
-    ax.set_xticks(positions, [f"PNS{k + 1}" if named else f"{k + 1}" for k in range(d)],
-                  rotation=0 if d <= 12 else 90)
+    # (Capitals are wider than digits: one character more.)
+    named = _fits(figure, x_span, len(f"PNS{d}") + 1, TICK_SIZE)
+    ticks = [f"PNS{k + 1}" if named else f"{k + 1}" for k in range(d)]
+    if rest_label is not None:
+        # The slot is a component's: its range goes into the axis label.
+        ticks[-1] = "rest"
+        # The rest is not a component: its bars are hatched.
+        for container in ax.containers:
+            container.patches[-1].set_hatch("///")
+            container.patches[-1].set_edgecolor("white")
+    ax.set_xticks(positions, ticks, rotation=0 if d <= 12 else 90)
     ax.set_ylim(0.0, 100.0)
     # One component: room on the right for the legend beside the (100 %) bars.
-    ax.set_xlim(-0.6, d - 0.4 if d > 1 else 1.8)
+    ax.set_xlim(-0.6, positions[-1] + 0.6 if d > 1 else 1.8)
     ax.set_ylabel("explained variance (%)" if title else "variance (%)")
-    if not named:
+    if rest_label is not None:
+        # The longest wording that fits the figure's width.
+        size = ax.xaxis.label.get_size()
+        wordings = (f"PNS component (rest: PNS{rest_label} together)",
+                    f"PNS component (rest: {rest_label})", f"rest: PNS{rest_label}")
+        ax.set_xlabel(next((text for text in wordings
+                            if _fits(figure, 1, len(text), size, share=0.95)), wordings[-1]))
+    elif not named:
         ax.set_xlabel("PNS component")
     elif title:
         ax.set_xlabel("component")
@@ -132,7 +217,18 @@ def draw_variance(
     return ax
 
 
-def _fits(figure: Figure, slots: int, characters: int, points: float,
+def _groups_that_fit(figure: Figure, components: int, with_torus: bool) -> int:
+    """Components (all, or some and a rest group) whose vertical value labels fit side by
+    side in the figure's width: neighbouring bars are 0.4 of a component's slot apart with
+    the torus bars, 1 without."""
+    label = _LINE_HEIGHT * _VERTICAL_SIZE * figure.dpi / 72.0
+    slots = _AXES_SHARE * figure.bbox.width / (label / (0.4 if with_torus else 1.0))
+    if components <= slots - 0.2:
+        return components  # all of them, as drawn without a rest
+    return int(slots - 1.2 - _REST_GAP)
+
+
+def _fits(figure: Figure, slots: float, characters: int, points: float,
           share: float = _AXES_SHARE) -> bool:
     """Whether ``characters`` digits in a ``points`` font fit, side by side, in each of
     ``slots`` equal slots across ``share`` of the figure's width (default: its axes)."""

@@ -116,3 +116,25 @@ def test_the_settings_with_both_levels_fit_the_window(window, qtbot, gui_dir, si
     assert shown["Cluster rule"] and shown["PNS test level"] and shown["Mode test level"]
     combo = panel.editors["cluster_rule"].choice
     assert combo.width() >= combo.minimumSizeHint().width()
+
+
+def test_the_pns_levels_fitted_exactly_offer_all_or_a_number(panel, qtbot, gui_dir):
+    # Issue 32: PNS at high dimension reduces the levels between the first and the last
+    # `pns_exact_levels`; the panel offers every level (exact) or a number, default 12.
+    editor = panel.editors["pns_exact_levels"]
+    assert _row_label(panel, "pns_exact_levels") == "Levels fitted exactly"
+    assert editor.choice.itemText(0) == "all levels (exact)"
+    assert editor.value() == 12 and editor.number.isEnabled()
+    assert "reduced in one step" in editor.toolTip()
+    for chosen in ("all", 8):
+        panel.set_parameters(FitParameters(pns_exact_levels=chosen))
+        assert panel.parameters().pns_exact_levels == chosen
+    assert editor.value() == 8
+    panel.more.expand(animate=False)
+    panel.resize(420, 950)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.wait(50)
+    picture = panel.grab()
+    picture.save(str(gui_dir / "parameters-pns-exact-levels.png"))
+    assert editor.isVisible() and editor.width() >= editor.minimumSizeHint().width()

@@ -47,3 +47,22 @@ def test_legacy_session_file_opens_with_data_fit_and_selection(legacy):
     assert session.result.model.radius_ == pytest.approx(expected["radius"], rel=1e-12)
     np.testing.assert_allclose(session.result.model.scores_, expected["scores"], atol=1e-12)
     assert np.flatnonzero(session.groups).tolist() == expected["selected"]
+
+
+def test_format_1_model_gains_the_attributes_added_since(legacy):
+    # Format 2 (issue 32) added the torus variance's standard errors and components, the
+    # angle contributions and the curve's data range; a format-1 file derives them from
+    # what it holds (its projections of every level on every sample).
+    folder, _ = legacy
+    model = load_model(folder / "clusters_t3_model.stpca")
+    d = model.n_features_in_
+    assert model.torus_variance_components_ == d
+    np.testing.assert_array_equal(model.torus_explained_variance_ratio_se_, 0.0)
+    assert model.torus_remaining_variance_ratio_ == 0.0
+    assert model.angle_contributions_.shape == (d, d)
+    np.testing.assert_allclose(model.angle_contributions_.sum(axis=1), 1.0, rtol=1e-12)
+    refit = ScaledTorusPCA(**model.get_params()).fit(model.angles_)
+    np.testing.assert_allclose(model.angle_contributions_, refit.angle_contributions_,
+                               atol=1e-6)
+    np.testing.assert_array_equal(model.principal_curve_.in_data_range,
+                                  refit.principal_curve_.in_data_range)

@@ -17,12 +17,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._base.jit import kernel
+from .._base.parallel import map_parallel, worker_count
 
 _HALF_PI = 0.5 * math.pi
 #: Points per block of the sums: small enough for cache, large enough to sum accurately.
 BLOCK_POINTS = 8192
 #: Lower bound of |x − (x·v)v| in the gradient (a point on the axis has none).
 _TINY = 1e-150
+#: Problems × points × coordinates² above which the problems are shared among the kernel
+#: threads (below, a thread's dispatch costs more than it saves).
+PARALLEL_WORK = 2_000_000
 
 
 def objective_terms(
@@ -64,12 +68,21 @@ def objective_terms(
     weighted = np.zeros((n_problems, width, width))
     weight_sum = np.zeros(n_problems)
     grad_sum = np.zeros((n_problems, width))
-    # The kernel allocates nothing: every array it needs comes from here, which spares the
-    # first run the compilation of numba's array constructors for each shape.
-    vectors = np.empty((5, m))
-    blocks = np.empty((2, m, m))
-    _objective_terms(x, which, v, great, derivatives, np.empty(x.shape[1]), vectors, blocks,
-                     f, gram, weighted, weight_sum, grad_sum)
+
+    def run(bounds: tuple[int, int]) -> None:
+        lo, hi = bounds
+        # The kernel allocates nothing: every array it needs comes from here, which spares
+        # the first run the compilation of numba's array constructors for each shape.
+        _objective_terms(x, which[lo:hi], v[lo:hi], great, derivatives, np.empty(x.shape[1]),
+                         np.empty((5, m)), np.empty((2, m, m)), f[lo:hi], gram[lo:hi],
+                         weighted[lo:hi], weight_sum[lo:hi], grad_sum[lo:hi])
+
+    # Problems are independent: several at a time on the kernel threads, each summed
+    # exactly as alone (the results do not depend on the split).
+    work = n_problems * x.shape[1] * max(width, 1) ** 2
+    parts = min(n_problems, worker_count()) if work >= PARALLEL_WORK else 1
+    map_parallel(run, [(n_problems * k // parts, n_problems * (k + 1) // parts)
+                       for k in range(parts)])
     return f, gram, weighted, weight_sum, grad_sum
 
 

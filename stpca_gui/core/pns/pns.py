@@ -21,12 +21,15 @@ from .._base.registry import model_file_class
 from ..circstats.circular import circular_frechet_mean
 from ..geometry.torus import wrap_angles
 from .isotropy import lrt_pvalue, vmf_test_pvalue
+from .reduction import EXACT_LEVELS, principal_axes, reduced_levels
 from .subsphere import (
     HALF_PI,
+    HIGH_DIM,
     check_sphere_data,
     fit_one_level,
     fit_subsphere,
     geodesic_angles,
+    rotate_rows,
     rotation_to_north_pole,
     subsphere_objective,
 )
@@ -42,6 +45,73 @@ __all__ = [
 
 #: Minimum number of samples.
 _MIN_SAMPLES = 3
+
+
+def _left_singular(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Left singular vectors (all k) and singular values of the k × n matrix ``x.T``.
+
+    Above :data:`~stpca_gui.core.pns.subsphere.HIGH_DIM` coordinates with n > k they come
+    from the triangular factor of a QR decomposition of ``x`` (k × k), which spares the
+    SVD's k × n right factor (536 MB at n = 10⁶, k = 67).
+    """
+    n, k = x.shape
+    if k > HIGH_DIM and n > k:
+        return np.linalg.svd(np.linalg.qr(x, mode="r").T)[:2]
+    # All k left singular vectors are needed for the null space, which needs full_matrices
+    # only when k > n.
+    return np.linalg.svd(x.T, full_matrices=k > n)[:2]
+
+
+class _LevelFit:
+    """One level of PNS fitted by ``mode``: the subsphere, and for "seq.test" its tests.
+
+    Calling it on a level's points returns (axis, radius, objective, kind); ``p_values``
+    and ``test_size`` (points, replicates of the isotropy test) then describe its tests.
+    Once a level is found isotropic every later one is a great sphere without tests.
+    ``sequential`` makes the isotropy test stop as soon as its decision is known
+    (fits above S^7; :func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`).
+    """
+
+    def __init__(self, mode: str, alpha: float, n_bootstrap: int, rng: np.random.Generator,
+                 check: CancelCheck | None, sequential: bool) -> None:
+        self.mode, self.alpha, self.n_bootstrap = mode, alpha, n_bootstrap
+        self.rng, self.check, self.sequential = rng, check, sequential
+        self.isotropic = False
+        self.p_values = (np.nan, np.nan)
+        self.test_size = (0, 0)
+
+    def __call__(self, cur: NDArray[np.float64]) -> tuple[NDArray[np.float64], float, float,
+                                                         str]:
+        self.p_values, self.test_size = (np.nan, np.nan), (0, 0)
+        check = self.check
+        if self.mode in ("small", "great") or (self.mode == "seq.test" and self.isotropic):
+            great = self.mode == "great" or self.isotropic
+            v, r, f = fit_one_level(cur, great=great, check=check)
+            return v, r, f, "great" if great else "small"
+        v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
+        v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
+        small, great = (v_s, r_s, f_s, "small"), (v_g, r_g, f_g, "great")
+        n, m = cur.shape
+        if self.mode == "bic":
+            tiny = np.finfo(np.float64).tiny
+            dim = m - 1
+            bic_s = n * np.log(max(f_s, tiny)) + (dim + 1) * np.log(n)
+            bic_g = n * np.log(max(f_g, tiny)) + dim * np.log(n)
+            return great if bic_s > bic_g else small
+        res_s = geodesic_angles(cur, v_s) - r_s
+        res_g = geodesic_angles(cur, v_g) - r_g
+        p1 = lrt_pvalue(res_g, res_s)
+        if p1 > self.alpha:
+            self.p_values = (p1, np.nan)
+            return great
+        isotropy = vmf_test_pvalue(cur, v_s, self.n_bootstrap, self.rng, check,
+                                   stop_above=self.alpha if self.sequential else None)
+        self.p_values = (p1, isotropy.p_value)
+        self.test_size = (isotropy.n_points, isotropy.n_replicates)
+        if isotropy.p_value > self.alpha:
+            self.isotropic = True
+            return great
+        return small
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,6 +158,17 @@ class PrincipalNestedSpheres(Estimator):
         Per level, the number of points the vMF-bootstrap isotropy test ran on: all n up to
         ``isotropy.N_TEST`` (5,000), else a random subsample of ``N_TEST`` points drawn
         with ``random_state``; 0 where the test did not run.
+    isotropy_test_replicates_ : ndarray of int, shape (d − 1,)
+        Per level, the bootstrap replicates the isotropy test drew: ``n_bootstrap``, or
+        fewer on S^d with d ≥ 8, where the test stops as soon as its decision is known
+        (docs/high_dimension.md); 0 where the test did not run.
+    reduced_levels_ : ndarray of int
+        The levels reduced to the leading principal directions instead of fitted one by
+        one (see ``exact_levels``); empty when every level was fitted.
+    reduced_variance_ratio_ : float
+        Share of the total variance in the scores of the reduced levels (0 when none):
+        what the reduction approximated. Its error against fitting every level is
+        measured in docs/high_dimension.md.
     objectives_ : ndarray, shape (d − 1,)
         Minimised objective ``mean_i (arccos(v_k·x_i) − r_k)²`` of each level.
     rotations_ : list of ndarray
@@ -142,6 +223,18 @@ class PrincipalNestedSpheres(Estimator):
     random_state: RandomStateLike = parameter(
         None, *RANDOM_STATE,
         doc="Seed of the bootstrap and of the isotropy test's subsample.")
+    exact_levels: int | str = parameter(
+        EXACT_LEVELS, Options(("all",), labels=("all levels (exact)",)),
+        Interval(int, 1, None),
+        doc="Levels nearest PNS1 fitted one by one at high dimension. When more than this "
+            "many levels lie below the first one (d ≥ exact_levels + 3), the levels "
+            "between the first and the last exact_levels, which carry little variance each, "
+            "are reduced in one step to the leading principal directions of the points "
+            "(great spheres along the least-variance directions, without tests; exact when "
+            "the points lie in that subspace). \"all\" fits every level one by one (the "
+            "exact computation: O(levels · n · d²) or more at high d). reduced_levels_ "
+            "lists the levels reduced.",
+        label="Levels fitted exactly", advanced=True)
 
     # ------------------------------------------------------------------ fitting
 
@@ -185,9 +278,7 @@ class PrincipalNestedSpheres(Estimator):
         n_levels = d - 1
 
         # Rank of the data: a null space is reduced by great spheres (as shapes >= 1.2.7).
-        # Left singular vectors of the k × n data matrix; all k of them are needed for the
-        # null space, which needs full_matrices only when k > n.
-        u_full, sv = np.linalg.svd(x.T, full_matrices=k > n)[:2]
+        u_full, sv = _left_singular(x)
         tol = sv[0] * max(n, k) * np.finfo(np.float64).eps
         rank = max(int(np.sum(sv > tol)), 2)
         n_null = k - rank
@@ -199,6 +290,7 @@ class PrincipalNestedSpheres(Estimator):
         types: list[str] = []
         pvals = np.full((n_levels, 2), np.nan)
         test_points = np.zeros(n_levels, dtype=np.int64)
+        test_replicates = np.zeros(n_levels, dtype=np.int64)
         objectives = np.empty(n_levels)
 
         # Reduction levels (exact great spheres along the null-space directions).
@@ -212,63 +304,45 @@ class PrincipalNestedSpheres(Estimator):
             radii[j] = HALF_PI
             types.append("great")
             objectives[j] = 0.0
-            amb = amb @ rot.T[:, :-1]
+            amb = rotate_rows(amb, rot)[:, :-1]
         cur = x @ amb if n_null else x.copy()
         if n_null:
             cur /= np.linalg.norm(cur, axis=1, keepdims=True)
 
-        isotropic = False
+        # At high dimension the levels between the first and the last `exact_levels` are
+        # reduced to the leading principal directions (core/pns/reduction.py).
+        exact = None if self.exact_levels == "all" else int(self.exact_levels)
+        reduced = reduced_levels(n_null, n_levels, exact)
+        level_fit = _LevelFit(mode, float(self.alpha), int(self.n_bootstrap), rng, check,
+                              sequential=k > HIGH_DIM)
         for lev in range(n_null, n_levels):
             if check is not None:
                 check()
-            m = cur.shape[1]
-            if mode == "small":
-                v, r, f = fit_one_level(cur, great=False, check=check)
-                kind = "small"
-            elif mode == "great":
-                v, r, f = fit_one_level(cur, great=True, check=check)
-                kind = "great"
-            elif mode == "bic":
-                v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
-                v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
-                tiny = np.finfo(np.float64).tiny
-                dim = m - 1
-                bic_s = n * np.log(max(f_s, tiny)) + (dim + 1) * np.log(n)
-                bic_g = n * np.log(max(f_g, tiny)) + dim * np.log(n)
-                if bic_s > bic_g:
-                    v, r, f, kind = v_g, r_g, f_g, "great"
-                else:
-                    v, r, f, kind = v_s, r_s, f_s, "small"
-            elif isotropic:
-                v, r, f = fit_one_level(cur, great=True, check=check)
-                kind = "great"
+            if lev in reduced:
+                if lev == reduced.start:
+                    axes = principal_axes(cur, len(reduced))
+                    to_start = np.eye(cur.shape[1])  # current coordinates → those of axes
+                v = to_start.T @ axes[lev - reduced.start]
+                v /= np.linalg.norm(v)
+                theta = geodesic_angles(cur, v)
+                if np.mean(theta) > HALF_PI:  # oriented towards the data, as great spheres are
+                    v, theta = -v, np.pi - theta
+                r, f, kind = HALF_PI, float(np.mean((theta - HALF_PI) ** 2)), "great"
             else:
-                v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
-                v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
-                res_s = geodesic_angles(cur, v_s) - r_s
-                res_g = geodesic_angles(cur, v_g) - r_g
-                p1 = lrt_pvalue(res_g, res_s)
-                pvals[lev, 0] = p1
-                if p1 > self.alpha:
-                    v, r, f, kind = v_g, r_g, f_g, "great"
-                else:
-                    isotropy = vmf_test_pvalue(cur, v_s, int(self.n_bootstrap), rng, check)
-                    pvals[lev, 1] = isotropy.p_value
-                    test_points[lev] = isotropy.n_points
-                    if isotropy.p_value > self.alpha:
-                        v, r, f, kind = v_g, r_g, f_g, "great"
-                        isotropic = True
-                    else:
-                        v, r, f, kind = v_s, r_s, f_s, "small"
+                v, r, f, kind = level_fit(cur)
+                pvals[lev] = level_fit.p_values
+                test_points[lev], test_replicates[lev] = level_fit.test_size
             rot = rotation_to_north_pole(v)
             centers_local.append(v)
             rotations.append(rot)
             radii[lev] = r
             types.append(kind)
             objectives[lev] = f
-            head = (cur @ rot.T)[:, :-1]
+            head = rotate_rows(cur, rot)[:, :-1]
             h = np.linalg.norm(head, axis=1, keepdims=True)
             cur = head / np.where(h > 0, h, 1.0)  # a point on the axis has no projection
+            if lev in reduced:
+                to_start = rotate_rows(to_start, rot)[:, :-1]
 
         self.n_features_in_ = k
         self.n_components_ = d
@@ -279,6 +353,8 @@ class PrincipalNestedSpheres(Estimator):
         self.sphere_types_ = types
         self.p_values_ = pvals
         self.isotropy_test_points_ = test_points
+        self.isotropy_test_replicates_ = test_replicates
+        self.reduced_levels_ = np.arange(reduced.start, reduced.stop, dtype=np.int64)
         self.objectives_ = objectives
         self.circle_mean_angle_ = circular_frechet_mean(np.arctan2(cur[:, 1], cur[:, 0]))
 
@@ -296,7 +372,7 @@ class PrincipalNestedSpheres(Estimator):
             centers[lev] = amb @ centers_local[lev]
             point = point + nested[lev] * np.cos(radii[lev]) * centers[lev]
             center_points[lev] = point
-            amb = amb @ rotations[lev].T[:, :-1]
+            amb = rotate_rows(amb, rotations[lev])[:, :-1]
         self.centers_ = centers
         self.subsphere_center_points_ = center_points
         self.circle_center_ = point
@@ -309,6 +385,8 @@ class PrincipalNestedSpheres(Estimator):
         self.total_variance_ = float(ev.sum())
         with np.errstate(invalid="ignore", divide="ignore"):
             self.explained_variance_ratio_ = ev / self.total_variance_
+        self.reduced_variance_ratio_ = float(np.sum(
+            self.explained_variance_ratio_[d - 1 - self.reduced_levels_]))
         self.mean_ = self.inverse_transform(np.zeros((1, d)))[0]
         return self
 
@@ -363,7 +441,7 @@ class PrincipalNestedSpheres(Estimator):
         out = np.empty((x.shape[0], d))
         cur = x
         for lev, rot in enumerate(self.rotations_):
-            z = cur @ rot.T
+            z = rotate_rows(cur, rot)
             head = z[:, :-1]
             h = np.linalg.norm(head, axis=1)
             out[:, d - 1 - lev] = np.arctan2(h, z[:, -1]) - self.radii_[lev]
@@ -402,7 +480,7 @@ class PrincipalNestedSpheres(Estimator):
         for lev in range(len(self.rotations_) - 1, -1, -1):
             ang = self.radii_[lev] + std[:, d - 1 - lev]
             z = np.column_stack([np.sin(ang)[:, None] * cur, np.cos(ang)])
-            cur = z @ self.rotations_[lev]
+            cur = rotate_rows(z, self.rotations_[lev], inverse=True)
         return cur
 
     # ------------------------------------------------------------------ plotting helpers
@@ -441,7 +519,7 @@ class PrincipalNestedSpheres(Estimator):
                 f"Y has {cur.shape[1]} columns, the model was fitted on {self.n_features_in_}"
             )
         for rot in self.rotations_[: self.n_components_ - k]:
-            head = (cur @ rot.T)[:, :-1]
+            head = rotate_rows(cur, rot)[:, :-1]
             h = np.linalg.norm(head, axis=1, keepdims=True)
             cur = head / np.where(h > 0, h, 1.0)
         return cur
@@ -474,7 +552,7 @@ class PrincipalNestedSpheres(Estimator):
         for lev in range(len(self.rotations_) - 1, d - k - 1, -1):
             ang = self.radii_[lev] + std[:, d - 1 - lev]
             z = np.column_stack([np.sin(ang)[:, None] * cur, np.cos(ang)])
-            cur = z @ self.rotations_[lev]
+            cur = rotate_rows(z, self.rotations_[lev], inverse=True)
         return cur
 
 

@@ -70,17 +70,15 @@ def _sphere_angle(a: NDArray, b: NDArray) -> float:
 
 
 @kernel(fastmath=_VECTOR_MATH)
-def _torus_model(
-    x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
-    grad: NDArray, hess: NDArray,
-) -> float:
-    """Mean stress at x with its Gauss–Newton model, in one pass over the samples.
+def _torus_directions(x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray
+                      ) -> float:
+    """Sum of squared residuals at x, with the unit directions u_i from x_i to x in
+    ``scratch[:d]``, the residuals in ``scratch[d]`` and 1 / δ_i in ``scratch[d + 1]``
+    (0 where x = x_i).
 
     ``angles_t`` is (d, n) so that every loop runs over the samples contiguously and
-    vectorises; ``scratch`` is (d + 2, n). On return ``grad`` = Σ res_i u_i and
-    ``hess`` = Σ u_i u_iᵀ, with u_i the unit direction from x_i to x (the residual's
-    gradient; 0 where x = x_i, a valid subgradient). x must lie in [-π, π), so one ±2π
-    correction wraps each difference.
+    vectorises; ``scratch`` is (d + 2, n). x must lie in [-π, π), so one ±2π correction
+    wraps each difference.
     """
     d, n = angles_t.shape
     residual = scratch[d]
@@ -105,9 +103,29 @@ def _torus_model(
         inverse[i] = 1.0 / r if r > 0.0 else 0.0
     for k in range(d):
         row = scratch[k]
-        acc = 0.0
         for i in range(n):
             row[i] *= inverse[i]
+    return total
+
+
+@kernel(fastmath=_VECTOR_MATH)
+def _torus_model(
+    x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
+    grad: NDArray, hess: NDArray,
+) -> float:
+    """Mean stress at x with its Gauss–Newton model, in one pass over the samples.
+
+    On return ``grad`` = Σ res_i u_i and ``hess`` = Σ u_i u_iᵀ, with u_i the unit direction
+    from x_i to x (the residual's gradient; 0 where x = x_i, a valid subgradient); see
+    :func:`_torus_directions` for ``scratch`` (d + 2, n).
+    """
+    d, n = angles_t.shape
+    total = _torus_directions(x, angles_t, targets, scratch)
+    residual = scratch[d]
+    for k in range(d):
+        row = scratch[k]
+        acc = 0.0
+        for i in range(n):
             acc += residual[i] * row[i]
         grad[k] = acc
     for k in range(d):
@@ -321,6 +339,79 @@ _BLOCK = 256
 
 
 @kernel(fastmath=_VECTOR_MATH)
+def _partner_block(
+    y: NDArray, embedding_t: NDArray, j0: int, size: int, radius: float, targets: NDArray,
+    work: NDArray,
+) -> tuple[float, float, float, float, float]:
+    """The per-partner terms of the stress at the unit vector ``y`` for the partners
+    ``j0 … j0 + size − 1`` (one block): fills ``work[0:4, :size]`` with cos θ_i, the gradient
+    scale s_i, the weight w_i and the cap's weight shift (see :func:`_sphere_model`, the
+    terms' definitions), and returns the block's (Σ res_i², Σ c_i, Σ cap shifts, number of
+    capped partners, Σ r² over partners with a direction)."""
+    p = embedding_t.shape[0]
+    cosine = work[0]
+    scale = work[1]
+    weight = work[2]
+    weight_shift = work[3]
+    r2 = radius * radius
+    total = 0.0
+    curvature = 0.0
+    gauss_newton = 0.0
+    cap_shift = 0.0
+    capped = 0.0
+    y0 = y[0]
+    first_row = embedding_t[0, j0:j0 + size]
+    for i in range(size):
+        cosine[i] = y0 * first_row[i]
+    for k in range(1, p):
+        yk = y[k]
+        row = embedding_t[k, j0:j0 + size]
+        for i in range(size):
+            cosine[i] += yk * row[i]
+    block_targets = targets[j0:j0 + size]
+    for i in range(size):
+        c = min(max(cosine[i], -1.0), 1.0)
+        abs_c = abs(c)
+        sin_t = math.sqrt(max(1.0 - c * c, 0.0))
+        # atan2(sin_t, |c|) as in atan2_nonneg, with x = numer / denom kept as a ratio.
+        hi = max(sin_t, abs_c)
+        lo = min(sin_t, abs_c)
+        reduced = lo > 0.66 * hi
+        numer = lo - hi if reduced else lo
+        denom = lo + hi if reduced else hi
+        u = numer * numer
+        v = denom * denom
+        v2 = v * v
+        v3 = v2 * v
+        v4 = v2 * v2
+        ph = (((_P0 * u + _P1 * v) * u + _P2 * v2) * u + _P3 * v3) * u + _P4 * v4
+        qh = ((((u + _Q0 * v) * u + _Q1 * v2) * u + _Q2 * v3) * u + _Q3 * v4) * u \
+            + _Q4 * v4 * v
+        safe_sin = max(sin_t, _MIN_SIN)
+        common = denom * qh
+        inverse = 1.0 / (common * safe_sin)
+        small = numer * (qh + u * ph) * safe_sin * inverse
+        angle = (_PI_4 if reduced else 0.0) + small
+        angle = _PI_2 - angle if sin_t > abs_c else angle
+        theta = math.pi - angle if c < 0.0 else angle
+        res = radius * theta - block_targets[i]
+        total += res * res
+        valid = 1.0 if sin_t > _MIN_SIN else 0.0
+        inv_sin = valid * common * inverse
+        exact = valid * res * radius * c * inv_sin
+        curv = max(exact, -r2 * valid)  # near partners: capped
+        shift = curv - exact
+        curvature += curv
+        cap_shift += shift
+        capped += 1.0 if shift > 0.0 else 0.0
+        gauss_newton += valid * r2
+        scale[i] = -radius * res * inv_sin
+        weight[i] = (r2 - curv) * inv_sin * inv_sin
+        weight_shift[i] = shift * inv_sin * inv_sin
+    return total, curvature, cap_shift, capped, gauss_newton
+
+
+@kernel(fastmath=_VECTOR_MATH)
 def _sphere_model(
     y: NDArray, embedding_t: NDArray, radius: float, targets: NDArray, grad: NDArray,
     outer: NDArray, correction: NDArray, work: NDArray,
@@ -353,16 +444,13 @@ def _sphere_model(
     [2⁻⁵, 2⁵] of their values at 1 and the one division serves both.
     """
     p, m = embedding_t.shape
-    cosine = work[0]
     scale = work[1]
     weight = work[2]
     weight_shift = work[3]
-    r2 = radius * radius
     total = 0.0
     curvature = 0.0
     gauss_newton = 0.0
     cap_shift = 0.0
-    capped = 0.0
     for k in range(p):
         grad[k] = 0.0
         for j in range(k + 1):
@@ -370,55 +458,12 @@ def _sphere_model(
             correction[k, j] = 0.0
     for j0 in range(0, m, _BLOCK):
         size = min(_BLOCK, m - j0)
-        y0 = y[0]
-        first_row = embedding_t[0, j0:j0 + size]
-        for i in range(size):
-            cosine[i] = y0 * first_row[i]
-        for k in range(1, p):
-            yk = y[k]
-            row = embedding_t[k, j0:j0 + size]
-            for i in range(size):
-                cosine[i] += yk * row[i]
-        block_targets = targets[j0:j0 + size]
-        for i in range(size):
-            c = min(max(cosine[i], -1.0), 1.0)
-            abs_c = abs(c)
-            sin_t = math.sqrt(max(1.0 - c * c, 0.0))
-            # atan2(sin_t, |c|) as in atan2_nonneg, with x = numer / denom kept as a ratio.
-            hi = max(sin_t, abs_c)
-            lo = min(sin_t, abs_c)
-            reduced = lo > 0.66 * hi
-            numer = lo - hi if reduced else lo
-            denom = lo + hi if reduced else hi
-            u = numer * numer
-            v = denom * denom
-            v2 = v * v
-            v3 = v2 * v
-            v4 = v2 * v2
-            ph = (((_P0 * u + _P1 * v) * u + _P2 * v2) * u + _P3 * v3) * u + _P4 * v4
-            qh = ((((u + _Q0 * v) * u + _Q1 * v2) * u + _Q2 * v3) * u + _Q3 * v4) * u \
-                + _Q4 * v4 * v
-            safe_sin = max(sin_t, _MIN_SIN)
-            common = denom * qh
-            inverse = 1.0 / (common * safe_sin)
-            small = numer * (qh + u * ph) * safe_sin * inverse
-            angle = (_PI_4 if reduced else 0.0) + small
-            angle = _PI_2 - angle if sin_t > abs_c else angle
-            theta = math.pi - angle if c < 0.0 else angle
-            res = radius * theta - block_targets[i]
-            total += res * res
-            valid = 1.0 if sin_t > _MIN_SIN else 0.0
-            inv_sin = valid * common * inverse
-            exact = valid * res * radius * c * inv_sin
-            curv = max(exact, -r2 * valid)  # near partners: capped
-            shift = curv - exact
-            curvature += curv
-            cap_shift += shift
-            capped += 1.0 if shift > 0.0 else 0.0
-            gauss_newton += valid * r2
-            scale[i] = -radius * res * inv_sin
-            weight[i] = (r2 - curv) * inv_sin * inv_sin
-            weight_shift[i] = shift * inv_sin * inv_sin
+        b_total, b_curvature, b_shift, b_capped, b_gn = _partner_block(
+            y, embedding_t, j0, size, radius, targets, work)
+        total += b_total
+        curvature += b_curvature
+        cap_shift += b_shift
+        gauss_newton += b_gn
         for k in range(p):
             row = embedding_t[k, j0:j0 + size]
             weighted = work[4 + k]
@@ -433,14 +478,13 @@ def _sphere_model(
                 for i in range(size):
                     acc += weighted[i] * other[i]
                 outer[k, j] += acc
-        if capped > 0.0:  # few partners, near y: a scalar loop over the block finds them
+        if b_capped > 0.0:  # few partners, near y: a scalar loop over the block finds them
             for i in range(size):
                 if weight_shift[i] != 0.0:
                     for k in range(p):
                         wk = weight_shift[i] * embedding_t[k, j0 + i]
                         for j in range(k + 1):
                             correction[k, j] += wk * embedding_t[j, j0 + i]
-            capped = 0.0
     return total / m, curvature, cap_shift, gauss_newton
 
 

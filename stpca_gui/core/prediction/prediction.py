@@ -8,7 +8,10 @@ fit, a new sphere point y is *predicted* on the torus by (paper, eq. invmds2)
 and a new torus point x is *interpolated* onto the sphere by the same stress with the roles
 swapped (eq. interp). Both are solved numerically (compiled Levenberg–Marquardt, see
 ``_prediction_kernel``); starts default to the matched partner of the nearest sample, as
-the paper recommends.
+the paper recommends. From d = :data:`MATRIX_FREE_MIN_D` on, the kernels of
+``_matrix_free_kernel`` solve the same problems without forming the d × d Newton model
+(O(n·d) instead of O(n·d²) work per pass); T̂ then starts from the linear placement of the
+partners' cosines, which is ten times closer to the minimiser than the nearest partner.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._base.registry import model_file_class
 from ..geometry.torus import wrap_angles
 from ..geometry.validation import as_float_matrix
+from . import _matrix_free_kernel as matrix_free
 from . import _prediction_kernel as kernel
 
 #: Levenberg–Marquardt iterations per query and relative stress decrease that stops them.
@@ -33,6 +37,12 @@ DEFAULT_TOL = 1e-12
 #: last steps, up to 2e-8 short of the minimiser (tests/core/prediction/test_interpolation_kernel.py
 #: measures the distance against an extended-precision reference; +1 % passes per point).
 INTERPOLATION_TOL = 1e-16
+#: Dimension from which T̂ and T̃ use the matrix-free kernels. Measured on the peptide-like
+#: data of :mod:`~stpca_gui.core.torsion_states` with 1000 partners (CPU ms per query,
+#: dense / matrix-free, machine busy): T̂ 0.21 / 0.32 at d = 12, 0.62 / 0.68 at d = 20,
+#: 8.4 / 2.1 at d = 66; T̃ 0.58 / 0.69, 1.9 / 1.1, 19.6 / 7.3. Below it the dense kernels
+#: are faster, and their answers (the paper's tables at d ≤ 7) stay as they were.
+MATRIX_FREE_MIN_D = 20
 #: Query × sample entries of one block of nearest-sample searches (32 MB of float64).
 _BLOCK_ENTRIES = 1 << 22
 
@@ -126,6 +136,10 @@ class SMDSMatch:
             starts = np.broadcast_to(wrap_angles(as_float_matrix(
                 np.atleast_2d(start), what="start angles")), (units.shape[0], d))
         starts = np.ascontiguousarray(starts, dtype=np.float64)
+        if d >= MATRIX_FREE_MIN_D:
+            return matrix_free.predict_torus_cg(units, self.angles, self.embedding,
+                                                self.radius, starts, int(max_iter),
+                                                float(tol), chain=chain)
         if chain:
             return kernel.predict_torus_chain(units, self.angles, self.embedding, self.radius,
                                               starts[0], int(max_iter), float(tol))
@@ -141,7 +155,9 @@ class SMDSMatch:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """T̂: unit vectors on S^d for new torus points (radians, any range).
 
-        Each query starts at ŷ_j of the torus sample x_j nearest to it.
+        Each query starts at ŷ_j of the torus sample x_j nearest to it (from d =
+        :data:`MATRIX_FREE_MIN_D` on, at the linear placement of the cosines, see
+        ``_matrix_free_kernel._triangulated_start``).
 
         Returns
         -------
@@ -155,5 +171,8 @@ class SMDSMatch:
                 f"torus points must have {self.angles.shape[1]} angles, got {points.shape[1]}"
             )
         points = np.ascontiguousarray(wrap_angles(points))
+        if points.shape[1] >= MATRIX_FREE_MIN_D:
+            return matrix_free.interpolate_sphere_cg(points, self.angles, self.embedding,
+                                                     self.radius, int(max_iter), float(tol))
         return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
                                          int(max_iter), float(tol))

@@ -11,7 +11,7 @@ with these functions; ``order`` lets other orders of the components be evaluated
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,8 +21,8 @@ from ..geometry.torus import torus_distance
 from ..pns.pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 
-__all__ = ["level_scores", "nested_variance", "predict_projections", "sphere_projections",
-           "variance_attributes"]
+__all__ = ["iterate_projections", "level_scores", "nested_variance", "predict_projections",
+           "sphere_projections", "variance_attributes"]
 
 #: Queries solved between two progress reports (and chances to cancel) in batch prediction.
 PREDICTION_BATCH = 512
@@ -74,6 +74,46 @@ def sphere_projections(pns: PrincipalNestedSpheres, scores: NDArray[np.float64],
                      for k in range(d + 1)])
 
 
+def iterate_projections(
+    pns: PrincipalNestedSpheres, match: SMDSMatch, scores: NDArray[np.float64],
+    angles: NDArray[np.float64], *, levels: Sequence[int] | None = None,
+    order: Sequence[int] | None = None, report: ProgressReport | None = None,
+) -> Iterator[tuple[int, NDArray[np.float64]]]:
+    """(k, x̂^(k) = T̃(ŷ^(k))) for the ``levels`` k (default 0 … d), highest first.
+
+    The highest level is predicted first, each sample starting from its torus point
+    ``angles``; each lower level starts from the one above (the projections move little
+    from level to level), and level 0, the backwards mean, is predicted once from the
+    nearest sample and broadcast to every sample. Arguments as for
+    :func:`predict_projections`.
+    """
+    n, d = scores.shape
+    wanted = sorted({int(k) for k in (range(d + 1) if levels is None else levels)},
+                    reverse=True)
+    if not wanted or wanted[0] > d or wanted[-1] < 0:
+        raise ValueError(f"levels must lie in 0..{d}, got {levels}")
+    upper = [k for k in wanted if k > 0]
+    total_batches = len(upper) * int(np.ceil(n / PREDICTION_BATCH)) + 1
+    done = 0
+    previous = angles
+    for k in upper:
+        units = pns.inverse_transform(level_scores(scores, k, order))
+        level = np.empty((n, d))
+        for begin in range(0, n, PREDICTION_BATCH):
+            rows = slice(begin, min(n, begin + PREDICTION_BATCH))
+            level[rows], _ = match.predict(units[rows], start=previous[rows])
+            done += 1
+            if report is not None:
+                report(done / total_batches, f"torus variance: projections onto S^{k}")
+        yield k, level
+        previous = level
+    if wanted[-1] == 0:
+        mean_angles, _ = match.predict(pns.mean_[None, :])
+        if report is not None:
+            report(1.0, "torus variance: backwards mean")
+        yield 0, np.broadcast_to(mean_angles[0], (n, d))
+
+
 def predict_projections(
     pns: PrincipalNestedSpheres, match: SMDSMatch, scores: NDArray[np.float64],
     angles: NDArray[np.float64], *, order: Sequence[int] | None = None,
@@ -82,8 +122,9 @@ def predict_projections(
     """x̂^(k) = T̃(ŷ^(k)) for k = 0, …, d: torus points of shape (d + 1, n, d).
 
     Level d is predicted first, each sample starting from its torus point ``angles``; each
-    lower level starts from the one above (the projections move little from level to
-    level), and level 0, the backwards mean, is predicted once from the nearest sample.
+    lower level starts from the one above, and level 0, the backwards mean, is predicted
+    once from the nearest sample (:func:`iterate_projections`). This holds all d + 1
+    levels: :mod:`.torus_variance` keeps two at a time for large d.
 
     Parameters
     ----------
@@ -99,24 +140,9 @@ def predict_projections(
     """
     n, d = scores.shape
     projections = np.empty((d + 1, n, d))
-    previous = angles
-    total_batches = d * int(np.ceil(n / PREDICTION_BATCH)) + 1
-    done = 0
-    for k in range(d, 0, -1):
-        units = pns.inverse_transform(level_scores(scores, k, order))
-        level = np.empty((n, d))
-        for begin in range(0, n, PREDICTION_BATCH):
-            rows = slice(begin, min(n, begin + PREDICTION_BATCH))
-            level[rows], _ = match.predict(units[rows], start=previous[rows])
-            done += 1
-            if report is not None:
-                report(done / total_batches, f"torus variance: projections onto S^{k}")
+    for k, level in iterate_projections(pns, match, scores, angles, order=order,
+                                        report=report):
         projections[k] = level
-        previous = level
-    mean_angles, _ = match.predict(pns.mean_[None, :])
-    projections[0] = mean_angles[0]
-    if report is not None:
-        report(1.0, "torus variance: backwards mean")
     return projections
 
 

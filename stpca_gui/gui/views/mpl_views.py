@@ -1,4 +1,5 @@
-"""Matplotlib views: PNS score scatter, PNS1 histogram with KDE, variance explained."""
+"""Matplotlib views: PNS score scatter, PNS1 histogram with KDE, variance explained, the
+angles driving a component."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
 from ...files.atomic import atomic_path
 from ...model import AnalysisResult, AppState
+from ...model.angle_labels import display_names
+from ...plotting.contributions import component_measure, draw_contributions
 from ...plotting.histogram import ScoreHistogram
 from ...plotting.partial_redraw import PartialRedraw
 from ...plotting.scores import ScoresScatter
@@ -408,6 +411,105 @@ class VarianceView(MplView):
         result = self.state.result
         if result is not None:
             # No title: the view's header says it.
-            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="")
+            draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="",
+                          torus_remaining=result.torus_remaining)
         self._drawn = result is not None
         self.canvas.draw_idle()
+
+
+class ContributionsView(MplView):
+    """The angles that drive a component most (torus-variance shares, or for PNS1 the
+    principal curve's range when the torus variance was not computed); clicking a bar
+    shows that angle on the torus view."""
+
+    title_text = "Angles driving"
+    export_stem = "angle_contributions"
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(state, parent)
+        self.canvas.setMinimumSize(200, 120)
+        self.component_combo = QComboBox()
+        self.component_combo.setToolTip("The component whose angles are shown")
+        self.controls.addWidget(self.component_combo)
+        self.setToolTip("Click a bar to show that angle on the torus (outlined bars with bold "
+                        "names: the angles on the torus view)")
+        #: The angle of each bar drawn, in order, and what the bars measure.
+        self.columns: list[int] = []
+        self.measure_kind = ""
+        self.component_combo.currentIndexChanged.connect(self.redraw)
+        self.canvas.mpl_connect("pick_event", self._on_pick)
+        # As many bars as the height holds names.
+        self.canvas.mpl_connect("resize_event", lambda _event: self.redraw())
+        state.result_changed.connect(self._fill_combo)
+        state.view_options_changed.connect(self._on_view_option)
+
+    def show_state(self) -> None:
+        self._fill_combo()
+
+    def _fill_combo(self, *_: object) -> None:
+        """PNS1 … PNSK: the components with a measure (PNS1 only without torus variance)."""
+        result = self.state.result
+        count = 0 if result is None else max(1, len(result.model.angle_contributions_))
+        keep = max(0, self.component_combo.currentIndex())
+        self.component_combo.blockSignals(True)
+        self.component_combo.clear()
+        self.component_combo.addItems([f"PNS{k + 1}" for k in range(count)])
+        self.component_combo.setCurrentIndex(min(keep, count - 1))
+        self.component_combo.setEnabled(count > 1)
+        self.component_combo.blockSignals(False)
+        self.redraw()
+
+    def _on_view_option(self, name: str) -> None:
+        if name == "torus_axes" and self._drawn:
+            self.redraw()
+
+    @property
+    def component(self) -> int:
+        return max(0, self.component_combo.currentIndex())
+
+    def set_component(self, component: int) -> None:
+        """Show the angles of PNS(component + 1) (0-based), if it has a measure."""
+        if 0 <= component < self.component_combo.count():
+            self.component_combo.setCurrentIndex(component)
+
+    def view_state(self) -> dict:
+        return {"component": self.component}
+
+    def restore_view_state(self, state: dict) -> None:
+        component = state.get("component")
+        if isinstance(component, int) and not isinstance(component, bool):
+            self.set_component(component)
+
+    def redraw(self, *_: object) -> None:
+        self.figure.clear()
+        self.thaw_layout()
+        result = self.state.result
+        self.columns, self.measure_kind = [], ""
+        measure = None
+        if result is not None:
+            contributions = result.model.angle_contributions_
+            measure = component_measure(contributions if len(contributions) else None,
+                                        result.curve.angle_ranges(), self.component)
+        if measure is not None:
+            names = display_names(result.dataset.column_names)
+            _, self.columns = draw_contributions(self.figure, measure, names,
+                                                 shown=self.state.torus_axes)
+            self.measure_kind = measure.kind
+        self._drawn = measure is not None
+        self.canvas.draw_idle()
+
+    def _on_pick(self, event) -> None:
+        gid = event.artist.get_gid()
+        if gid is not None:
+            self.show_angle(int(gid))
+
+    def show_angle(self, column: int) -> None:
+        """Put angle ``column`` on the torus view: in place of the shown angle that drives
+        this component least (nothing when it is shown already)."""
+        axes = list(self.state.torus_axes)
+        if column in axes or len(axes) < 3:
+            return
+        rank = {k: i for i, k in enumerate(self.columns)}
+        weakest = max(axes, key=lambda k: rank.get(k, len(rank)))
+        axes[axes.index(weakest)] = column
+        self.state.set_torus_axes(tuple(sorted(axes)))

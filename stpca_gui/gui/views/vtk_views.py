@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QToolButton, QWidget
 from pyvista.plotting.plotter import BasePlotter
 from pyvistaqt import QtInteractor
 
 from ...model import AppState
+from ...model.angle_labels import display_names
 from ...model.live_fit import SMDSSnapshot
 from ...model.session_file import camera_problem
 from ...plotting.export3d import save_plotter_image
@@ -217,11 +218,20 @@ class TorusView(VtkView):
         self.layout_combo.setToolTip("How T² is drawn")
         self.axis_combos = [QComboBox() for _ in range(3)]
         self.axes_label = QLabel("angles")
+        self.moving_button = QToolButton()
+        self.moving_button.setText("moving")
+        self.moving_button.setToolTip(
+            "Show the three angles the principal curve moves most (before a fit: those "
+            "spread most)")
+        self.moving_button.clicked.connect(self.state.show_moving_torus_axes)
         self.controls.addWidget(self.layout_combo)
         self.controls.addWidget(self.axes_label)
-        for combo in self.axis_combos:
-            combo.setToolTip("Angle shown on this axis of the cube")
+        for axis, combo in zip("xyz", self.axis_combos, strict=True):
+            combo.setToolTip(f"Angle shown on the {axis} axis of the cube")
+            combo.setMaxVisibleItems(25)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             self.controls.addWidget(combo)
+        self.controls.addWidget(self.moving_button)
         self.layout_combo.currentIndexChanged.connect(self.redraw)
         for combo in self.axis_combos:
             combo.currentIndexChanged.connect(self._on_axes_chosen)
@@ -243,11 +253,16 @@ class TorusView(VtkView):
         self.layout_combo.blockSignals(False)
         many = d > 3
         self.axes_label.setVisible(many)
+        self.moving_button.setVisible(many)
+        names = [] if dataset is None else display_names(dataset.column_names)
         for k, combo in enumerate(self.axis_combos):
             combo.blockSignals(True)
             combo.clear()
             if many:
-                combo.addItems([short_label(name, 60) for name in dataset.column_names])
+                for index, name in enumerate(names):
+                    combo.addItem(short_label(name, 40))
+                    combo.setItemData(index, dataset.column_names[index],
+                                      Qt.ItemDataRole.ToolTipRole)
                 combo.setCurrentIndex(self.state.torus_axes[k])
             combo.setVisible(many)
             combo.blockSignals(False)
@@ -304,7 +319,7 @@ class TorusView(VtkView):
             dataset.angles,
             curve=None if result is None else result.curve,
             colors=colors, selected=selected, axes=axes,
-            column_names=dataset.column_names, layout=self._layout_name(d),
+            column_names=display_names(dataset.column_names), layout=self._layout_name(d),
         )
         self._drawn = True
         self._drawn_axes = axes

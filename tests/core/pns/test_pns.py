@@ -436,7 +436,8 @@ def test_bad_inputs():
 
 def test_sklearn_conventions_and_attributes():
     est = PrincipalNestedSpheres(mode="great", alpha=0.05, n_bootstrap=7, random_state=3)
-    assert vars(est) == {"mode": "great", "alpha": 0.05, "n_bootstrap": 7, "random_state": 3}
+    assert vars(est) == {"mode": "great", "alpha": 0.05, "n_bootstrap": 7, "random_state": 3,
+                         "exact_levels": 12}
     x = sphere_clusters(90, 3, random_state=4)
     assert est.fit(x) is est
     d = 3

@@ -11,6 +11,8 @@ from stpca_gui.core.demos import make_clusters
 from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
 from stpca_gui.core.smds import landmarks as lm
 from stpca_gui.core.smds.pair_stress import sampled_pair_stress
+from stpca_gui.core.stpca import LANDMARK_AGREEMENT_MIN_D
+from stpca_gui.core.torsion_states import make_torsion_states
 
 
 def _circular_agreement(a: np.ndarray, b: np.ndarray, scale_a: float, scale_b: float) -> float:
@@ -108,7 +110,8 @@ def test_landmark_fit_reports_what_it_did(exact_and_landmark, t4_clusters):
     assert np.all(landmark.interpolation_stress_[indices] == 0.0)
     assert landmark.scores_.shape == exact.scores_.shape
     assert {"landmarks", "interpolation", "stress"} <= set(landmark.timings_)
-    # Three landmark sets were tried; the kept one had the lowest validation stress.
+    # Three landmark sets were tried (at d = 4, below LANDMARK_AGREEMENT_MIN_D); the kept
+    # one had the lowest validation stress.
     assert exact.landmark_trial_stress_ is None
     trials = landmark.landmark_trial_stress_
     assert trials.shape == (3,) and np.all(np.isfinite(trials))
@@ -194,3 +197,26 @@ def test_transform_of_placed_samples_gives_their_scores(exact_and_landmark, t4_c
     placed = np.setdiff1d(np.arange(len(t4_clusters)), model.landmark_indices_)[::7]
     np.testing.assert_allclose(model.transform(t4_clusters[placed]), model.scores_[placed],
                                rtol=0, atol=1e-12)
+
+
+def test_a_set_that_confirms_the_best_ends_the_search_from_d_8(t4_clusters, monkeypatch):
+    # Three sets with stresses 1.000, 1.005, (not tried): at d ≥ 8 the second confirms the
+    # first within 1 %; with 1.000, 1.050, 0.990 all three run and the third wins. At d = 4
+    # every set runs whatever the stresses (low-d fits as before the rule).
+    from stpca_gui.core import stpca
+
+    def fitted(stresses, angles):
+        values = iter(stresses)
+        monkeypatch.setattr(stpca, "all_pairs_stress", lambda *args: next(values))
+        return ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
+                              landmark_trials=3).fit(angles)
+
+    high_d = make_torsion_states(240, LANDMARK_AGREEMENT_MIN_D, random_state=0).angles
+    confirmed = fitted([1.0, 1.005, 0.5], high_d)
+    np.testing.assert_array_equal(np.isnan(confirmed.landmark_trial_stress_),
+                                  [False, False, True])
+    all_three = fitted([1.0, 1.05, 0.99], high_d)
+    np.testing.assert_array_equal(all_three.landmark_trial_stress_, [1.0, 1.05, 0.99])
+    assert not np.array_equal(all_three.landmark_indices_, confirmed.landmark_indices_)
+    low_d = fitted([1.0, 1.005, 0.5], t4_clusters)
+    np.testing.assert_array_equal(low_d.landmark_trial_stress_, [1.0, 1.005, 0.5])

@@ -1,0 +1,682 @@
+"""Matrix-free T̂ (eq. interp) and T̃ (eq. invmds2) for high dimension: Newton's method
+with conjugate-gradient steps.
+
+The dense kernels of :mod:`._prediction_kernel` form the d × d Newton model of every query
+at every iteration, a sum of m outer products over the partners, which costs O(m·d²) per
+pass plus O(d³) for the solve: 4.5 ms per point at d = 66 (issue 32), most of a landmark
+fit. Here the model is never formed. A pass over the partners gives the stress, the
+gradient and the m weights w_i of the model (O(m·d)); the Newton step (H + λ D) s = −g is
+solved by conjugate gradients (CG), each iteration one product with the model,
+v ↦ B (w ⊙ Bᵀ v) + (Σ c_i) v (O(m·d)), B the partners' columns (for T̂ the unit vectors
+ŷ_i, projected onto the tangent space at y; for T̃ the unit directions from the x_i).
+
+T̂'s preconditioner is its model with every weight replaced by their mean w̄,
+w̄ P_y E Eᵀ P_y + (Σ c_i) I: E Eᵀ is the same for every query, so its eigenvectors are
+computed once per call (O(d³) once, then O(d²) per application). The weights vary mostly
+with the partners' distance to y, which E Eᵀ does not see, yet on the peptide-like data of
+:mod:`~stpca_gui.core.torsion_states` (d = 66, m = 1000) it takes the model's condition
+number from 60–105 to 2.0–2.6. T̂ also starts closer: at the linear placement of the
+partners' cosines (:func:`_triangulated_start`, about 3° from the minimiser on T⁶⁶ where
+the nearest partner is 30°). T̃'s model has one outlying eigenvalue and the rest within a
+factor of about 10 on the same data, and runs without a preconditioner.
+
+The Newton iterations, damping and stopping rules are those of the dense kernels, so both
+stop at the same minimiser to rounding where the problem has one minimum near the start
+(T̂: within 1e-10 of an extended-precision reference,
+tests/core/prediction/test_matrix_free_kernel.py).
+CG runs to a relative residual proportional to the gradient (inexact Newton, Eisenstat &
+Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL`, and stops early at
+rounding.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._base.jit import kernel, kernel_array
+from .._base.parallel import map_parallel, row_blocks
+from ..geometry.angle_math import wrap_angle
+from ._prediction_kernel import (
+    _BLOCK,
+    _EXACT_NEAR,
+    _LAMBDA_MAX,
+    _LAMBDA_START,
+    _LAST_STEP,
+    _NEWTON_LAMBDA,
+    _SAME_STEP_RTOL,
+    _STEP_TOL,
+    _STRESS_ROUNDING,
+    _VECTOR_MATH,
+    _partner_block,
+    _targets_for,
+    _torus_directions,
+    _torus_targets,
+)
+
+#: Relative CG residual of a Newton step far from the minimum (the step only has to lead
+#: downhill) and near it (the step must be Newton's to the rounding of the stopping rules).
+_CG_FAR_TOL = 1e-2
+#: T̃'s far tolerance: its objective has ridges (the torus distance's), across which a
+#: precise Newton step is no better than a rough one.
+_CG_TORUS_FAR_TOL = 1e-1
+_CG_NEAR_TOL = 1e-12
+#: A Newton step (damping at most _NEWTON_LAMBDA) shorter than this (radians) is the last,
+#: taken without evaluating the point it leads to. The dense kernel's _LAST_STEP (1e-6)
+#: assumes an error of order its square after it; at high d the model's second
+#: derivatives are larger (an error of 2e-10 after a step of 9e-7 on T²⁴), so this one is
+#: shorter.
+_LAST_STEP_UNCHECKED = 1e-7
+#: CG iterations without the squared residual shrinking fourfold after which CG stops
+#: (rounding reached).
+_CG_STALL = 3
+#: T̃'s minima often lie on a ridge of the torus distance (where an angle's difference to
+#: some sample crosses ±π), where no Newton model fits: the damping then swings between
+#: rejected and accepted steps that each gain ~1e-10 of the stress. An accepted step that
+#: needed damping and gained less than this share of the stress ends the iteration there
+#: (T⁶⁶, m = 1000, 60 points × 5 levels of the torus variance: passes per prediction mean
+#: 25.6 → 20.2, 90 % quantile 56 → 41; the answers moved by 5e-7 rad at the median, at
+#: most 0.05 rad where two minima on a ridge are equally deep; the variance between
+#: levels 10 and 9 summed over the points by 4e-4 of itself, far below its sample's
+#: standard error).
+_RIDGE_TOL = 1e-9
+#: A preconditioner eigenvalue is kept at least this fraction of (w̄ λ_j + |Σ c_i|): where
+#: E Eᵀ is singular (fewer partners than dimensions) or Σ c_i < 0 the preconditioner
+#: stays positive definite.
+_PRECONDITIONER_FLOOR = 0.1
+#: Eigenvalues of E Eᵀ below this fraction of the largest count as zero in the start.
+_PSEUDOINVERSE_RCOND = 1e-10
+
+
+@kernel(fastmath=_VECTOR_MATH)
+def _sphere_gradient(
+    y: NDArray, embedding_t: NDArray, radius: float, targets: NDArray, grad: NDArray,
+    weights: NDArray, shifts: NDArray, work: NDArray,
+) -> tuple[float, float, float, float]:
+    """Stress at the unit vector ``y``, the gradient E s into ``grad`` (ambient, not yet
+    projected), the weights w_i and cap shifts of the model into ``weights`` and ``shifts``
+    (m,), in one pass over the partners; returns (mean stress, Σ c_i, Σ cap shifts, Σ r²)
+    as ``_sphere_model`` does."""
+    p, m = embedding_t.shape
+    scale = work[1]
+    total = 0.0
+    curvature = 0.0
+    gauss_newton = 0.0
+    cap_shift = 0.0
+    for k in range(p):
+        grad[k] = 0.0
+    for j0 in range(0, m, _BLOCK):
+        size = min(_BLOCK, m - j0)
+        b_total, b_curvature, b_shift, _, b_gn = _partner_block(
+            y, embedding_t, j0, size, radius, targets, work)
+        total += b_total
+        curvature += b_curvature
+        cap_shift += b_shift
+        gauss_newton += b_gn
+        for k in range(p):
+            row = embedding_t[k, j0:j0 + size]
+            acc = 0.0
+            for i in range(size):
+                acc += scale[i] * row[i]
+            grad[k] += acc
+        for i in range(size):
+            weights[j0 + i] = work[2, i]
+            shifts[j0 + i] = work[3, i]
+    return total / m, curvature, cap_shift, gauss_newton
+
+
+@kernel(fastmath=_VECTOR_MATH)
+def _model_product(
+    v: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
+    shifts: NDArray, exact: bool, diagonal: float, partner_work: NDArray, out: NDArray,
+) -> None:
+    """``out`` = B diag(w) Bᵀ v + ``diagonal`` v, B the columns of ``basis_t`` (one per
+    partner); with ``exact`` the weights are w_i plus the cap shifts (the exact Hessian's),
+    with ``project`` the product is projected onto the tangent space at the unit vector
+    y (v must be tangent there). Only the first len(v) rows of ``basis_t`` are used."""
+    p = v.shape[0]
+    m = basis_t.shape[1]
+    first = basis_t[0]
+    v0 = v[0]
+    for i in range(m):
+        partner_work[i] = v0 * first[i]
+    for k in range(1, p):
+        vk = v[k]
+        row = basis_t[k]
+        for i in range(m):
+            partner_work[i] += vk * row[i]
+    if exact:
+        for i in range(m):
+            partner_work[i] *= weights[i] + shifts[i]
+    else:
+        for i in range(m):
+            partner_work[i] *= weights[i]
+    along = 0.0
+    for k in range(p):
+        row = basis_t[k]
+        acc = 0.0
+        for i in range(m):
+            acc += row[i] * partner_work[i]
+        out[k] = acc
+        along += acc * y[k]
+    if not project:
+        along = 0.0
+    for k in range(p):
+        out[k] += diagonal * v[k] - along * y[k]
+
+
+@kernel()
+def _precondition(
+    residual: NDArray, y: NDArray, eigenvectors: NDArray, eigenvalues: NDArray,
+    mean_weight: float, diagonal: float, small: NDArray, out: NDArray,
+) -> None:
+    """``out`` = P_y V diag(1 / (w̄ λ_j + diagonal)) Vᵀ ``residual`` for a tangent residual,
+    V Λ Vᵀ = E Eᵀ (``eigenvectors`` holds the eigenvectors as rows)."""
+    p = y.shape[0]
+    floor_shift = abs(diagonal)
+    for j in range(p):
+        row = eigenvectors[j]
+        acc = 0.0
+        for k in range(p):
+            acc += row[k] * residual[k]
+        scaled = mean_weight * eigenvalues[j]
+        denominator = max(scaled + diagonal, _PRECONDITIONER_FLOOR * (scaled + floor_shift))
+        small[j] = acc / denominator if denominator > 0.0 else 0.0
+    for k in range(p):
+        out[k] = 0.0
+    for j in range(p):
+        row = eigenvectors[j]
+        coefficient = small[j]
+        for k in range(p):
+            out[k] += coefficient * row[k]
+    along = 0.0
+    for k in range(p):
+        along += out[k] * y[k]
+    for k in range(p):
+        out[k] -= along * y[k]
+
+
+@kernel()
+def _dot(a: NDArray, b: NDArray) -> float:
+    total = 0.0
+    for k in range(a.shape[0]):
+        total += a[k] * b[k]
+    return total
+
+
+@kernel()
+def _newton_step(
+    g: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
+    shifts: NDArray, exact: bool, curvature: float, damping: float, preconditioned: bool,
+    eigenvectors: NDArray, eigenvalues: NDArray, mean_weight: float, tolerance: float,
+    warm: bool, partner_work: NDArray, vectors: NDArray, step: NDArray,
+) -> tuple[bool, float]:
+    """Solve (H + damping I) s = −g by conjugate gradients into ``step``, H the model
+    B diag(w) Bᵀ + (Σ c_i) I of :func:`_model_product` (``curvature`` = Σ c_i), on the
+    tangent space at y with ``project``, preconditioned by :func:`_precondition` with
+    ``preconditioned``, from 0 or (``warm``) from ``step``. CG stops at the relative
+    residual ``tolerance`` or when rounding stops it from decreasing. Returns (solved,
+    sᵀ H s): ``solved`` is False when the very first direction from 0 has non-positive
+    curvature (the damping is too small); later negative curvature ends CG at the last
+    iterate, a descent direction. ``vectors`` is (5, p)."""
+    p = g.shape[0]
+    residual = vectors[0]
+    conditioned = vectors[1]
+    direction = vectors[2]
+    product = vectors[3]
+    small = vectors[4]
+    diagonal = curvature + damping
+    if warm:
+        _model_product(step, y, project, basis_t, weights, shifts, exact, diagonal,
+                       partner_work, product)
+    for k in range(p):
+        if not warm:
+            step[k] = 0.0
+            product[k] = 0.0
+        residual[k] = -g[k] - product[k]
+        conditioned[k] = residual[k]
+    goal = tolerance * tolerance * _dot(g, g)
+    if preconditioned:
+        _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal, small,
+                      conditioned)
+    for k in range(p):
+        direction[k] = conditioned[k]
+    rz = _dot(residual, conditioned)
+    best = _dot(residual, residual)
+    stalled = 0
+    for iteration in range(p + 10):
+        _model_product(direction, y, project, basis_t, weights, shifts, exact, diagonal,
+                       partner_work, product)
+        curvature_along = _dot(direction, product)
+        if not curvature_along > 0.0:
+            if iteration == 0 and not warm:
+                return False, 0.0
+            break
+        alpha = rz / curvature_along
+        for k in range(p):
+            step[k] += alpha * direction[k]
+            residual[k] -= alpha * product[k]
+        squared = _dot(residual, residual)
+        if squared <= goal:
+            break
+        # Near the minimum the goal can lie below the rounding of the products: CG then
+        # stops once the residual has not shrunk fourfold in _CG_STALL iterations.
+        if squared < 0.25 * best:
+            best = squared
+            stalled = 0
+        else:
+            stalled += 1
+            if stalled >= _CG_STALL:
+                break
+        for k in range(p):
+            conditioned[k] = residual[k]
+        if preconditioned:
+            _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal,
+                          small, conditioned)
+        rz_next = _dot(residual, conditioned)
+        beta = rz_next / rz
+        rz = rz_next
+        for k in range(p):
+            direction[k] = conditioned[k] + beta * direction[k]
+    # sᵀ (H + damping I) s = −sᵀ g − sᵀ residual, as residual = −g − (H + damping I) s.
+    return True, -_dot(step, g) - _dot(step, residual) - damping * _dot(step, step)
+
+
+@kernel()
+def _interpolate_one_cg(
+    embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
+    tol: float, eigenvectors: NDArray, eigenvalues: NDArray, work: NDArray,
+    partners: NDArray, vectors: NDArray,
+) -> float:
+    # The iteration of ``_prediction_kernel._interpolate_one`` (damped Newton in the tangent
+    # space with the retraction y <- (y + s) / |y + s|, the same acceptance, damping and
+    # stopping rules), with tangent vectors in ambient coordinates (orthogonal to y) and
+    # the step from :func:`_newton_step`. The answer goes to vectors[0]. ``partners`` is
+    # (5, m): the accepted and the trial point's weights and cap shifts, and CG's work row;
+    # ``vectors`` is (12, p).
+    p, m = embedding_t.shape
+    q = p - 1
+    y = vectors[0]
+    grad = vectors[1]
+    trial = vectors[2]
+    trial_grad = vectors[3]
+    g = vectors[4]
+    step = vectors[5]
+    rejected_step = vectors[6]
+    cg_vectors = vectors[7:12]
+    weights = partners[0]
+    shifts = partners[1]
+    trial_weights = partners[2]
+    trial_shifts = partners[3]
+    partner_work = partners[4]
+    norm = math.sqrt(_dot(start, start))
+    for k in range(p):
+        trial[k] = start[k] / norm
+    value = math.inf
+    curvature = 0.0
+    model_curvature = 0.0
+    cap_shift = 0.0
+    damping = 0.0
+    mean_weight = 0.0
+    exact = False
+    energy = 0.0
+    first_gradient_squared = 1.0
+    step_squared = math.inf
+    first = True
+    accepted = 0
+    rejected = False
+    lam = _LAMBDA_START
+    while True:
+        trial_value, trial_curvature, trial_shift, trial_gn = _sphere_gradient(
+            trial, embedding_t, radius, targets, trial_grad, trial_weights, trial_shifts,
+            work)
+        if first or trial_value < value or (
+                step_squared <= _LAST_STEP**2
+                and trial_value - value <= _STRESS_ROUNDING * value):
+            decrease = value - trial_value
+            for k in range(p):
+                y[k] = trial[k]
+                grad[k] = trial_grad[k]
+            for i in range(m):
+                weights[i] = trial_weights[i]
+                shifts[i] = trial_shifts[i]
+            value = trial_value
+            curvature = trial_curvature
+            cap_shift = trial_shift
+            rejected = False
+            if not first:
+                accepted += 1
+                lam = max(lam * 0.1, 1e-9)
+                if decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2:
+                    break
+            first = False
+            if accepted >= max_iter:
+                break
+            along = _dot(grad, y)
+            for k in range(p):
+                g[k] = grad[k] - along * y[k]
+            if accepted == 0:
+                first_gradient_squared = max(_dot(g, g), 1e-300)
+            # The exact Hessian near the minimum (CG finds out when it is not positive
+            # definite there, and the capped model takes over), the capped one farther out.
+            exact = cap_shift > 0.0 and step_squared <= _EXACT_NEAR**2
+            damping = trial_gn / q + 1e-300
+            total_weight = 0.0
+            for i in range(m):
+                total_weight += weights[i]
+            mean_weight = total_weight / m
+        else:
+            if (step_squared <= _LAST_STEP**2
+                    and trial_value - value <= tol * max(value, 1e-300)):
+                break
+            rejected = True
+            step_squared = 0.0
+            for k in range(p):
+                rejected_step[k] = step[k]
+                step_squared += step[k] * step[k]
+            lam *= 10.0
+        proposed = False
+        # Inexact Newton (Eisenstat & Walker): a relative residual proportional to |g|
+        # keeps the convergence quadratic while the early steps take few CG iterations.
+        tolerance = min(_CG_FAR_TOL, max(math.sqrt(_dot(g, g) / first_gradient_squared),
+                                         _CG_NEAR_TOL))
+        while lam < _LAMBDA_MAX:
+            model_curvature = curvature - cap_shift if exact else curvature
+            solved, energy = _newton_step(
+                g, y, True, embedding_t, weights, shifts, exact, model_curvature,
+                lam * damping, True, eigenvectors, eigenvalues, mean_weight, tolerance,
+                False, partner_work, cg_vectors, step)
+            if not solved and exact:
+                exact = False  # the exact Hessian is indefinite here: the capped model
+                continue
+            if solved and _dot(step, g) < 0.0:
+                change = 0.0
+                if rejected:
+                    for k in range(p):
+                        change += (step[k] - rejected_step[k]) ** 2
+                if not rejected or change > _SAME_STEP_RTOL**2 * step_squared:
+                    proposed = True
+                    break
+            lam *= 10.0
+        if not proposed:
+            break
+        step_squared = _dot(step, step)
+        last = (not rejected and lam <= _NEWTON_LAMBDA
+                and step_squared <= _LAST_STEP_UNCHECKED**2)
+        if last and tolerance > _CG_NEAR_TOL:
+            # The last step is taken without evaluating where it leads: it must be
+            # Newton's to rounding (CG's residual bounds the step's error only up to the
+            # model's condition number, ~500 on T²⁴).
+            solved, energy = _newton_step(
+                g, y, True, embedding_t, weights, shifts, exact, model_curvature,
+                lam * damping, True, eigenvectors, eigenvalues, mean_weight, _CG_NEAR_TOL,
+                True, partner_work, cg_vectors, step)
+            step_squared = _dot(step, step)
+            last = (solved and _dot(step, g) < 0.0
+                    and step_squared <= _LAST_STEP_UNCHECKED**2)
+        norm = 0.0
+        for k in range(p):
+            trial[k] = y[k] + step[k]
+            norm += trial[k] * trial[k]
+        norm = math.sqrt(norm)
+        for k in range(p):
+            trial[k] /= norm
+        if last:
+            # ½ Σ res² changes by g·s + ½ sᵀ H s in the model; the mean stress by 2/m that.
+            change = _dot(g, step) + 0.5 * energy
+            for k in range(p):
+                y[k] = trial[k]
+            return max(value + 2.0 * change / m, 0.0)
+    return value
+
+
+@kernel(fastmath=_VECTOR_MATH)
+def _triangulated_start(
+    targets: NDArray, embedding_t: NDArray, radius: float, eigenvectors: NDArray,
+    eigenvalues: NDArray, small: NDArray, out: NDArray,
+) -> None:
+    """The unit vector whose cosines to the partners best fit cos(t_i / r) in least
+    squares, y ∝ (E Eᵀ)⁺ E cos(t / r): the spherical analogue of landmark MDS's linear
+    placement (de Silva & Tenenbaum), O(m·d). On T⁶⁶ (m = 1000) it lies about 3° from the
+    minimiser, the nearest partner's ŷ about 30°."""
+    p, m = embedding_t.shape
+    for k in range(p):
+        row = embedding_t[k]
+        acc = 0.0
+        for i in range(m):
+            acc += row[i] * math.cos(min(targets[i] / radius, math.pi))
+        out[k] = acc
+    floor = _PSEUDOINVERSE_RCOND * eigenvalues[p - 1]
+    for j in range(p):
+        row = eigenvectors[j]
+        acc = 0.0
+        for k in range(p):
+            acc += row[k] * out[k]
+        small[j] = acc / eigenvalues[j] if eigenvalues[j] > floor else 0.0
+    for k in range(p):
+        out[k] = 0.0
+    for j in range(p):
+        row = eigenvectors[j]
+        coefficient = small[j]
+        for k in range(p):
+            out[k] += coefficient * row[k]
+
+
+@kernel()
+def _interpolate_rows_cg(
+    queries: NDArray, angles_t: NDArray, embedding_t: NDArray, radius: float,
+    max_iter: int, tol: float, eigenvectors: NDArray, eigenvalues: NDArray, out: NDArray,
+    stress: NDArray, targets: NDArray, work: NDArray, partners: NDArray, vectors: NDArray,
+    start: NDArray,
+) -> None:
+    """T̂ of each query row (wrapped angles) into ``out``/``stress``, each started at ŷ of
+    the nearest partner."""
+    p = embedding_t.shape[0]
+    for row in range(queries.shape[0]):
+        nearest = _torus_targets(queries[row], angles_t, targets)
+        _triangulated_start(targets, embedding_t, radius, eigenvectors, eigenvalues,
+                            vectors[0], start)
+        if not _dot(start, start) > 0.0:
+            for k in range(p):
+                start[k] = embedding_t[k, nearest]
+        stress[row] = _interpolate_one_cg(embedding_t, radius, targets, start, max_iter, tol,
+                                          eigenvectors, eigenvalues, work, partners, vectors)
+        for k in range(p):
+            out[row, k] = vectors[0, k]
+
+
+def partner_spectrum(embedding: NDArray) -> tuple[NDArray, NDArray]:
+    """Eigenvalues and eigenvectors (as rows) of E Eᵀ = Σ ŷ_i ŷ_iᵀ, the fixed part of the
+    preconditioner (computed once per set of partners)."""
+    values, vectors = np.linalg.eigh(embedding.T @ embedding)
+    return kernel_array(np.maximum(values, 0.0)), kernel_array(vectors.T)
+
+
+def interpolate_sphere_cg(
+    queries: NDArray, angles: NDArray, embedding: NDArray, radius: float, max_iter: int,
+    tol: float, spectrum: tuple[NDArray, NDArray] | None = None,
+) -> tuple[NDArray, NDArray]:
+    """T̂ (eq. interp) for every wrapped torus point in ``queries`` (m, d), as
+    ``_prediction_kernel.interpolate_sphere`` but with O(m·d) work per pass;
+    ``spectrum`` is :func:`partner_spectrum` of ``embedding`` (computed when None)."""
+    queries = kernel_array(queries)
+    n_queries = queries.shape[0]
+    n, p = embedding.shape
+    angles_t = kernel_array(angles.T)
+    embedding_t = kernel_array(embedding.T)
+    eigenvalues, eigenvectors = spectrum if spectrum is not None else partner_spectrum(
+        embedding)
+    out = np.empty((n_queries, p))
+    stress = np.empty(n_queries)
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        _interpolate_rows_cg(queries[lo:hi], angles_t, embedding_t, radius, max_iter, tol,
+                             eigenvectors, eigenvalues, out[lo:hi], stress[lo:hi],
+                             np.empty(n), np.empty((4, _BLOCK)), np.empty((5, n)),
+                             np.empty((12, p)), np.empty(p))
+
+    map_parallel(run, row_blocks(n_queries))
+    return out, stress
+
+
+# ------------------------------------------------------------------ T̃, the torus side
+@kernel(fastmath=_VECTOR_MATH)
+def _torus_gradient(
+    x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray, grad: NDArray,
+    weights: NDArray,
+) -> tuple[float, float, float]:
+    """Mean stress of eq. (invmds2) at x, its gradient Σ res_i u_i into ``grad`` and the
+    weights w_i = 1 − c_i of its Newton model Σ w_i u_i u_iᵀ + (Σ c_i) I into ``weights``,
+    with c_i = res_i / δ_i capped below at −1 (the Hessian of ½ Σ res_i², exact unless
+    x is closer than half its target distance to some x_i); ``scratch`` as in
+    ``_torus_directions``. Returns (mean stress, Σ c_i, Σ w_i)."""
+    d, n = angles_t.shape
+    total = _torus_directions(x, angles_t, targets, scratch)
+    residual = scratch[d]
+    inverse = scratch[d + 1]
+    for k in range(d):
+        row = scratch[k]
+        acc = 0.0
+        for i in range(n):
+            acc += residual[i] * row[i]
+        grad[k] = acc
+    curvature = 0.0
+    weight_sum = 0.0
+    for i in range(n):
+        c = max(residual[i] * inverse[i], -1.0)
+        curvature += c
+        weights[i] = 1.0 - c
+        weight_sum += 1.0 - c
+    return total / n, curvature, weight_sum
+
+
+@kernel()
+def _predict_one_cg(
+    angles_t: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float,
+    scratch: NDArray, partners: NDArray, vectors: NDArray,
+) -> float:
+    # Damped Newton with CG steps (no preconditioner: the model's eigenvalues are one
+    # outlier and a bulk within a factor of about 10 on T⁶⁶), with the acceptance and
+    # stopping rules of ``_prediction_kernel._predict_one``. ``scratch`` is (2, d + 2, n),
+    # the accepted and the trial point's directions; ``partners`` (3, n) their weights
+    # and CG's work row; ``vectors`` (11, d). The answer goes to vectors[0].
+    d = angles_t.shape[0]
+    x = vectors[0]
+    grad = vectors[1]
+    trial = vectors[2]
+    trial_grad = vectors[3]
+    step = vectors[4]
+    cg_vectors = vectors[5:10]
+    unused = vectors[10]
+    for k in range(d):
+        trial[k] = wrap_angle(start[k])
+    current = 0
+    damped = False  # a trial was rejected since the last accepted point
+    value = math.inf
+    curvature = 0.0
+    damping = 0.0
+    first_gradient_squared = 1.0
+    step_squared = math.inf
+    first = True
+    accepted = 0
+    lam = _LAMBDA_START
+    while True:
+        slot = 1 - current
+        trial_value, trial_curvature, trial_weight = _torus_gradient(
+            trial, angles_t, targets, scratch[slot], trial_grad, partners[slot])
+        if first or trial_value < value:
+            decrease = value - trial_value
+            current = slot
+            for k in range(d):
+                x[k] = trial[k]
+                grad[k] = trial_grad[k]
+            value = trial_value
+            curvature = trial_curvature
+            damping = trial_weight / d + 1e-300
+            if not first:
+                accepted += 1
+                on_ridge = damped and decrease <= _RIDGE_TOL * value
+                lam = max(lam * 0.1, 1e-9)
+                if (decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2
+                        or on_ridge):
+                    break
+            else:
+                first_gradient_squared = max(_dot(grad, grad), 1e-300)
+            first = False
+            damped = False
+            if accepted >= max_iter:
+                break
+        else:
+            if (step_squared <= _LAST_STEP**2
+                    and trial_value - value <= _STRESS_ROUNDING * value):
+                break  # a step this short changes the stress by rounding only: at rest
+            damped = True
+            lam *= 10.0
+        tolerance = min(_CG_TORUS_FAR_TOL, max(
+            math.sqrt(_dot(grad, grad) / first_gradient_squared), _CG_NEAR_TOL))
+        proposed = False
+        while lam < _LAMBDA_MAX:
+            solved, _ = _newton_step(
+                grad, unused, False, scratch[current], partners[current], partners[2],
+                False, curvature, lam * damping, False, scratch[current], unused, 0.0,
+                tolerance, False, partners[2], cg_vectors, step)
+            if solved and _dot(step, grad) < 0.0:
+                proposed = True
+                break
+            lam *= 10.0
+        if not proposed:
+            break
+        step_squared = _dot(step, step)
+        for k in range(d):
+            trial[k] = wrap_angle(x[k] + step[k])
+    return value
+
+
+@kernel()
+def _predict_rows_cg(
+    queries: NDArray, angles_t: NDArray, embedding: NDArray, radius: float, starts: NDArray,
+    max_iter: int, tol: float, chain: bool, out: NDArray, stress: NDArray, targets: NDArray,
+    scratch: NDArray, partners: NDArray, vectors: NDArray,
+) -> None:
+    """T̃ of each query row into ``out``/``stress`` (as ``_prediction_kernel._predict_rows``)."""
+    d = angles_t.shape[0]
+    for q in range(queries.shape[0]):
+        start = out[q - 1] if chain and q > 0 else starts[q]
+        _targets_for(queries[q], embedding, radius, targets)
+        stress[q] = _predict_one_cg(angles_t, targets, start, max_iter, tol, scratch,
+                                    partners, vectors)
+        for k in range(d):
+            out[q, k] = vectors[0, k]
+
+
+def _prediction_work_arrays(n: int, d: int) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Targets (n,), directions (2, d + 2, n), weights (3, n) and vectors (11, d)."""
+    return np.empty(n), np.empty((2, d + 2, n)), np.empty((3, n)), np.empty((11, d))
+
+
+def predict_torus_cg(
+    queries: NDArray, angles: NDArray, embedding: NDArray, radius: float, starts: NDArray,
+    max_iter: int, tol: float, *, chain: bool = False,
+) -> tuple[NDArray, NDArray]:
+    """T̃ (eq. invmds2) for every unit vector in ``queries`` (m, p) from ``starts`` (m, d)
+    (with ``chain``, only the first start is used and each later query starts from the
+    previous answer, on one thread), as ``_prediction_kernel.predict_torus`` but with
+    O(n·d) work per pass."""
+    queries, embedding, starts = (kernel_array(a) for a in (queries, embedding, starts))
+    m = queries.shape[0]
+    n, d = angles.shape
+    angles_t = kernel_array(angles.T)
+    out = np.empty((m, d))
+    stress = np.empty(m)
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        _predict_rows_cg(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi],
+                         max_iter, tol, chain, out[lo:hi], stress[lo:hi],
+                         *_prediction_work_arrays(n, d))
+
+    map_parallel(run, [(0, m)] if chain and m else row_blocks(m))
+    return out, stress

@@ -1,0 +1,265 @@
+"""The torus explained variance of section 3.5 for the components a user looks at.
+
+The paper's var_T^(k) = Σ_i δ_T(x̂_i^(k−1), x̂_i^(k))², k = 1 … d, predicts every projection
+of every sample on the torus: n·d predictions T̃ (eq. invmds2), each O(n_match·d) or more,
+which is hours at d = 66 and n = 10⁴ (issue 32). Most of those components carry nothing
+a user reads, so the estimate here is computed
+
+* for the first K components only (:func:`torus_variance_components`): all of them when
+  there are at most ``max_components`` (every d ≤ 10 by default, where nothing changes),
+  else the fewest that cover ``coverage`` (99 %) of the sphere variance, at most
+  ``max_components``. The components after K are reported together as *remaining*,
+  Σ_i δ_T(x̂_i^(K), x̂_i^(d))²: the torus distance from the projection onto S^K to the
+  point's own prediction, which is what the components after K add up to when their steps
+  are orthogonal (it is the sum of their variances on the sphere, where PNS's residuals
+  are; on the torus it is measured, docs/high_d_prediction.md);
+* on a random sample of the points when n is large (``sample_sizes`` of
+  :func:`estimate_torus_variance`), every ratio with its standard error, so that the
+  sampling error is stated rather than hidden.
+
+The ratios are var_T^(k) / (Σ_{j ≤ K} var_T^(j) + remaining). Only consecutive levels are
+held in memory: O(sample · d), never the (d + 1) × n × d stack of all projections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..geometry.torus import circular_difference, torus_distance
+from ..pns.pns import PrincipalNestedSpheres
+from .prediction import SMDSMatch
+from .projections import iterate_projections
+
+__all__ = ["TORUS_VARIANCE_COVERAGE", "TorusVarianceEstimate", "estimate_torus_variance",
+           "ratio_standard_errors", "stored_projection_summary", "torus_variance_components",
+           "torus_variance_levels"]
+
+#: Share of the sphere variance the components with a torus variance cover by default.
+TORUS_VARIANCE_COVERAGE = 0.99
+
+ProgressReport = Callable[[float, str], None]
+
+
+def torus_variance_components(sphere_ratio: NDArray[np.float64], max_components: int,
+                              coverage: float = TORUS_VARIANCE_COVERAGE) -> int:
+    """K, the number of leading components whose torus variance is computed: all d when
+    d ≤ ``max_components``, else the fewest whose sphere variance ratios add up to
+    ``coverage``, at most ``max_components`` (at least 1)."""
+    d = len(sphere_ratio)
+    if d <= max_components:
+        return d
+    ratio = np.nan_to_num(np.asarray(sphere_ratio, dtype=np.float64), nan=0.0)
+    covered = np.cumsum(ratio)
+    needed = int(np.searchsorted(covered, coverage * covered[-1] - 1e-12)) + 1
+    return int(min(max(needed, 1), max_components, d))
+
+
+def torus_variance_levels(d: int, components: int) -> NDArray[np.intp]:
+    """The nested-sphere levels predicted for ``components`` = K: 0 … K, and d when K < d."""
+    levels = list(range(components + 1))
+    if components < d:
+        levels.append(d)
+    return np.asarray(levels, dtype=np.intp)
+
+
+@dataclass(frozen=True)
+class TorusVarianceEstimate:
+    """The torus variance of the first K components, summed over the n samples.
+
+    Attributes
+    ----------
+    variance : ndarray, shape (K,)
+        var_T^(k), k = 1 … K, scaled from the sample to all n samples.
+    remaining : float
+        Σ_i δ_T(x̂_i^(K), x̂_i^(d))², scaled likewise (0 when K = d).
+    ratio, ratio_se : ndarray, shape (K,)
+        var_T^(k) / total and its standard error from the sample (0 when every sample
+        was used).
+    remaining_ratio, remaining_ratio_se : float
+    angle_contributions : ndarray, shape (K, d)
+        Row k − 1: the share of var_T^(k) carried by each angle; rows sum to 1 (NaN where
+        var_T^(k) = 0).
+    sample : ndarray of int or None
+        The sampled rows (sorted), None when every sample was used.
+    projections : ndarray, shape (d + 1, s, d), or None
+        x̂^(k) for k = 0 … d when every level was predicted (K = d), else None.
+    """
+
+    variance: NDArray[np.float64]
+    remaining: float
+    ratio: NDArray[np.float64]
+    ratio_se: NDArray[np.float64]
+    remaining_ratio: float
+    remaining_ratio_se: float
+    angle_contributions: NDArray[np.float64]
+    sample: NDArray[np.intp] | None
+    projections: NDArray[np.float64] | None
+
+
+def ratio_standard_errors(terms: NDArray[np.float64], n_population: int
+                          ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Ratio estimates Σ_i a_ij / Σ_i b_i and their standard errors from a simple random
+    sample without replacement, b_i = Σ_j a_ij (Cochran, Sampling Techniques, §6.4: the
+    linearised variance (1 − s/n) S_e² / (s b̄²), e_i = a_ij − R_j b_i).
+
+    Parameters
+    ----------
+    terms : ndarray, shape (s, q)
+        a_ij for the s sampled units.
+    n_population : int
+        n; the finite-population correction makes the error 0 when s = n.
+    """
+    s = terms.shape[0]
+    per_unit = terms.sum(axis=1)
+    total = per_unit.sum()
+    if not total > 0.0:
+        nan = np.full(terms.shape[1], np.nan)
+        return nan, nan
+    ratio = terms.sum(axis=0) / total
+    if s < 2 or s >= n_population:
+        return ratio, np.zeros_like(ratio)
+    errors = terms - ratio[None, :] * per_unit[:, None]
+    spread = np.sum(errors**2, axis=0) / (s - 1)
+    mean_unit = total / s
+    variance = (1.0 - s / n_population) * spread / (s * mean_unit**2)
+    return ratio, np.sqrt(variance)
+
+
+def estimate_torus_variance(
+    pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
+    scores: NDArray[np.float64], components: int, *,
+    sample_order: NDArray[np.intp] | None = None, sample_sizes: Sequence[int] = (),
+    target_se: float = 0.0, keep_projections: bool = False,
+    report: ProgressReport | None = None,
+) -> TorusVarianceEstimate:
+    """Estimate the torus variance of the first ``components`` components.
+
+    Parameters
+    ----------
+    pns, match
+        The fit's PNS and SMDS match (its prediction map T̃).
+    angles, scores : ndarray, shapes (n, d)
+        The samples' torus points and PNS scores.
+    components : int
+        K (see :func:`torus_variance_components`).
+    sample_order : ndarray of int, optional
+        Distinct rows in random order; the sample of size s is its first s rows. None:
+        every sample, in order.
+    sample_sizes : sequence of int
+        Increasing sample sizes tried in turn, at most ``len(sample_order)`` (default: the
+        whole order, or n).
+    target_se : float
+        The estimate stops at the first size where every ratio's standard error is at most
+        this (0: only the last size counts).
+    keep_projections : bool
+        Keep x̂^(k) for every level (only when K = d).
+    report : callable, optional
+        ``report(fraction, message)`` between batches of predictions; it may raise to stop.
+    """
+    n, d = angles.shape
+    levels = torus_variance_levels(d, components)
+    population = n if sample_order is None else len(sample_order)
+    sizes = [min(int(size), population) for size in sample_sizes] or [population]
+    if keep_projections and len(sizes) > 1:
+        raise ValueError("projections are kept for one sample size only")
+    terms = np.empty((len(levels) - 1, 0))
+    contributions = np.zeros((len(levels) - 1, d))
+    projections = None
+    done = 0
+    total_work = float(sizes[-1])
+    for size in sizes:
+        if size <= done:
+            continue
+        rows = (np.arange(done, size) if sample_order is None
+                else np.sort(sample_order[done:size]))
+        part_report = None if report is None else (
+            lambda fraction, message, lo=done, hi=size: report(
+                (lo + fraction * (hi - lo)) / total_work, message))
+        new_terms, new_contributions, stack = _level_terms(
+            pns, match, angles[rows], scores[rows], levels, keep_projections, part_report)
+        terms = np.concatenate([terms, new_terms], axis=1)
+        contributions += new_contributions
+        if stack is not None:
+            projections = stack if projections is None else np.concatenate(
+                [projections, stack], axis=1)
+        done = size
+        _, se = ratio_standard_errors(terms.T, n)
+        if target_se > 0.0 and np.all(np.nan_to_num(se, nan=np.inf) <= target_se):
+            break
+    _, se = ratio_standard_errors(terms.T, n)
+    # Summed per level over contiguous rows, scaled to n and divided by their total, as
+    # the paper's var_T^(k) always were here (the ratio estimator's own sums agree to
+    # rounding).
+    scaled = n / done * np.array([np.sum(row) for row in terms])
+    total = float(np.sum(scaled))
+    ratio = scaled / total if total > 0 else np.full(len(scaled), np.nan)
+    variance = scaled[:components]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = contributions / contributions.sum(axis=1, keepdims=True)
+    has_rest = components < d
+    sample = None if sample_order is None else np.sort(sample_order[:done])
+    return TorusVarianceEstimate(
+        variance=variance, remaining=float(scaled[components]) if has_rest else 0.0,
+        ratio=ratio[:components], ratio_se=se[:components],
+        remaining_ratio=float(ratio[components]) if has_rest else 0.0,
+        remaining_ratio_se=float(se[components]) if has_rest else 0.0,
+        angle_contributions=shares[:components], sample=sample,
+        projections=projections if keep_projections and not has_rest else None)
+
+
+def _level_terms(
+    pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
+    scores: NDArray[np.float64], levels: NDArray[np.intp], keep: bool,
+    report: ProgressReport | None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Per step between consecutive levels and per sample, δ_T² (len(levels) − 1, s); per
+    step, the squared angular differences summed over the samples per angle; and the
+    stack of all levels when ``keep``."""
+    s, d = angles.shape
+    stack = np.empty((len(levels), s, d)) if keep else None
+    descending = iterate_projections(pns, match, scores, angles, levels=levels,
+                                     report=report)
+
+    def kept() -> Iterator[NDArray[np.float64]]:
+        for position, (_, points) in zip(range(len(levels) - 1, -1, -1), descending,
+                                         strict=True):
+            if stack is not None:
+                stack[position] = points
+            yield points
+
+    terms, contributions = _step_terms(kept(), len(levels), s, d)
+    return terms, contributions, stack
+
+
+def _step_terms(descending: Iterator[NDArray[np.float64]], count: int, s: int, d: int
+                ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """From ``count`` levels of s points on T^d, highest first: δ_T² of each step per
+    sample (count − 1, s) and the squared angular differences of each step summed over
+    the samples per angle (count − 1, d)."""
+    terms = np.empty((count - 1, s))
+    contributions = np.zeros((count - 1, d))
+    above: NDArray[np.float64] | None = None
+    for position, points in zip(range(count - 1, -1, -1), descending, strict=True):
+        if above is not None:
+            terms[position] = torus_distance(points, above) ** 2
+            difference = circular_difference(points, above)
+            contributions[position] = np.sum(difference * difference, axis=0)
+        above = points
+    return terms, contributions
+
+
+def stored_projection_summary(projections: NDArray[np.float64], n_population: int
+                              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ratios' standard errors (d,) and the angle contributions (d, d) of a stack of
+    every level (d + 1, s, d) computed on s of ``n_population`` samples: for fits saved
+    before those were reported (model files of format 1)."""
+    count, s, d = projections.shape
+    terms, contributions = _step_terms(iter(projections[::-1]), count, s, d)
+    _, se = ratio_standard_errors(terms.T, n_population)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = contributions / contributions.sum(axis=1, keepdims=True)
+    return se, shares

@@ -1,0 +1,46 @@
+"""The fit's cost estimate: its terms grow as the stages do, its calibration recovers
+known coefficients, and it says nothing for fits of a few seconds."""
+
+from __future__ import annotations
+
+import pytest
+
+from stpca_gui.model import FitParameters
+from stpca_gui.model.fit_cost import (
+    COEFFICIENTS,
+    calibrate,
+    duration_text,
+    estimate_fit_cost,
+    stage_terms,
+)
+
+
+def test_terms_grow_with_n_and_d_as_the_stages_do():
+    small, wide = stage_terms(500, 20, FitParameters()), stage_terms(500, 66, FitParameters())
+    assert wide["pns"] == small["pns"] == 500  # the n-parts; d enters as d^e
+    slow, quick = estimate_fit_cost(500, 66).stages, estimate_fit_cost(500, 20).stages
+    assert all(slow[stage] > quick[stage] for stage in ("smds", "pns", "torus variance"))
+    # Landmarks above 6,000 points: SMDS on 1,000 of them per set tried, the rest placed.
+    large = stage_terms(100_000, 66, FitParameters())
+    assert large["smds"] == pytest.approx(3 * 1000**2)
+    assert large["placing"] == pytest.approx(99_000)
+    assert stage_terms(500, 66, FitParameters(torus_variance=False))["torus variance"] == 0
+
+
+def test_calibration_recovers_the_coefficients_it_is_given():
+    truth = {stage: (2.5 * c, e + 0.2, 0.1) for stage, (c, e, _) in COEFFICIENTS.items()}
+    cases = [{"n": n, "d": d, "stages_cpu": estimate_fit_cost(n, d, coefficients=truth).stages}
+             for n, d in ((500, 20), (500, 66), (2000, 66), (20_000, 200), (50_000, 66),
+                          (8000, 426))]
+    fitted = calibrate(cases)
+    for stage, value in truth.items():
+        assert fitted[stage] == pytest.approx(value, rel=1e-6)
+
+
+def test_note_only_when_the_fit_takes_more_than_a_few_seconds():
+    assert estimate_fit_cost(200, 3).note() == ""
+    note = estimate_fit_cost(5000, 426).note()
+    assert note.startswith("about ") and note.endswith("(estimate)")
+    assert "nested spheres" in estimate_fit_cost(5000, 426).details()
+    assert duration_text(42) == "40 s" and duration_text(600) == "10 min"
+    assert duration_text(5400) == "1.5 h"
