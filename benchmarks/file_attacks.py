@@ -13,6 +13,7 @@ attack runs in its own subprocess with a 3 GB address-space limit and a timeout 
 corruption or a memory bomb ends that subprocess, not the run). Writes WORKDIR/results.json
 and prints one line per attack and the tally. About 8 minutes on 2 cores.
 """
+import argparse
 import json
 import os
 import shutil
@@ -26,13 +27,27 @@ from pathlib import Path
 import numpy as np
 
 PY = sys.executable
-WORK = Path(sys.argv[1]).resolve()
-WORK.mkdir(parents=True, exist_ok=True)
+#: The work folder (set by :func:`parse_arguments`).
+WORK = Path()
 LIMIT = 3 << 30
 RESULTS = []
 
 
-def run(code: str, timeout: float = 120, cwd: Path = WORK) -> tuple[int, str, str, float]:
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line: the work folder (created), nothing else."""
+    parser = argparse.ArgumentParser(
+        description="Issue 20's attacks on shared files, each in a subprocess with memory "
+                    "and time limits; writes WORKDIR/results.json and prints the tally "
+                    "(about 8 minutes on 2 cores).")
+    parser.add_argument("workdir", type=Path,
+                        help="a folder for the attacks' files (created; reused runs clean "
+                             "their own sub-folders)")
+    return parser.parse_args(argv)
+
+
+def run(code: str, timeout: float = 120, cwd: Path | None = None
+        ) -> tuple[int, str, str, float]:
+    cwd = WORK if cwd is None else cwd
     pre = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({LIMIT}, {LIMIT}))\n"
     start = time.perf_counter()
     try:
@@ -86,6 +101,9 @@ def rewrite(src: Path, dst: Path, *, metadata=None, arrays=None, raw=None, compr
 
 
 def main() -> None:
+    global WORK
+    WORK = parse_arguments().workdir.resolve()
+    WORK.mkdir(parents=True, exist_ok=True)
     base = WORK / "base"
     if base.exists():
         shutil.rmtree(base)

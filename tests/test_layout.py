@@ -10,7 +10,7 @@ from project_paths import REPO
 #: Test files that concern the whole project and so stay at the top of tests/.
 PROJECT_WIDE = {"test_architecture.py", "test_layout.py"}
 #: Folders of tests/ that are not packages of stpca_gui.
-NOT_PACKAGES = {"data", "docs", "packaging", "__pycache__"}
+NOT_PACKAGES = {"benchmarks", "data", "docs", "packaging", "__pycache__"}
 
 
 def _tracked(*patterns: str) -> list[str]:

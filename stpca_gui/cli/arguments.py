@@ -83,12 +83,23 @@ def _add_setting(group: argparse._ArgumentGroup, spec: ParamSpec) -> None:
                        .replace("%", "%%") + f" (default: {default})")
 
 
+def add_overwrite(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--overwrite``: write into an output folder holding files stpca-gui did not write
+    (see :mod:`stpca_gui.files.output_folder`)."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="write into an output folder even when it holds files "
+                             "stpca-gui did not write (those named like an output are "
+                             "replaced, the others kept; inputs are never replaced)")
+
+
 def add_fit_outputs(parser: argparse.ArgumentParser) -> None:
     """Where a fit's results, model and session go (``fit`` and ``demo``)."""
     group = parser.add_argument_group("outputs")
     group.add_argument("--out", type=Path, default=None,
                        help="folder for scores.csv, embedding.csv, principal_curve.csv and "
-                            "summary.json")
+                            "summary.json, written as a whole (files of an earlier run "
+                            "removed; a folder holding other files is refused)")
+    add_overwrite(group)
     group.add_argument("--save-model", type=Path, default=None, metavar="MODEL",
                        help="write the fitted model to this file (e.g. model.stpca), for "
                             "`stpca transform`")

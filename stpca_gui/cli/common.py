@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..files.atomic import remove_orphans
 from ..io import check_file_set
 
 EXIT_OK = 0
@@ -16,8 +17,10 @@ EXIT_INTERRUPTED = 130
 
 
 def check_output_file(path: Path) -> None:
-    """Fail now, before long work, when ``path`` could not be written."""
+    """Fail now, before long work, when ``path`` could not be written; remove the hidden
+    temporaries a killed earlier write of it left."""
     check_file_set(path.parent, [path.name])
+    remove_orphans(path)
 
 
 def report_dropped(dropped: Sequence[tuple[int, str]], shown: int = 10) -> None:

@@ -17,8 +17,9 @@ from ..core.demos import CLUSTER_DEMOS, DEFAULT_CLUSTER_SD
 from ..core.persistence import load_model_and_input_table
 from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
-from ..files.clash import check_outputs
-from ..io import RESULT_FILES, check_file_set, read_angle_table, write_results
+from ..files.clash import check_outputs, same_file
+from ..files.output_folder import check_output_folder
+from ..io import RESULT_FILES, read_angle_table, write_results
 from ..io.preview import preview_table
 from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
@@ -203,7 +204,18 @@ def _check_fit_outputs(args: argparse.Namespace) -> None:
         outputs.append(("the model file", args.save_model))
     if args.save_session is not None:
         outputs.append(("the session file", args.save_session))
-    check_outputs(outputs, [("the input table", getattr(args, "input", None))])
+    check_outputs(outputs, _fit_inputs(args))
+
+
+def _companions(args: argparse.Namespace) -> list[str]:
+    """The model and session files this fit writes into its --out folder, by name."""
+    return [path.name for path in (args.save_model, args.save_session)
+            if path is not None and same_file(path.parent, args.out)]
+
+
+def _fit_inputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    """The files a fit reads (none for a demo)."""
+    return [("the input table", getattr(args, "input", None))]
 
 
 def _print_summary(model: ScaledTorusPCA, title: str, elapsed: float,
@@ -243,7 +255,8 @@ def _fit_and_report(
         angles = dataset.angles
     if args.out is not None:
         # A bad output folder fails now, not after minutes of fitting.
-        check_file_set(args.out, RESULT_FILES)
+        check_output_folder(args.out, RESULT_FILES, inputs=_fit_inputs(args),
+                            overwrite=args.overwrite, chosen=_companions(args))
     if args.save_model is not None:
         check_output_file(args.save_model)
     elif args.scoring_only:
@@ -276,6 +289,10 @@ def _fit_and_report(
     if args.out is not None:
         written = write_results(model, args.out, column_names, row_ids, labels=labels,
                                 provenance=provenance, clusters=clusters,
+                                inputs=[*_fit_inputs(args),
+                                        ("the model file", args.save_model),
+                                        ("the session file", args.save_session)],
+                                overwrite=args.overwrite, chosen=_companions(args),
                                 **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .arguments import add_overwrite
 from .common import EXIT_OK
 
 
@@ -20,6 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="one simulation seed and the sunspots subsample only")
     repro.add_argument("--sunspots", type=Path, default=None,
                        help="a sunspots_births CSV to use instead of the bundled data set")
+    add_overwrite(repro)
     repro.set_defaults(func=run_reproduce)
 
 
@@ -27,6 +29,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
     """``stpca reproduce``."""
     from ..reproduce import reproduce
 
-    path = reproduce(args.out, quick=args.quick, sunspots=args.sunspots)
+    path = reproduce(args.out, quick=args.quick, sunspots=args.sunspots,
+                     overwrite=args.overwrite)
     print(f"wrote {path}")
     return EXIT_OK

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .arguments import add_overwrite
 from .common import EXIT_OK
 
 
@@ -18,6 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                     "(python OUT.py --out DIR).")
     script.add_argument("session", type=Path, help="a session file saved by stpca-gui")
     script.add_argument("out", type=Path, help="the script to write (e.g. analysis.py)")
+    add_overwrite(script)
     script.set_defaults(func=run_export_script)
 
 
@@ -30,7 +32,8 @@ def run_export_script(args: argparse.Namespace) -> int:
     parameters = (session.result.parameters if session.result is not None
                   else session.parameters)
     export, written = export_script(session.dataset, parameters, args.out,
-                                    inputs=(("the session file", str(args.session)),))
+                                    inputs=(("the session file", str(args.session)),),
+                                    overwrite=args.overwrite)
     if export.note:
         print(f"note: the script reads a copy of the data: {export.note}", file=sys.stderr)
     print(f"wrote {', '.join(str(path) for path in written)}")

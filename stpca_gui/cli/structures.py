@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ..core import Interval
-from .arguments import add_structure_files, bounded_number
+from .arguments import add_overwrite, add_structure_files, bounded_number
 from .common import EXIT_OK, check_output_file
 
 #: More frames than any trajectory has; frame options beyond it are refused when parsed.
@@ -74,7 +74,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_structure_files(representatives)
     representatives.add_argument("--atoms", default="all",
                                  help="atoms written to the PDB files (default: all)")
-    representatives.add_argument("--out", type=Path, required=True, help="output folder")
+    representatives.add_argument("--out", type=Path, required=True,
+                                 help="output folder, written as a whole (files of an "
+                                      "earlier run removed; a folder holding other files is "
+                                      "refused)")
+    add_overwrite(representatives)
     representatives.set_defaults(func=run_representatives,
                                  memory_hint="write fewer atoms (--atoms)")
 
@@ -122,7 +126,9 @@ def run_representatives(args: argparse.Namespace) -> int:
     # With fingerprints, files other than the recorded ones are refused (nothing written).
     written = export_representatives(session.dataset, clusters, args.out, args.topology,
                                      args.trajectories, atoms=args.atoms,
-                                     where=str(args.session))
+                                     where=str(args.session),
+                                     inputs=[("the session", args.session)],
+                                     overwrite=args.overwrite)
     several = len(set(written.medoid_runs.values())) > 1
     for cluster, frame in written.medoid_frames.items():
         run = f" of {written.medoid_runs[cluster]}" if several else ""

@@ -15,7 +15,9 @@ Replacing a file keeps what the user set on it: an existing target's permission 
 file it points to is replaced). The new content is flushed to the disk (``fsync``) before
 the rename and the folder after it, so a crash leaves the old file or the new one. The
 hidden temporaries of writes that were killed half-way are removed by the next write of
-the same target once they are :data:`ORPHAN_AGE` seconds old.
+the same target (and by commands checking their outputs at their start): at once when
+their name shows that the process that made them, on this machine, has ended; otherwise
+once they are :data:`ORPHAN_AGE` seconds old.
 
 The module needs only the standard library and lives in the bottom package
 :mod:`stpca_gui.files`, so that every other package (the core's model files too) uses it.
@@ -23,9 +25,11 @@ The module needs only the standard library and lives in the bottom package
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
+import socket
 import stat
 import time
 from collections.abc import Iterable, Iterator
@@ -42,9 +46,33 @@ _NAME_ATTEMPTS = 16
 ORPHAN_AGE = 15 * 60
 
 
+#: This machine, in the temporaries' names (a process id means nothing elsewhere).
+_HOST = hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:6]
+
+
 def _hidden_name(target: Path, kind: str, suffix: str) -> Path:
-    # The extension stays last: writers such as VTK's pick the format from it.
-    return target.with_name(f".{target.stem}.{secrets.token_hex(6)}.{kind}{suffix}")
+    # The extension stays last: writers such as VTK's pick the format from it. The writer's
+    # process id and host tell a later write whether the writer still runs.
+    return target.with_name(f".{target.stem}.{secrets.token_hex(6)}.{kind}"
+                            f"-{os.getpid()}-{_HOST}{suffix}")
+
+
+def _writer_ended(name: str) -> bool:
+    """Whether the temporary ``name`` was made by a process of this machine that has
+    ended (False when the name does not say, or the process may run)."""
+    found = re.search(r"\.(?:tmp|old)-(\d{1,10})-([0-9a-f]{6})", name)
+    if found is None or found.group(2) != _HOST:
+        return False
+    pid = int(found.group(1))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False  # e.g. another user's process: it exists
+    return False
 
 
 def _create_temporary(target: Path, suffix: str) -> Path:
@@ -123,8 +151,9 @@ def remove_orphans(target: str | os.PathLike[str], *, age: float = ORPHAN_AGE) -
     """Remove the hidden temporaries that killed writes of ``target`` left beside it.
 
     Only files named as :func:`atomic_path` names the temporaries of exactly this target
-    (``.<stem>.<12 hex digits>.tmp<suffix>`` or ``.old<suffix>``) and unchanged for ``age``
-    seconds are removed. Returns the paths removed.
+    (``.<stem>.<12 hex digits>.tmp-<pid>-<host><suffix>`` or ``.old…``; older versions
+    without pid and host) are removed: those of an ended process of this machine at once,
+    the others once unchanged for ``age`` seconds. Returns the paths removed.
     """
     target = Path(target)
     pattern = re.compile(rf"\.{re.escape(target.stem)}\.[0-9a-f]{{12}}\.(tmp|old).*\Z",
@@ -140,7 +169,8 @@ def remove_orphans(target: str | os.PathLike[str], *, age: float = ORPHAN_AGE) -
             continue
         try:
             status = candidate.lstat()
-            if stat.S_ISREG(status.st_mode) and now - status.st_mtime >= age:
+            if stat.S_ISREG(status.st_mode) and (now - status.st_mtime >= age
+                                                 or _writer_ended(candidate.name)):
                 candidate.unlink()
                 removed.append(candidate)
         except OSError:

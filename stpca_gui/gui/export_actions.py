@@ -15,8 +15,9 @@ from PySide6.QtCore import QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QImage, QPainter, QPdfWriter
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
+from ..files.output_folder import ForeignFilesError
 from ..io import atomic_path
-from ..model.result_export import write_app_results
+from ..model.result_export import foreign_question, write_app_results
 from .menus import menu_action
 
 if TYPE_CHECKING:
@@ -107,15 +108,15 @@ class ExportActions(QObject):
                 painter.drawImage(0, 0, scaled)
                 painter.end()
 
-    def export_results(self, folder: Path) -> list[Path]:
+    def export_results(self, folder: Path, *, overwrite: bool = False) -> list[Path]:
         """Scores, embedding, principal curve, selection (CSV) and summary (JSON); never
-        over the data set's source file or the open session
-        (:func:`~stpca_gui.model.result_export.write_app_results`)."""
+        over the data set's source file or the open session, into a folder written as a
+        whole (:func:`~stpca_gui.model.result_export.write_app_results`)."""
         state = self.window.state
         if state.result is None:
             raise ValueError("there is no result to export yet")
         return write_app_results(state.result, state.selection.groups, folder,
-                                 session=self._session_path())
+                                 session=self._session_path(), overwrite=overwrite)
 
     # ------------------------------------------------------------------ dialogs
     def export_view_dialog(self, key: str) -> None:
@@ -146,14 +147,28 @@ class ExportActions(QObject):
         folder = QFileDialog.getExistingDirectory(self.window.widget(),
                                                   "Export results to folder")
         if folder:
-            self.guarded(lambda: self.export_results(Path(folder)),
-                         f"Results written to {folder}")
+            self.export_results_to(Path(folder))
 
-    def guarded(self, export: Callable[[], object], success: str) -> None:
+    def export_results_to(self, folder: Path) -> None:
+        """Export the results into ``folder``; ask first when it holds files stpca-gui
+        did not write."""
+        self.guarded(lambda: self.export_results(folder), f"Results written to {folder}",
+                     retry=lambda: self.guarded(
+                         lambda: self.export_results(folder, overwrite=True),
+                         f"Results written to {folder}"))
+
+    def guarded(self, export: Callable[[], object], success: str,
+                retry: Callable[[], None] | None = None) -> None:
         """Run ``export``: its OSError or ValueError is a message box, success a status
-        note."""
+        note. A folder holding others' files asks whether to ``retry`` (overwriting)."""
         try:
             export()
+        except ForeignFilesError as exc:
+            if retry is None:
+                self.window.messages.error("Export failed", str(exc))
+            else:
+                self.window.messages.ask("Folder holds other files", foreign_question(exc),
+                                         retry)
         except (OSError, ValueError) as exc:
             self.window.messages.error("Export failed", str(exc))
         else:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..files.output_folder import ForeignFilesError
 from ..io.structures import (
     INSTALL_HINT,
     LAYOUTS,
@@ -40,6 +41,7 @@ from ..io.structures import (
     DihedralSettings,
     StructureError,
 )
+from ..model.result_export import ASKED, foreign_question
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
 from .menus import menu_action
@@ -340,9 +342,13 @@ def _read_task(topology: str, trajectories: list[str], settings: DihedralSetting
 
 
 def _representatives_task(dataset: Dataset, clusters, folder: str, topology: str | None,
-                          trajectories: list[str] | None, state: TaskState):
+                          trajectories: list[str] | None, overwrite: bool, state: TaskState):
     state.progress(0.0, "writing the cluster representatives…")
-    return export_representatives(dataset, clusters, folder, topology, trajectories)
+    try:
+        return export_representatives(dataset, clusters, folder, topology, trajectories,
+                                      overwrite=overwrite, option=ASKED)
+    except ForeignFilesError as error:
+        return error  # the window asks whether to write anyway
 
 
 class StructureActions:
@@ -412,17 +418,24 @@ class StructureActions:
         return dataset
 
     def export(self, folder: str, topology: str | None = None,
-               trajectories: list[str] | None = None) -> None:
+               trajectories: list[str] | None = None, *, overwrite: bool = False) -> None:
         """Write the representatives of the current result's clusters into ``folder``,
-        from the structure files given (default: those the data record)."""
+        from the structure files given (default: those the data record); asking first
+        when the folder holds files stpca-gui did not write."""
         dataset = self._fitted_structure_data()
         if dataset is None:
             return
+        self._last_export = (folder, topology, trajectories)
         self.runner.start(partial(_representatives_task, dataset,
                                   self.window.state.result.mode_clusters.labels, folder,
-                                  topology or None, trajectories or None))
+                                  topology or None, trajectories or None, overwrite))
 
     def _exported(self, written) -> None:
+        if isinstance(written, ForeignFilesError):
+            retry = self._last_export
+            self.window.messages.ask("Folder holds other files", foreign_question(written),
+                                     lambda: self.export(*retry, overwrite=True))
+            return
         self.last_written = written.files
         names = ", ".join(p.name for p in written.files[:3])
         more = f" and {len(written.files) - 3} more" if len(written.files) > 3 else ""

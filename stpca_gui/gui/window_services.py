@@ -53,6 +53,19 @@ class WindowMessages:
         """An information message box."""
         self._box(QMessageBox.Icon.Information, title, text)
 
+    def ask(self, title: str, text: str, on_yes: Callable[[], None],
+            yes_text: str = "Write Anyway") -> None:
+        """A question box (window-modal, never blocking): ``on_yes`` runs when the user
+        chooses ``yes_text``; *Cancel* (the default) does nothing."""
+        box = QMessageBox(QMessageBox.Icon.Question, title, text,
+                          QMessageBox.StandardButton.Cancel, self._window)
+        yes = box.addButton(yes_text, QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        self.last_box = box
+        box.open()
+
     def status(self, text: str, timeout_ms: int = 5000) -> None:
         """A transient note in the status bar."""
         self._window.statusBar().showMessage(text, timeout_ms)

@@ -17,7 +17,8 @@ from .. import __version__
 from ..core.circstats.mode_clustering import ModeClustering
 from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items, summary_json
-from ..files.atomic import atomic_file_set, atomic_path
+from ..files.atomic import atomic_path
+from ..files.output_folder import output_folder
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
@@ -179,6 +180,10 @@ def write_results(
     provenance: Mapping[str, Any] | None = None,
     clusters: ModeClustering | None = None,
     extra_files: Mapping[str, str] | None = None,
+    inputs: Sequence[tuple[str, Any]] = (),
+    overwrite: bool = False,
+    chosen: Sequence[str] = (),
+    option: str = "pass --overwrite",
     **summary_extra: Any,
 ) -> list[Path]:
     """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder.
@@ -191,6 +196,10 @@ def write_results(
         The folder; created if needed.
     extra_files : mapping of str to str, optional
         More files of the set (name to text), e.g. the app's ``selection.csv``.
+    inputs, overwrite, chosen, option
+        As for :func:`~stpca_gui.files.output_folder.output_folder`: the folder is an
+        output folder written as a whole, never over an input, refused when it holds files
+        stpca-gui did not write unless ``overwrite``.
     **summary_extra
         Added to summary.json (e.g. the input file).
 
@@ -204,13 +213,16 @@ def write_results(
     OSError
         Naming the user's path when a file cannot be written; the set is written with
         :func:`~stpca_gui.files.atomic.atomic_file_set`, so then no file has changed.
+        :class:`~stpca_gui.files.output_folder.ForeignFilesError` (an OSError) for a
+        folder holding files stpca-gui did not write.
     """
     folder = Path(out_dir)
     texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)
     texts["summary.json"] = summary_text(model, clusters, angle_names=column_names,
                                          **summary_extra)
     texts.update(extra_files or {})
-    with atomic_file_set(folder, texts) as temporaries:
+    with output_folder(folder, texts, kind="results", inputs=inputs, overwrite=overwrite,
+                       chosen=chosen, option=option) as temporaries:
         for name, tmp in temporaries.items():
             tmp.write_text(texts[name], encoding="utf-8", newline="")
     return [folder / name for name in texts]

@@ -18,9 +18,9 @@ from typing import Literal
 from .tables import (
     DEGREE_HINT_THRESHOLD,
     PROVENANCE_COLUMNS,
-    SNIFF_BYTES,
     TableError,
     is_number,
+    read_table_lines,
     sniff,
     split_fields,
     split_line,
@@ -197,17 +197,6 @@ class _ColumnStats:
             self.levels.add(value)
 
 
-def _read_text(file: Path) -> str:
-    try:
-        return file.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise TableError(f"{file}: no such file") from None
-    except IsADirectoryError:
-        raise TableError(f"{file}: is a folder, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TableError(f"{file}: cannot be read as text ({exc})") from None
-
-
 def preview_table(path: str | Path, max_rows: int = 200, *,
                   label_column: str | object | None = _SUGGEST,
                   unit: Literal["radians", "degrees"] | None = None) -> TablePreview:
@@ -238,9 +227,8 @@ def preview_table(path: str | Path, max_rows: int = 200, *,
     file = Path(path)
     if int(max_rows) < 0:
         raise ValueError(f"max_rows must be >= 0, got {max_rows}")
-    text = _read_text(file)
-    delimiter, has_header = sniff_format(text[:SNIFF_BYTES])
-    numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
+    sample, numbered = read_table_lines(file)  # bounded lines, regular files only
+    delimiter, has_header = sniff_format(sample)
     if not numbered:
         raise TableError(f"{file}: the file is empty")
     if has_header:

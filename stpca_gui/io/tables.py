@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,14 @@ from numpy.typing import NDArray
 from ..core.geometry.torus import wrap_angles
 
 SNIFF_BYTES = 64 * 1024
+#: Longest line a table may have (a row of 10⁴ angles is ~0.2 MiB); longer ones are refused
+#: before they are held in memory.
+MAX_LINE_BYTES = 8 * 2**20
+#: Most columns a table may have.
+MAX_COLUMNS = 10_000
+#: Largest magnitude an angle may have, in degrees or radians (far beyond any unwrapped
+#: angle; at 10²⁰ nothing of the angle is left after wrapping).
+MAX_ANGLE_MAGNITUDE = 1e9
 _CANDIDATE_DELIMITERS = ",;\t| "
 #: Values beyond this magnitude cannot be radians of a sensible table: suggest degrees.
 DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
@@ -203,6 +213,9 @@ class _TableLayout:
         else:
             width = len(split_line(file, *first_line, delimiter))
             header = [str(k + 1) for k in range(width)]
+        if len(header) > MAX_COLUMNS:
+            raise TableError(f"{file}: {len(header):,} columns; a table of angles may have at "
+                             f"most {MAX_COLUMNS:,}")
         self.header = header
         index: dict[str, int] = {}
         duplicated: set[str] = set()
@@ -239,6 +252,9 @@ class _TableLayout:
         """(values, label, problem) of one body line; values is None for a row the filter
         leaves out or one with a problem (then named in ``problem``)."""
         cells = split_line(self.file, line_no, line, self.delimiter)
+        if len(cells) > len(self.header) and any(cells[len(self.header):]):
+            return None, "", (f"{self.file}: line {line_no} has {len(cells)} fields, the "
+                              f"header {len(self.header)}")
         if self.filter_index is not None:
             cell = cells[self.filter_index] if self.filter_index < len(cells) else ""
             if not _same_value(cell, self.wanted_value):
@@ -247,12 +263,16 @@ class _TableLayout:
         for name, k in zip(self.wanted, self.angle_index, strict=True):
             cell = cells[k] if k < len(cells) else ""
             try:
-                value = float(cell)
+                value = float(cell) if "_" not in cell else math.nan  # "1_000": not a table's
             except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                what = "missing value" if cell == "" else f"non-numeric value {cell!r}"
+                what = "missing value" if cell == "" else f"non-numeric value {cell[:40]!r}"
                 return None, "", f"{self.file}: line {line_no}, column {name!r}: {what}"
+            if abs(value) > MAX_ANGLE_MAGNITUDE:
+                return None, "", (f"{self.file}: line {line_no}, column {name!r}: {cell[:40]} "
+                                  f"is not a plausible angle (magnitude above "
+                                  f"{MAX_ANGLE_MAGNITUDE:.0e})")
             values.append(value)
         label = ""
         if self.label_index is not None:
@@ -267,6 +287,10 @@ class _TableLayout:
             return None
         if any('"' in line for line in lines):
             return None
+        width = len(self.header)
+        if any((line.count(self.delimiter) + 1 if self.delimiter else len(line.split()))
+               > width for line in lines):
+            return None  # more fields than the header: :meth:`parse` refuses the row
         try:
             values = np.loadtxt(lines, dtype=np.float64, delimiter=self.delimiter,
                                 comments=None, usecols=self.angle_index, ndmin=2)
@@ -274,6 +298,8 @@ class _TableLayout:
             return None
         if values.shape != (len(lines), len(self.angle_index)) or not np.isfinite(values).all():
             return None
+        if np.abs(values).max(initial=0.0) > MAX_ANGLE_MAGNITUDE:
+            return None  # read line by line, which names the row and column
         return values
 
 
@@ -350,14 +376,8 @@ def read_angle_table(
     file = Path(path)
     chosen = _with_defaults(options)
     label_column, row_filter = chosen["label_column"], chosen["row_filter"]
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise TableError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TableError(f"{file}: cannot be read as text ({exc})") from None
-    delimiter, has_header = sniff(text[:SNIFF_BYTES])
-    numbered = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip()]
+    sample, numbered = read_table_lines(file)
+    delimiter, has_header = sniff(sample)
     if not numbered:
         raise TableError(f"{file}: the file is empty")
     layout = _TableLayout(file, numbered[0], delimiter, has_header, columns, label_column,
@@ -448,12 +468,7 @@ def iter_angle_chunks(
     """
     file = Path(path)
     chosen = _with_defaults(options)
-    try:
-        handle = open(file, "rb")  # closed by the generator of chunks, or below
-    except FileNotFoundError:
-        raise TableError(f"{file}: no such file") from None
-    except OSError as exc:
-        raise TableError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    handle = open_table(file)  # closed by the generator of chunks, or below
     try:
         sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
         delimiter, has_header = sniff(sample)
@@ -477,6 +492,40 @@ def iter_angle_chunks(
     return tuple(layout.wanted), AngleChunks(chunks, tuple(layout.carried))
 
 
+def open_table(file: Path) -> BinaryIO:
+    """``file`` opened for reading bytes; only a regular file (a FIFO without a writer
+    would block forever, a device never end).
+
+    Raises
+    ------
+    TableError
+        Naming the file: missing, a folder or other non-regular file, unreadable.
+    """
+    try:
+        descriptor = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise TableError(f"{file}: no such file") from None
+    except OSError as exc:
+        raise TableError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(descriptor)
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+        raise TableError(f"{file}: {kind}, not a table file")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "rb")
+
+
+def read_table_lines(file: Path) -> tuple[str, list[tuple[int, str]]]:
+    """The sniffing sample and the numbered non-blank lines of a whole table (lines end
+    at ``\\n`` or ``\\r\\n`` only: a label's U+2028 or U+0085 stays in its row)."""
+    with open_table(file) as handle:
+        sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+        handle.seek(0)
+        return sample, [(number, line) for number, line, _ in _numbered_lines(file, handle)]
+
+
 def table_header(path: str | Path) -> tuple[str, ...]:
     """The column names of a table as the readers see them (the header's, or "1", "2", …
     without one), from its first 64 KiB only.
@@ -484,29 +533,29 @@ def table_header(path: str | Path) -> tuple[str, ...]:
     Raises
     ------
     TableError
-        Missing, unreadable or empty file.
+        Missing, unreadable, non-regular or empty file.
     """
     file = Path(path)
-    try:
-        with open(file, "rb") as handle:
-            sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
-    except FileNotFoundError:
-        raise TableError(f"{file}: no such file") from None
-    except OSError as exc:
-        raise TableError(f"{file}: cannot be read ({exc.strerror or exc})") from None
-    first = next(((k + 1, line) for k, line in enumerate(sample.splitlines())
+    with open_table(file) as handle:
+        sample = handle.read(SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+    first = next(((k + 1, line) for k, line in enumerate(sample.split("\n"))
                   if line.strip()), None)
     if first is None:
         raise TableError(f"{file}: the file is empty")
     delimiter, has_header = sniff(sample)
-    cells = split_line(file, *first, delimiter)
+    cells = split_line(file, first[0], first[1].rstrip("\r"), delimiter)
     return tuple(cells) if has_header else tuple(str(k + 1) for k in range(len(cells)))
 
 
 def _numbered_lines(file: Path, handle: BinaryIO) -> Iterator[tuple[int, str, int]]:
-    """(1-based line number, text, bytes read so far) of every non-blank line."""
+    """(1-based line number, text, bytes read so far) of every non-blank line; a line
+    longer than :data:`MAX_LINE_BYTES` is refused before it is read whole."""
     done = 0
-    for number, raw in enumerate(handle, start=1):
+    for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""),
+                                 start=1):
+        if len(raw) > MAX_LINE_BYTES:
+            raise TableError(f"{file}: line {number} is longer than "
+                             f"{MAX_LINE_BYTES // 2**20} MiB; not a table of angles")
         done += len(raw)
         try:
             line = raw.decode("utf-8-sig" if number == 1 else "utf-8")

@@ -11,16 +11,29 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ..files.clash import check_outputs
+from ..files.output_folder import ForeignFilesError, check_output_folder
 from ..io import RESULT_FILES, write_results
 from .analysis import AnalysisResult
 
-__all__ = ["APP_RESULT_FILES", "SELECTION_FILE", "selection_table", "write_app_results"]
+__all__ = ["APP_RESULT_FILES", "ASKED", "SELECTION_FILE", "foreign_question", "selection_table",
+           "write_app_results"]
+
+#: How the app lets the user write into a folder holding others' files (for messages).
+ASKED = "answer Write Anyway when the app asks"
 
 #: The app's selection: one row per sample, its row id and selection group (0 = none).
 SELECTION_FILE = "selection.csv"
 #: Every file of the app's result set, in the order written.
 APP_RESULT_FILES: tuple[str, ...] = (*RESULT_FILES, SELECTION_FILE)
+
+
+def foreign_question(error: ForeignFilesError) -> str:
+    """The question the app asks before writing into a folder holding others' files."""
+    shown = ", ".join(error.names[:5]) + (f" and {len(error.names) - 5} more"
+                                          if len(error.names) > 5 else "")
+    return (f"{error.folder} holds files stpca-gui did not write or that changed since "
+            f"({shown}). Write anyway? Files named like an output are replaced; the others "
+            "are kept.")
 
 
 def selection_table(row_ids: NDArray[np.integer], groups: NDArray[np.integer]) -> str:
@@ -39,7 +52,8 @@ def selection_table(row_ids: NDArray[np.integer], groups: NDArray[np.integer]) -
 
 def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
                       folder: str | os.PathLike[str], *,
-                      session: str | os.PathLike[str] | None = None) -> list[Path]:
+                      session: str | os.PathLike[str] | None = None,
+                      overwrite: bool = False) -> list[Path]:
     """Write :data:`APP_RESULT_FILES` of ``result`` and the selection ``groups`` into
     ``folder``.
 
@@ -54,6 +68,8 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
         Created if needed.
     session : path-like, optional
         The session file open in the app, which no result file may replace.
+    overwrite : bool
+        Write even when the folder holds files stpca-gui did not write (the app asked).
 
     Returns
     -------
@@ -64,8 +80,10 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
     ------
     OSError
         When a file would replace the data set's source file or the session
-        (:class:`~stpca_gui.files.clash.OutputClashError`), or cannot be written; then no
-        file of the set has changed.
+        (:class:`~stpca_gui.files.clash.OutputClashError`), the folder holds files
+        stpca-gui did not write
+        (:class:`~stpca_gui.files.output_folder.ForeignFilesError`), or a file cannot be
+        written; then no file of the set has changed.
     ValueError
         When ``groups`` does not have one entry per sample.
     """
@@ -74,10 +92,11 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
     inputs = [("the open session", session or "")]
     if not dataset.is_demo:
         inputs.append(("the data set's source file", dataset.source))
-    check_outputs([(f"the result file {name}", folder / name) for name in APP_RESULT_FILES],
-                  inputs)
+    check_output_folder(folder, APP_RESULT_FILES, inputs=inputs, overwrite=overwrite,
+                        option=ASKED)
     selection = selection_table(dataset.row_ids, groups)
     return write_results(result.model, folder, dataset.column_names, dataset.row_ids,
                          labels=dataset.labels, provenance=dataset.provenance,
                          clusters=result.mode_clusters,
-                         extra_files={SELECTION_FILE: selection}, source=str(dataset.source))
+                         extra_files={SELECTION_FILE: selection}, inputs=inputs,
+                         overwrite=overwrite, option=ASKED, source=str(dataset.source))

@@ -34,7 +34,8 @@ The finished script is parsed (:mod:`ast`) and must consist of exactly the inten
 top-level statements, each data constant holding exactly its intended value; otherwise
 the export is refused and nothing is written. :func:`write_script` refuses to write over
 the data set's source file (or any other input named) and over a file in the data copy's
-place that is not an earlier data copy.
+place that stpca-gui did not write (the folder's manifest,
+:mod:`stpca_gui.files.output_folder`).
 """
 
 from __future__ import annotations
@@ -51,9 +52,8 @@ import numpy as np
 
 from .. import __version__
 from ..core import SIMULATED_DEMO_NAMES, ModeClusterSettings, ScaledTorusPCA
-from ..files.atomic import atomic_file_set
-from ..files.clash import OutputClashError, check_outputs
 from ..files.digest import angles_sha256
+from ..files.output_folder import output_folder
 from ..io.data_copy import data_copy_text
 from .analysis import FitParameters
 from .dataset import Dataset
@@ -172,8 +172,10 @@ def _data_origin(dataset: Dataset) -> tuple[str, str]:
                     "the data set does not record how to read it again from its source")
 
 
-def write_script(export: ScriptExport) -> list[Path]:
-    """Write the script and its data files, as one set (all or none are replaced).
+def write_script(export: ScriptExport, *, overwrite: bool = False) -> list[Path]:
+    """Write the script and its data files, as one set (all or none are replaced), never
+    over an input or a file of the folder stpca-gui did not write (unless ``overwrite``)
+    (:func:`~stpca_gui.files.output_folder.output_folder`).
 
     Returns
     -------
@@ -187,44 +189,31 @@ def write_script(export: ScriptExport) -> list[Path]:
     """
     folder = export.script_path.parent
     texts = {export.script_path.name: export.script, **export.data_files}
-    check_outputs([("the script" if name == export.script_path.name else "the data copy",
-                    folder / name) for name in texts], export.inputs)
-    for name in export.data_files:
-        _check_copy_place(folder / name)
-    with atomic_file_set(folder, texts) as temporaries:
+    # The script's own path was chosen (and asked about); a data copy may only replace
+    # an earlier copy stpca-gui wrote (the folder's manifest), never a user's file.
+    with output_folder(folder, texts, kind=f"script {export.script_path.name}",
+                       inputs=export.inputs, whole_folder=False,
+                       chosen=[export.script_path.name], overwrite=overwrite,
+                       roles={export.script_path.name: "the script",
+                              **{name: "the data copy" for name in export.data_files}},
+                       option="choose another script name (or pass --overwrite)"
+                       ) as temporaries:
         for name, tmp in temporaries.items():
             tmp.write_text(texts[name], encoding="utf-8", newline="")
     return [folder / name for name in texts]
 
 
-def _check_copy_place(path: Path) -> None:
-    """Refuse to replace a file that is not an earlier data copy (e.g. the user's own
-    ``analysis-data.csv``)."""
-    if not path.exists():
-        return
-    try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            first = handle.readline()
-    except (OSError, UnicodeDecodeError):
-        first = ""
-    if not first.startswith("row,"):
-        raise OutputClashError(
-            f"{path}: refusing to replace this file with the script's copy of the data (it "
-            "is not a data copy written by stpca-gui); choose another script name")
-
-
 def export_script(dataset: Dataset, parameters: FitParameters, script_path: str | Path,
-                  inputs: tuple[tuple[str, str], ...] = ()) -> tuple[ScriptExport, list[Path]]:
+                  inputs: tuple[tuple[str, str], ...] = (), overwrite: bool = False
+                  ) -> tuple[ScriptExport, list[Path]]:
     """:func:`python_script`, then :func:`write_script`; returns both results.
 
     ``inputs`` are further files the export must not replace (e.g. the session it comes
-    from), as (description, path)."""
+    from), as (description, path); ``overwrite`` as for :func:`write_script`."""
     export = python_script(dataset, parameters, script_path=script_path)
     if inputs:
         export = dataclasses.replace(export, inputs=(*export.inputs, *inputs))
-    return export, write_script(export)
-
-
+    return export, write_script(export, overwrite=overwrite)
 
 
 def _wrapped(text: str) -> str:

@@ -57,6 +57,7 @@ from .analysis import AnalysisResult, FitParameters, paper_rule_clusters
 from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
 from .selection import MAX_GROUPS
+from .session_checks import check_mode_clusters, check_session_dataset
 
 __all__ = [
     "HISTORY_SAVED",
@@ -351,6 +352,7 @@ def _read(reader: ContainerReader) -> Session:
 
     decoder = TreeDecoder(read_array, _record_classes())
     dataset = _decode_dataset(decoder, metadata["dataset"], notes)
+    check_session_dataset(dataset, str(source))
     data_hash = metadata.get("data_sha256")
     if data_hash != angles_sha256(dataset.angles):
         raise SessionFileError(f"{source}: damaged session file: the embedded data do not "
@@ -517,8 +519,7 @@ def _decode_result(reader: ContainerReader, decoder: TreeDecoder, node: dict[str
     parameters = _decode_parameters(decoder, node["parameters"], notes, "fitted ")
     wall_time = float(node["wall_time"])
     clusters = decoder.value(node["mode_clusters"])
-    if not isinstance(clusters, ModeClustering) or np.shape(clusters.labels) != (n,):
-        raise ValueError("the PNS1 mode clusters do not fit the data")
+    check_mode_clusters(clusters, n)
     parameters = _cluster_settings_of(parameters, node["parameters"], clusters)
     # The session keeps the clusters shown; the paper rule's, which the app shows beside
     # them, are computed again (as run_analysis does, off the GUI thread for a large file).

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import wrap_angles
+from ..files.output_folder import check_output_folder
 from ..io.structures import (
     LABEL_CHOICES,
     DihedralSettings,
@@ -37,9 +38,10 @@ from ..io.structures import (
 )
 from ..io.structures.frames import RunFrames
 from ..io.structures.reader import ProgressCallback
+from ..io.structures.representatives import output_names
 from .dataset import Dataset
 
-__all__ = ["LABEL_CHOICES", "dataset_from_torsions", "export_representatives",
+__all__ = ["LABEL_CHOICES", "dataset_from_torsions", "export_representatives", "frame_numbers",
            "read_structure_dataset", "structure_files_unchanged"]
 
 #: Bytes per row a pooled data set adds to its angles (labels and provenance, as numpy
@@ -130,7 +132,9 @@ def structure_files_unchanged(structure: Mapping[str, Any]) -> bool:
 def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str | Path,
                            topology: str | Path | None = None,
                            trajectories: Sequence[str | Path] | None = None, *,
-                           atoms: str = "all", where: str | None = None) -> Representatives:
+                           atoms: str = "all", where: str | None = None,
+                           inputs: Sequence[tuple[str, Any]] = (), overwrite: bool = False,
+                           option: str = "pass --overwrite") -> Representatives:
     """Write the representatives of a fit's clusters (per-frame: medoid PDB files and
     clusters.csv; pooled: residue_clusters.csv).
 
@@ -153,6 +157,9 @@ def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str 
         Selection of the atoms written to the PDB files.
     where : str, optional
         What the data are called in messages (e.g. the session file).
+    inputs, overwrite, option
+        More inputs (e.g. the session file) and the output folder's settings, as for
+        :func:`~stpca_gui.io.structures.representatives.write_representatives`.
 
     Raises
     ------
@@ -166,8 +173,13 @@ def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str 
         raise StructureError(f"{where}: the data have no frame column, so their clusters "
                              "cannot be mapped back to a structure; read them with "
                              "stpca dihedrals or File → Open Structure or Trajectory…")
-    frames = _frames(provenance["frame"], where)
+    frames = frame_numbers(provenance["frame"], where)
     rows = {**provenance, "frame": frames}
+    # Outputs over inputs (or over a user's files) are refused before any file is read.
+    given = [("the topology", topology),
+             *(("a trajectory", path) for path in trajectories or ())]
+    check_output_folder(out_dir, output_names(clusters, pooled="resid" in provenance),
+                        inputs=[*inputs, *given], overwrite=overwrite, option=option)
     if dataset.structure is not None:
         record = check_structure_record(dataset.structure, where)
         topology, files = check_fingerprints(record, topology, trajectories,
@@ -186,10 +198,11 @@ def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str 
                                     concatenate="trajectory" not in provenance)
     with source:
         return write_representatives(out_dir, source, dataset.angles, clusters, rows,
-                                     atoms=atoms, where=where)
+                                     atoms=atoms, where=where, inputs=inputs,
+                                     overwrite=overwrite, option=option)
 
 
-def _frames(values: Any, where: str) -> NDArray[np.int64]:
+def frame_numbers(values: Any, where: str) -> NDArray[np.int64]:
     """The frame column as integers (a table's provenance is text), refusing others."""
     try:
         frames = np.asarray(values).astype(np.float64)

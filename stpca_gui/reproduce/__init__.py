@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..io import atomic_write_text
+from ..files.output_folder import check_output_folder, output_folder
 from .paper import GEOPCA_BOUNDS
 from .report import Check, Report
 from .rna import rna_section
@@ -27,14 +27,20 @@ from .variance_gap import variance_gap_section
 __all__ = ["curve_diagonal_fit", "paper_cycle_longitudes", "reproduce"]
 
 
-def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -> Path:
+def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None,
+              overwrite: bool = False) -> Path:
     """Run the analyses and write ``report.md`` (and figures) into ``out``.
 
     The sunspots analyses use the bundled data set (``stpca_gui.datasets.load_sunspots``)
-    unless ``sunspots`` names a CSV file to read instead.
+    unless ``sunspots`` names a CSV file to read instead. ``out`` is an output folder
+    written as a whole (:func:`~stpca_gui.files.output_folder.output_folder`): checked
+    before the analyses, refused when it holds files stpca-gui did not write unless
+    ``overwrite``, never over ``sunspots``; figures of an earlier run not drawn now are
+    removed.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    inputs = [("the sunspots table", sunspots)]
+    check_output_folder(out, ["report.md"], inputs=inputs, overwrite=overwrite)
     report = Report(out, ["# Scaled torus PCA: the paper's analyses, reproduced", ""])
     started = time.perf_counter()
     # One store of fits for all sections: each data set is fitted once per procedure.
@@ -47,9 +53,12 @@ def reproduce(out: Path, *, quick: bool = False, sunspots: Path | None = None) -
     report.add(f"Total time: {time.perf_counter() - started:.1f} s"
                + (" (--quick: fewer data sets and subsamples)." if quick else "."), "")
     report.lines[2:2] = summary_lines(report)
-    target = out / "report.md"
-    atomic_write_text(target, report.text())
-    return target
+    files = {**report.figures, "report.md": report.text().encode("utf-8")}
+    with output_folder(out, files, kind="reproduce", inputs=inputs,
+                       overwrite=overwrite) as temporaries:
+        for name, tmp in temporaries.items():
+            tmp.write_bytes(files[name])
+    return out / "report.md"
 
 
 def _not_reproduced(report: Report) -> None:

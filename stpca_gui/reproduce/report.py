@@ -1,7 +1,9 @@
-"""The Markdown report of ``stpca reproduce``: lines, tables and figures written as it goes."""
+"""The Markdown report of ``stpca reproduce``: lines, tables and figures (kept to be written
+with the report, as a whole)."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,8 +13,6 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
-
-from ..io import atomic_path
 
 #: The ways one published number is computed here, as they appear in a check's quantity: a
 #: number checked by several of them is one published value (:attr:`Check.value`).
@@ -79,12 +79,14 @@ class Check:
 
 @dataclass
 class Report:
-    """Markdown lines, the figures written so far into ``folder`` and every check of a
-    published number (for the summary)."""
+    """Markdown lines, the figures drawn so far (PNG bytes by name, written with the
+    report into ``folder`` as a whole) and every check of a published number (for the
+    summary)."""
 
     folder: Path
     lines: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    figures: dict[str, bytes] = field(default_factory=dict)
 
     def check(self, section: str, quantity: str, ours: str, paper: str, verdict: str, *,
               value: str = "", by: str = "") -> list[str]:
@@ -109,9 +111,9 @@ class Report:
         figure = Figure(figsize=size, layout="constrained")
         FigureCanvasAgg(figure)
         draw(figure)
-        path = self.folder / name
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, dpi=120, format="png")
+        picture = io.BytesIO()
+        figure.savefig(picture, dpi=120, format="png")
+        self.figures[name] = picture.getvalue()
         self.lines.extend([f"![{caption}]({name})", "", f"*{caption}*", ""])
 
     def text(self) -> str:

@@ -217,12 +217,13 @@ def test_tables_with_ragged_rows_and_duplicate_headers(tmp_path):
     from stpca_gui.io import TableError, read_angle_table
 
     ragged = tmp_path / "ragged.csv"
-    ragged.write_text("a,b,c\n1,2,3\n4,5\n7,8,9,10\n0.5,0.25,1\n")
+    ragged.write_text("a,b,c\n1,2,3\n4,5\n7,8,9,10\n0.5,0.25,1\n1,1,1\n")
     with pytest.raises(TableError, match=r"line 3, column 'c': missing value"):
         read_angle_table(ragged)
     table = read_angle_table(ragged, drop_invalid=True)
+    # A row with more fields than the header is refused too (issue 29, item 3).
     assert table.angles.shape == (3, 3)
-    assert [line for line, _ in table.dropped] == [3]
+    assert [line for line, _ in table.dropped] == [3, 4]
     duplicated = tmp_path / "dup.csv"
     duplicated.write_text("phi,phi,psi\n1,2,3\n4,5,6\n7,8,9\n")
     with pytest.raises(TableError, match="more than one column named 'phi'"):

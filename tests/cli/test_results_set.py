@@ -104,7 +104,7 @@ def test_a_failed_rename_puts_the_replaced_files_back(tmp_path, fitted, monkeypa
 
     monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(OSError, match=r"summary\.json: Permission denied; no file") as raised:
-        write_results(fitted, folder, ["phi", "psi"])
+        write_results(fitted, folder, ["phi", "psi"], overwrite=True)  # files of a user's
     assert ".tmp" not in str(raised.value)
     assert sorted(p.name for p in folder.iterdir()) == [
         "principal_curve.csv", "scores.csv", "summary.json"]

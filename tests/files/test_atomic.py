@@ -156,3 +156,26 @@ def test_orphaned_temporaries_are_removed_on_the_next_save(tmp_path):
     atomic_write_text(target, "saved")
     assert not any(path.exists() for path in orphans)
     assert recent.exists() and all(path.exists() for path in unrelated)
+
+
+def test_a_killed_writes_temporary_is_removed_by_the_next_write_at_once(tmp_path):
+    """Issue 29, item 4: the temporary of a process killed while writing (here one that
+    ends with os._exit inside the write) goes with the next write of the target, not 15
+    minutes later; a temporary of a process still running stays."""
+    import subprocess
+    import sys
+
+    from stpca_gui.files.atomic import atomic_path, atomic_write_text
+
+    target = tmp_path / "scores.csv"
+    code = ("import os, sys; from stpca_gui.files.atomic import atomic_path\n"
+            "with atomic_path(sys.argv[1]) as tmp:\n"
+            "    tmp.write_bytes(b'x' * 100000); os._exit(9)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(target)], timeout=120)
+    assert done.returncode == 9
+    orphans = [p for p in tmp_path.iterdir() if p.name != "scores.csv"]
+    assert len(orphans) == 1 and orphans[0].stat().st_size == 100000
+    with atomic_path(target) as mine:  # a write of this process in progress
+        atomic_write_text(target, "new\n")
+        assert mine.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.csv"]

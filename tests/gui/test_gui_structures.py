@@ -13,6 +13,8 @@ from image_content import assert_has_content  # noqa: E402
 from structure_files import SPLIT, write_halves  # noqa: E402
 from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
 
+from stpca_gui.files.output_folder import MANIFEST_NAME  # noqa: E402
+
 pytestmark = pytest.mark.usefixtures("display")
 
 
@@ -106,7 +108,8 @@ def test_the_dialog_reads_chosen_torsions_and_refuses_unknown_ones(qtbot, window
     clusters = window.state.result.mode_clusters.labels
     with qtbot.waitSignal(window.structures.runner.succeeded, timeout=30_000):
         window.structures.export(str(tmp_path / "reps"))
-    written = sorted(p.name for p in (tmp_path / "reps").iterdir())
+    written = sorted(p.name for p in (tmp_path / "reps").iterdir()
+                     if p.name != MANIFEST_NAME)
     assert written == sorted(["clusters.csv", *(f"cluster_{k + 1}.pdb" for k in set(clusters))])
 
 
@@ -287,7 +290,7 @@ def test_representatives_of_a_command_line_session_ask_for_the_files(qtbot, wind
     with qtbot.waitSignal(window.structures.runner.succeeded, timeout=60_000):
         ok.click()
     clusters = window.state.result.mode_clusters.labels
-    assert sorted(p.name for p in out.iterdir()) == sorted(
+    assert sorted(p.name for p in out.iterdir() if p.name != MANIFEST_NAME) == sorted(
         ["clusters.csv", *(f"cluster_{k + 1}.pdb" for k in set(clusters))])
     # Data that record their files: the dialog is prefilled with them.
     recorded = window.structures.open_dialog(datafiles.PSF, (datafiles.DCD,))

@@ -79,3 +79,24 @@ def test_a_selection_of_another_size_is_refused(table_result, tmp_path):
         write_app_results(table_result, np.zeros(39, dtype=np.int8), tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert selection_table(np.array([3, 7]), np.array([0, 2])) == "row,group\n3,0\n7,2\n"
+
+
+def test_a_folder_of_the_users_files_asks_first_and_keeps_them(table_result, tmp_path):
+    """Issue 29, item 1: the app's export refuses (and the window asks) before writing into
+    a folder holding files stpca-gui did not write; Write Anyway replaces only the files
+    named like an output; a second export then needs no question."""
+    from stpca_gui.files.output_folder import ForeignFilesError
+    from stpca_gui.model.result_export import foreign_question
+
+    groups = np.zeros(40, dtype=np.int8)
+    (tmp_path / "scores.csv").write_text("the user's scores")
+    (tmp_path / "thesis.tex").write_text("the user's thesis")
+    with pytest.raises(ForeignFilesError) as refused:
+        write_app_results(table_result, groups, tmp_path)
+    assert "scores.csv, thesis.tex" in foreign_question(refused.value)
+    assert (tmp_path / "scores.csv").read_text() == "the user's scores"
+    write_app_results(table_result, groups, tmp_path, overwrite=True)
+    assert (tmp_path / "scores.csv").read_text().startswith("row,label,PNS1")
+    assert (tmp_path / "thesis.tex").read_text() == "the user's thesis"
+    (tmp_path / "thesis.tex").unlink()
+    write_app_results(table_result, groups, tmp_path)  # its own files only: no question

@@ -58,6 +58,12 @@ class RunFrames:
                     for label, path in zip(run_labels(files), files, strict=True)]
         return cls(topology, runs)
 
+    def inputs(self) -> list[tuple[str, Path]]:
+        """The files read (the topology, every run's files), as outputs' inputs."""
+        return [("the topology", self.topology),
+                *(("a trajectory", Path(path)) for run in self.runs.values()
+                  for path in run.get("files") or ())]
+
     def close(self) -> None:
         close_trajectory(self.universe)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,13 +21,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ...core import wrap_angles
-from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
+from ...files.output_folder import check_output_folder, output_folder
 from .frames import RunFrames
 from .selections import quoted_selection, select_atoms
 from .settings import StructureError
 
-__all__ = ["EXACT_MEDOID_SIZE", "Representatives", "torus_distances", "torus_medoid",
-           "write_representatives"]
+__all__ = ["EXACT_MEDOID_SIZE", "Representatives", "output_names", "torus_distances",
+           "torus_medoid", "write_representatives"]
 
 #: Clusters up to this size get their exact medoid (m² distances, in blocks); larger ones
 #: the best of ``MEDOID_CANDIDATES`` members (each scored against every member).
@@ -117,10 +117,25 @@ class _OneTrajectory:
         self.universe.trajectory[int(frame)]
         return self.universe
 
+    def inputs(self) -> list[tuple[str, str]]:
+        files = [getattr(self.universe, "filename", None),
+                 getattr(self.universe.trajectory, "filename", None)]
+        return [("a structure file", str(f)) for f in files if isinstance(f, str | Path)]
+
+
+def output_names(cluster_ids: ArrayLike, *, pooled: bool) -> list[str]:
+    """The files :func:`write_representatives` writes for these clusters."""
+    if pooled:
+        return ["residue_clusters.csv"]
+    # Clusters are numbered 1 … K for people (the labels 0 … K−1).
+    return ["clusters.csv", *[f"cluster_{int(k) + 1}.pdb" for k in np.unique(cluster_ids)]]
+
 
 def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
                           clusters: ArrayLike, provenance: Mapping[str, ArrayLike], *,
-                          atoms: str = "all", where: str = "trajectory") -> Representatives:
+                          atoms: str = "all", where: str = "trajectory",
+                          inputs: Sequence[tuple[str, Any]] = (), overwrite: bool = False,
+                          option: str = "pass --overwrite") -> Representatives:
     """Write the representatives of a fit's clusters into ``out_dir`` (all files or none).
 
     Parameters
@@ -143,6 +158,11 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
         Selection of the atoms written to the PDB files.
     where : str
         The file named in messages.
+    inputs, overwrite, option
+        As for :func:`~stpca_gui.files.output_folder.output_folder`: ``out_dir`` is an
+        output folder written as a whole (files of an earlier run removed), never over an
+        input (the runs' files are added to ``inputs``), refused when it holds files
+        stpca-gui did not write unless ``overwrite``.
 
     Raises
     ------
@@ -161,9 +181,14 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
     run_of_row = _run_of_rows(runs, provenance, len(frames), where)
     runs.check(run_of_row, frames, where)
     cluster_ids = np.unique(labels)
+    inputs = [*inputs, *runs.inputs()]
+    names = output_names(cluster_ids, pooled="resid" in provenance)
+    settings = {"kind": "representatives", "inputs": inputs, "overwrite": overwrite,
+                "option": option}
+    check_output_folder(out_dir, names, **{k: v for k, v in settings.items() if k != "kind"})
     if "resid" in provenance:
         text = _residue_table(provenance, labels, cluster_ids)
-        with atomic_file_set(out_dir, ["residue_clusters.csv"]) as tmp:
+        with output_folder(out_dir, names, **settings) as tmp:
             tmp["residue_clusters.csv"].write_text(text, encoding="utf-8", newline="")
         return Representatives([Path(out_dir) / "residue_clusters.csv"], {})
     universe = runs.goto(str(run_of_row[0]), int(frames[0])) if len(frames) else None
@@ -184,8 +209,7 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
              int(i == medoids[int(c)])]
             for i, (f, c, d) in enumerate(zip(frames, labels, distance, strict=True))]
     header = [*carried, "frame", "cluster", "distance_to_medoid_deg", "medoid"]
-    names = ["clusters.csv", *[f"cluster_{k + 1}.pdb" for k in medoids]]
-    with atomic_file_set(out_dir, names) as tmp:
+    with output_folder(out_dir, names, **settings) as tmp:
         tmp["clusters.csv"].write_text(_csv(header, rows), encoding="utf-8", newline="")
         for k, row in medoids.items():
             runs.goto(str(run_of_row[row]), int(frames[row]))
