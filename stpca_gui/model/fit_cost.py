@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.smds.landmarks import AUTO_EXACT_MAX_N, AUTO_LANDMARKS
+from ..core.smds.landmarks import resolve_n_landmarks
 from .analysis import FitParameters
 
 #: Per stage, (c, e, f): CPU seconds = c · (n-part) · d^e · n^f, the n-part of each stage
@@ -102,13 +102,9 @@ def duration_text(seconds: float) -> str:
 
 def stage_terms(n: int, d: int, parameters: FitParameters) -> dict[str, float]:
     """Each stage's n-part (the factors other than d^e) for n samples on T^d."""
-    landmarks = parameters.n_landmarks
-    if landmarks == "auto":
-        m = n if n <= AUTO_EXACT_MAX_N else min(n, AUTO_LANDMARKS)
-    elif landmarks is None:
-        m = n
-    else:
-        m = min(n, int(landmarks))
+    # The fit's own rule ("auto", "exact", None or a number), so the two cannot disagree.
+    landmarks = resolve_n_landmarks(parameters.n_landmarks, n)
+    m = n if landmarks is None else min(n, landmarks)
     trials = 1 if m == n else max(1, int(parameters.landmark_trials))
     components = min(d, int(parameters.max_torus_components))
     sample = min(n, TORUS_SAMPLE)

@@ -44,3 +44,15 @@ def test_note_only_when_the_fit_takes_more_than_a_few_seconds():
     assert "nested spheres" in estimate_fit_cost(5000, 426).details()
     assert duration_text(42) == "40 s" and duration_text(600) == "10 min"
     assert duration_text(5400) == "1.5 h"
+
+
+def test_every_landmark_choice_of_the_settings_is_costed():
+    """"exact" (the command line's and a session's spelling) costs as an exact fit; it
+    raised ValueError in the panel when a session fitted with --landmarks exact opened."""
+    from stpca_gui.model.analysis import FitParameters
+    from stpca_gui.model.fit_cost import stage_terms
+
+    exact = stage_terms(50_000, 20, FitParameters(n_landmarks="exact"))
+    assert exact["placing"] == 0.0 and exact["smds"] == float(50_000) ** 2
+    landmarks = stage_terms(50_000, 20, FitParameters(n_landmarks=1000))
+    assert landmarks["placing"] == 49_000.0

@@ -23,9 +23,11 @@ __all__ = ["FRAME_COLUMNS", "LABEL_CHOICES", "PROVENANCE_COLUMNS", "RESIDUE_COLU
 
 #: The provenance of every row: its run (the trajectory file's label), the frame's index in
 #: the run and its time (ps, or the frame index for files without time).
-FRAME_COLUMNS = PROVENANCE_COLUMNS[:3]
+FRAME_COLUMNS = ("trajectory", "frame", "time")
 #: The residue of a pooled row.
-RESIDUE_COLUMNS = PROVENANCE_COLUMNS[3:]
+RESIDUE_COLUMNS = ("segid", "resid", "resname")
+# Named, not sliced out of PROVENANCE_COLUMNS: that list also holds columns the reader
+# never writes (a table's frame weights).
 #: Where the labels of pooled rows may come from (:meth:`TorsionTable.labels`).
 LABEL_CHOICES = ("residue class", "residue name", "chain", "none")
 _LABEL_SOURCES = {"residue class": "residue_class", "residue name": "resname",
