@@ -68,11 +68,11 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
     from stpca_gui.core.pns.pns import PrincipalNestedSpheres
     from stpca_gui.core.prediction import prediction, projections
     from stpca_gui.core.prediction.prediction import SMDSMatch
+    from stpca_gui.core.prediction.principal_curve import trace_principal_curve
     from stpca_gui.core.stpca import (
         ScaledTorusPCA,
         _Reporter,
         _Timer,
-        _trace_principal_curve,
     )
     from stpca_gui.core.torsion_states import make_torsion_states
     from stpca_gui.core.warmup import warm_up
@@ -109,7 +109,7 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
         f"({result['landmark_sets']} sets), T̂ {1e3 * per_point:.3f} ms per point")
     pns, pns_cpu = _cpu(PrincipalNestedSpheres(mode="great").fit, smds.embedding_[:100])
     result["stand_in_pns_cpu_s"] = pns_cpu
-    curve, curve_cpu = _cpu(_trace_principal_curve, pns, match, curve_points)
+    curve, curve_cpu = _cpu(trace_principal_curve, pns, match, curve_points)
     result["curve_cpu_s"] = curve_cpu * 100 / curve_points
     scores = pns.transform(smds.embedding_)
     if hasattr(projections, "iterate_projections"):

@@ -26,11 +26,12 @@ from .mode_settings import ModeClusterSettings
 from .persistence import ModelFileError, load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
 from .prediction.prediction import SMDSMatch
+from .prediction.principal_curve import PrincipalCurve
 from .scoring_only import ScoringOnlyError
 from .smds.classical import classical_mds
 from .smds.radius import wasserstein_radius
 from .smds.smds import SphericalMDS
-from .stpca import FIT_STAGES, PrincipalCurve, ScaledTorusPCA
+from .stpca import FIT_STAGES, ScaledTorusPCA
 from .tpca import TorusGapWarning, TorusPCA
 
 __all__ = [

@@ -28,7 +28,8 @@ from ..core import (
 from ..core.circstats.mode_clustering import ModeClustering
 from ..core.clusters import model_mode_clusters
 from ..core.diagnostics import FitDiagnostics, fit_diagnostics
-from ..core.stpca import PrincipalCurve, ScaledTorusPCA
+from ..core.prediction.principal_curve import PrincipalCurve
+from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items
 from .dataset import Dataset
 from .live_fit import LIVE_INTERVAL, LiveSMDS

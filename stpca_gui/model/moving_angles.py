@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
-    from ..core.stpca import PrincipalCurve
+    from ..core.prediction.principal_curve import PrincipalCurve
 
 #: Angles drawn on the torus cube.
 TORUS_AXES = 3
@@ -47,8 +47,8 @@ def moving_axes(angles: ArrayLike, curve: PrincipalCurve | None = None,
                 count: int = TORUS_AXES) -> tuple[int, ...]:
     """The default angles of the torus view: the first ``count`` when there are no more,
     else those the principal ``curve`` moves most within the data's PNS1 range (with a
-    fit; :meth:`~stpca_gui.core.stpca.PrincipalCurve.angle_ranges`), or those with the
-    largest circular spread of the data (without)."""
+    fit; :meth:`~stpca_gui.core.prediction.principal_curve.PrincipalCurve.angle_ranges`),
+    or those with the largest circular spread of the data (without)."""
     d = np.shape(angles)[1]
     if d <= count:
         return tuple(range(d))

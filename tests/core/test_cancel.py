@@ -347,6 +347,7 @@ def test_demo_fit_still_reports_the_start_stage_first():
 
 def test_principal_curve_in_pieces_is_bit_identical_to_one_chain(monkeypatch):
     from stpca_gui.core import stpca
+    from stpca_gui.core.prediction import principal_curve
 
     model = ScaledTorusPCA(random_state=0, torus_variance=False, max_iter=30).fit(
         make_demo("clusters-t3").angles)
@@ -359,26 +360,27 @@ def test_principal_curve_in_pieces_is_bit_identical_to_one_chain(monkeypatch):
     expected = np.empty_like(chain)
     expected[order] = chain
     n = model.angles_.shape[0]
-    monkeypatch.setattr(stpca, "_CURVE_CHUNK_WORK", 7 * n)  # pieces of 7 points
+    monkeypatch.setattr(principal_curve, "_CURVE_CHUNK_WORK", 7 * n)  # pieces of 7 points
     events = []
-    curve = stpca._trace_principal_curve(model.pns_, model.match_, n_points,
-                                         stpca._Reporter(events.append))
+    curve = principal_curve.trace_principal_curve(model.pns_, model.match_, n_points,
+                                                  stpca._Reporter(events.append))
     np.testing.assert_array_equal(curve.angles, expected)
     assert len(events) == -(-n_points // 7) and events[-1].fraction == 1.0
 
 
 def test_principal_curve_checks_between_pieces(monkeypatch):
     from stpca_gui.core import stpca
+    from stpca_gui.core.prediction import principal_curve
 
     model = ScaledTorusPCA(random_state=0, torus_variance=False, max_iter=30).fit(
         make_demo("clusters-t3").angles)
-    monkeypatch.setattr(stpca, "_CURVE_CHUNK_WORK", 5 * model.angles_.shape[0])
+    monkeypatch.setattr(principal_curve, "_CURVE_CHUNK_WORK", 5 * model.angles_.shape[0])
     chains = []
     real = SMDSMatch.predict
     monkeypatch.setattr(SMDSMatch, "predict",
                         lambda self, *a, **k: chains.append(1) or real(self, *a, **k))
     events = []
     with pytest.raises(FitCancelled):
-        stpca._trace_principal_curve(model.pns_, model.match_, 100,
-                                     stpca._Reporter(lambda e: events.append(e) or True))
+        principal_curve.trace_principal_curve(
+            model.pns_, model.match_, 100, stpca._Reporter(lambda e: events.append(e) or True))
     assert len(chains) == 1 and len(events) == 1  # of 20 pieces

@@ -16,7 +16,7 @@ from stpca_gui.core import (
     torus_distance,
     wrap_angles,
 )
-from stpca_gui.core.stpca import closed_curve_breaks
+from stpca_gui.core.prediction.principal_curve import closed_curve_breaks
 
 
 def circular_means(angles: np.ndarray, labels: np.ndarray) -> np.ndarray:

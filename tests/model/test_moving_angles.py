@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from stpca_gui.core.stpca import PrincipalCurve
+from stpca_gui.core.prediction.principal_curve import PrincipalCurve
 from stpca_gui.core.torsion_states import make_torsion_states
 from stpca_gui.model import AnalysisResult, AppState, Dataset, FitParameters
 from stpca_gui.model.moving_angles import circular_spread, moving_axes

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core import ScaledTorusPCA
-from stpca_gui.core.stpca import (
+from stpca_gui.core.prediction.principal_curve import (
     CURVE_ARC_MARGIN,
     CURVE_DATA_ARC_MIN_D,
     circular_ranges,
