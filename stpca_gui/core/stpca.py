@@ -51,7 +51,7 @@ from ._base.threads import single_threaded_blas
 from .geometry.validation import as_float_matrix, check_angles
 from .persistence import load_model, save_model
 from .pns.pns import PrincipalNestedSpheres
-from .prediction.prediction import SMDSMatch
+from .prediction.prediction import SMDSMatch, place_on_sphere
 from .prediction.principal_curve import (
     data_range_mask,
     trace_principal_curve,
@@ -81,8 +81,6 @@ from .smds.smds import SphericalMDS
 FIT_STAGES: tuple[str, ...] = ("landmarks", "smds-start", "smds", "interpolation", "pns",
                                "curve", "torus-variance", "done")
 
-#: Points placed on the sphere by T̂ between two progress reports of a landmark fit.
-_PLACEMENT_BATCH = 4096
 #: A landmark fit estimates the torus variance from this many random samples (the sums are
 #: scaled to n). Measured on all sunspot births (n = 51,301): the ratios of four such
 #: subsamples differ from those of all samples by at most 0.07 points (sd 0.05).
@@ -278,7 +276,7 @@ torus_remaining_variance_ratio_se_ : float
             start = time.perf_counter()
             report(ProgressEvent("interpolation", 0.0,
                                  message=f"placing {n - n_landmarks} points on the sphere"))
-            embedding, interpolation_stress = _place_on_sphere(
+            embedding, interpolation_stress = place_on_sphere(
                 match, angles, landmark_indices, report)
             timer.record("interpolation", start)
 
@@ -633,26 +631,3 @@ class _Reporter:
                 landmarks=self.landmarks)))
         except FitCancelled:
             return True
-
-
-def _place_on_sphere(
-    match: SMDSMatch, angles: NDArray[np.float64], landmark_indices: NDArray[np.intp],
-    report: _Reporter,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Unit vectors of all samples: the landmarks' SMDS configuration, T̂ for the others.
-
-    The others are placed :data:`_PLACEMENT_BATCH` at a time (memory O(batch · m)), with a
-    progress report, and so a chance to cancel, after each batch.
-    """
-    n, d = angles.shape
-    embedding = np.empty((n, d + 1))
-    stress = np.zeros(n)
-    embedding[landmark_indices] = match.embedding
-    others = np.setdiff1d(np.arange(n), landmark_indices, assume_unique=True)
-    for begin in range(0, others.size, _PLACEMENT_BATCH):
-        rows = others[begin:begin + _PLACEMENT_BATCH]
-        embedding[rows], stress[rows] = match.interpolate(angles[rows])
-        done = min(others.size, begin + _PLACEMENT_BATCH)
-        report(ProgressEvent("interpolation", done / others.size,
-                             message=f"placing points on the sphere: {done:,} of {others.size:,}"))
-    return embedding, stress

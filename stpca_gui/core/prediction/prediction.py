@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.progress import ProgressEvent
 from .._base.registry import model_file_class
 from ..geometry.torus import wrap_angles
 from ..geometry.validation import as_float_matrix
@@ -176,3 +177,30 @@ class SMDSMatch:
                                                      self.radius, int(max_iter), float(tol))
         return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
                                          int(max_iter), float(tol))
+
+
+#: Points placed on the sphere by T̂ between two progress reports of a landmark fit.
+PLACEMENT_BATCH = 4096
+
+
+def place_on_sphere(
+    match: SMDSMatch, angles: NDArray[np.float64], landmark_indices: NDArray[np.intp],
+    report: Callable[[ProgressEvent], None],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Unit vectors of all samples: the landmarks' SMDS configuration, T̂ for the others.
+
+    The others are placed :data:`PLACEMENT_BATCH` at a time (memory O(batch · m)), with a
+    progress report, and so a chance to cancel, after each batch.
+    """
+    n, d = angles.shape
+    embedding = np.empty((n, d + 1))
+    stress = np.zeros(n)
+    embedding[landmark_indices] = match.embedding
+    others = np.setdiff1d(np.arange(n), landmark_indices, assume_unique=True)
+    for begin in range(0, others.size, PLACEMENT_BATCH):
+        rows = others[begin:begin + PLACEMENT_BATCH]
+        embedding[rows], stress[rows] = match.interpolate(angles[rows])
+        done = min(others.size, begin + PLACEMENT_BATCH)
+        report(ProgressEvent("interpolation", done / others.size,
+                             message=f"placing points on the sphere: {done:,} of {others.size:,}"))
+    return embedding, stress
