@@ -287,7 +287,7 @@ def test_saving_refuses_the_source_table_and_a_save_during_a_fit_leaves_it_modif
     assert not window.sessions.save_to(table)
     assert "refusing to write the session over the data set's source file" in (
         window.last_message_box.text())
-    with pytest.raises(OSError, match=r"refusing to write the result file scores\.csv over"):
+    with pytest.raises(OSError, match=r"refusing to write the output scores\.csv over"):
         window.exports.export_results(tmp_path)
     assert table.read_bytes() == before
 

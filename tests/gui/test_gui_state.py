@@ -83,7 +83,12 @@ def test_torus_axis_choosers_follow_the_state(qtbot, window):
     dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
     window.set_dataset(dataset, fit=False)
     view = window.torus_view
-    assert [c.currentIndex() for c in view.axis_combos] == [0, 1, 2]
+    # Before a fit the torus shows the angles of largest circular spread (issue 32).
+    from stpca_gui.model.moving_angles import moving_axes
+
+    default = tuple(moving_axes(dataset.angles))
+    assert tuple(c.currentIndex() for c in view.axis_combos) == default
+    assert window.state.torus_axes == default
     window.state.set_torus_axes((4, 0, 2))
     assert [c.currentIndex() for c in view.axis_combos] == [4, 0, 2]
     assert view._drawn_axes == (4, 0, 2)

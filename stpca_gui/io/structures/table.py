@@ -179,7 +179,7 @@ class TorsionTable:
         return self._per_row(_LABEL_SOURCES[label_by])
 
     def header(self) -> list[str]:
-        return [*(PROVENANCE_COLUMNS if self.pooled else FRAME_COLUMNS), *self.column_names]
+        return [*FRAME_COLUMNS, *(RESIDUE_COLUMNS if self.pooled else ()), *self.column_names]
 
     def describe(self) -> str:
         """One line for the user: what was read, the runs, and what was left out."""
