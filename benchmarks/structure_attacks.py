@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -27,11 +26,14 @@ import subprocess
 import sys
 import textwrap
 import time
-import zipfile
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
+# The tests' hand-edited sessions (tests/session_files.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from session_files import tampered_copy
 
 PY = sys.executable
 LIMIT = 3 << 30
@@ -87,22 +89,6 @@ class Attacks:
             shutil.rmtree(path)
         path.mkdir(parents=True)
         return path
-
-
-def tamper(session: Path, dst: Path, edit=None, arrays=None) -> Path:
-    with zipfile.ZipFile(session) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename == "metadata.json" and edit is not None:
-                metadata = json.loads(data)
-                edit(metadata)
-                data = json.dumps(metadata).encode()
-            if arrays and info.filename in arrays:
-                buffer = io.BytesIO()
-                np.lib.format.write_array(buffer, arrays[info.filename])
-                data = buffer.getvalue()
-            zout.writestr(info, data)
-    return dst
 
 
 def outputs(a: Attacks, psf: str, dcd: str, session: Path) -> None:
@@ -196,7 +182,7 @@ def sessions(a: Attacks, psf: str, dcd: str, session: Path) -> None:
     for name, edit, arrays in cases:
         f = a.folder("s-" + name.replace(" ", "-"))
         try:
-            bad = tamper(session, f / "bad.stpca", edit, arrays)
+            bad = tampered_copy(session, f / "bad.stpca", edit=edit, arrays=arrays)
         except (KeyError, TypeError) as exc:  # a tree whose sessions lack the field
             print(f"SKIPPED [{cat}] {name}: the session has no such field ({exc})")
             continue

@@ -5,33 +5,12 @@ under many aliases hashes it once."""
 
 from __future__ import annotations
 
-import io
-import json
-import zipfile
-
 import numpy as np
 import pytest
+from session_files import tampered_copy
 
 from stpca_gui.cli import main
 from stpca_gui.model.session_file import SessionFileError, load_session
-
-
-def _tampered(session, dst, *, edit=None, arrays=None):
-    """A copy of ``session`` with metadata.json changed by ``edit(metadata)`` and arrays
-    replaced (entry name → array)."""
-    with zipfile.ZipFile(session) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename == "metadata.json" and edit is not None:
-                metadata = json.loads(data)
-                edit(metadata)
-                data = json.dumps(metadata).encode()
-            if arrays and info.filename in arrays:
-                buffer = io.BytesIO()
-                np.lib.format.write_array(buffer, arrays[info.filename])
-                data = buffer.getvalue()
-            zout.writestr(info, data)
-    return dst
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +50,14 @@ def _test(metadata):
 ])
 def test_tampered_mode_clusters_are_refused_naming_file_and_field(
         tmp_path, clustered, arrays, edit, message):
-    bad = _tampered(clustered, tmp_path / "bad.stpca", edit=edit, arrays=arrays)
+    bad = tampered_copy(clustered, tmp_path / "bad.stpca", edit=edit, arrays=arrays)
     with pytest.raises(SessionFileError) as caught:
         load_session(bad)
     assert str(bad) in str(caught.value) and message in str(caught.value)
 
 
 def test_representatives_of_tampered_labels_write_nothing(tmp_path, clustered, capsys):
-    bad = _tampered(clustered, tmp_path / "bad.stpca",
+    bad = tampered_copy(clustered, tmp_path / "bad.stpca",
                     arrays={LABELS: np.full(120, np.iinfo(np.int64).min)})
     assert main(["representatives", str(bad), "x.psf", "--out", str(tmp_path / "o")]) == 1
     assert "labels run from" in capsys.readouterr().err
@@ -118,7 +97,7 @@ def _record(metadata):
 ])
 def test_tampered_structure_records_are_refused_on_load(tmp_path, structured, edit, arrays,
                                                         message):
-    bad = _tampered(structured, tmp_path / "bad.stpca", edit=edit, arrays=arrays)
+    bad = tampered_copy(structured, tmp_path / "bad.stpca", edit=edit, arrays=arrays)
     with pytest.raises(SessionFileError) as caught:
         load_session(bad)
     assert str(bad) in str(caught.value) and message in str(caught.value)
