@@ -35,6 +35,17 @@ def fmt(value: float | int | None, spec: str = ".1f") -> str:
     return common_fmt(value, spec)
 
 
+def started_display(program: str) -> Display | None:
+    """The X display started for ``program``; ``None``, after saying why on stderr, when
+    there is none (Xvfb missing or failing)."""
+    display = Display()
+    display.start()
+    if display.problem:
+        print(f"{program}: {display.problem}", file=sys.stderr)
+        return None
+    return display
+
+
 CHILD_MARKER = "BENCH_GUI_CHILD_RESULT "
 LAUNCH_ENV = "STPCA_BENCH_GUI_LAUNCH_WALL"
 WORKDIR_ENV = "STPCA_BENCH_GUI_WORKDIR"

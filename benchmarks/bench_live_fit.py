@@ -52,7 +52,7 @@ from _common import (
     one_minute_load,
     record,
 )
-from _gui_env import Display
+from _gui_env import started_display
 
 log = make_logger("bench_live_fit")
 
@@ -333,10 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--record records full runs only (not --quick or --only)")
     load_at_start = one_minute_load()
 
-    display = Display()
-    display.start()
-    if display.problem:
-        print(f"cannot run: {display.problem}", file=sys.stderr)
+    display = started_display("bench_live_fit")
+    if display is None:
         return 1
     try:
         from PySide6.QtWidgets import QApplication

@@ -36,7 +36,7 @@ from _common import (
     one_minute_load,
     record,
 )
-from _gui_env import Display, LoadSampler
+from _gui_env import LoadSampler, started_display
 
 log = make_logger("bench_startup")
 
@@ -305,10 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown cases {sorted(unknown)}; choose from {SOURCE_CASES}")
 
-    display = Display()
-    display.start()
-    if display.problem:
-        print(f"bench_startup: {display.problem}", file=sys.stderr)
+    display = started_display("bench_startup")
+    if display is None:
         return 1
     sampler = LoadSampler()
     sampler.start()

@@ -242,12 +242,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not chosen:
         parser.error(f"no image matches {args.only}")
-    from _gui_env import Display
+    from _gui_env import started_display
 
-    display = Display()
-    display.start()
-    if display.problem:
-        print(f"screens: {display.problem}", file=sys.stderr)
+    display = started_display("screens")
+    if display is None:
         return 1
     os.environ.setdefault("STPCA_HEAD_START", "0")  # every fit in the app's own process
     try:
