@@ -9,6 +9,15 @@ from pathlib import Path
 SPLIT = 49
 
 
+def quiet_universe(*files):
+    """An MDAnalysis Universe of ``files`` (paths or str), its reader's warnings silenced."""
+    import MDAnalysis as mda
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return mda.Universe(*map(str, files))
+
+
 def _write(universe, path: Path, frames: range, istart: int) -> Path:
     import MDAnalysis as mda
 
@@ -24,12 +33,9 @@ def _write(universe, path: Path, frames: range, istart: int) -> Path:
 
 def write_halves(folder: Path) -> tuple[Path, Path]:
     """adk_dims.dcd (98 frames) written by MDAnalysis as two files, times continued."""
-    import MDAnalysis as mda
     from MDAnalysisTests.datafiles import DCD, PSF
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        universe = mda.Universe(PSF, DCD)
+    universe = quiet_universe(PSF, DCD)
     first = _write(universe, folder / "first.dcd", range(0, SPLIT), 1)
     second = _write(universe, folder / "second.dcd", range(SPLIT, 98), SPLIT + 1)
     return first, second

@@ -12,6 +12,8 @@ import pytest
 mda = pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
+from structure_files import quiet_universe  # noqa: E402
+
 from stpca_gui.io.structures import (  # noqa: E402
     DihedralSettings,
     StructureError,
@@ -32,9 +34,7 @@ def _angle_difference(a, b):
 
 @pytest.fixture(scope="module")
 def adk():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return mda.Universe(PSF, DCD)
+    return quiet_universe(PSF, DCD)
 
 
 def test_phi_psi_equal_mdanalysis_ramachandran(adk):
@@ -92,9 +92,7 @@ def test_chi3_chi4_are_read_where_defined(adk):
 
 @pytest.fixture(scope="module")
 def rna():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return mda.Universe(RNA_PSF, RNA_PDB)
+    return quiet_universe(RNA_PSF, RNA_PDB)
 
 
 def test_rna_backbone_equals_nuclinfo_tors(rna):
@@ -205,9 +203,7 @@ def test_representatives_are_medoid_frames_written_as_pdb(tmp_path, adk):
         members = np.flatnonzero(clusters == k)
         expected = members[torus_medoid(angles[members])]
         assert written.medoid_frames[k + 1] == table.frame[expected]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pdb = mda.Universe(str(tmp_path / "reps" / f"cluster_{k + 1}.pdb"))
+        pdb = quiet_universe(tmp_path / "reps" / f"cluster_{k + 1}.pdb")
         assert pdb.atoms.n_atoms == 214 and set(pdb.atoms.names) == {"CA"}
         adk.trajectory[written.medoid_frames[k + 1]]
         reference = adk.select_atoms("protein and name CA").positions

@@ -14,6 +14,8 @@ import pytest
 mda = pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
+from structure_files import quiet_universe  # noqa: E402
+
 from stpca_gui.io.structures import (  # noqa: E402
     DihedralSettings,
     StructureError,
@@ -22,12 +24,6 @@ from stpca_gui.io.structures import (  # noqa: E402
 )
 
 PSF, DCD = datafiles.PSF, datafiles.DCD
-
-
-def _quiet_universe(*files):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return mda.Universe(*map(str, files))
 
 
 def test_a_table_beyond_the_memory_available_is_refused_before_reading(monkeypatch):
@@ -47,7 +43,7 @@ def test_a_table_beyond_the_memory_available_is_refused_before_reading(monkeypat
 
 def _backbone_trajectory(folder: Path, n_frames: int) -> tuple[Path, Path]:
     """A 58-residue backbone (AdK's residues 1–60, N CA C O) over ``n_frames`` frames."""
-    universe = _quiet_universe(PSF, DCD)
+    universe = quiet_universe(PSF, DCD)
     atoms = universe.select_atoms("resid 1:60 and name N CA C O")
     frames = universe.trajectory.timeseries(atomgroup=atoms, order="fac")
     topology, trajectory = folder / "bb.pdb", folder / f"bb{n_frames}.dcd"
@@ -101,7 +97,7 @@ def _degenerate_trajectory(folder: Path) -> Path:
     """adk_dims.dcd's first 10 frames with: residue 10's CA at NaN in frames 3 and 7,
     residue 12's N on its CA (a zero-length bond) in frame 5, and residue 20's C at NaN in
     every frame."""
-    universe = _quiet_universe(PSF, DCD)
+    universe = quiet_universe(PSF, DCD)
     ca10 = universe.select_atoms("resid 10 and name CA").indices[0]
     n12, ca12 = (universe.select_atoms(f"resid 12 and name {name}").indices[0]
                  for name in ("N", "CA"))
@@ -151,7 +147,7 @@ def test_undefined_torsions_are_left_out_named_and_counted(tmp_path):
 
 
 def test_a_long_selection_gets_a_short_message_not_a_recursion_error():
-    universe = _quiet_universe(PSF)
+    universe = quiet_universe(PSF)
     selection = " or ".join(f"resid {k}" for k in range(1, 801))
     with pytest.raises(StructureError) as refused:
         select_atoms(universe, selection, "adk.psf")

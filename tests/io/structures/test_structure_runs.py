@@ -15,7 +15,7 @@ import pytest
 mda = pytest.importorskip("MDAnalysis")
 datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
-from structure_files import SPLIT, write_halves  # noqa: E402
+from structure_files import SPLIT, quiet_universe, write_halves  # noqa: E402
 
 from stpca_gui.io.structures import (  # noqa: E402
     DihedralSettings,
@@ -88,10 +88,8 @@ def test_run_labels_tell_files_of_one_name_apart(tmp_path):
 
 def test_times_come_from_the_file_or_are_the_frame_index_said_so():
     xtc = read_torsions(datafiles.GRO, [datafiles.XTC], DihedralSettings(select="resid 10:12"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        universe = mda.Universe(datafiles.GRO, datafiles.XTC)
-        expected = [ts.time for ts in universe.trajectory]
+    universe = quiet_universe(datafiles.GRO, datafiles.XTC)
+    expected = [ts.time for ts in universe.trajectory]
     assert np.array_equal(xtc.frame_time, expected) and expected[1] > 99.0
     assert xtc.runs[0].time_unit == "ps"
     # The models of a PDB file have no time: the frame index stands in, and is said.
@@ -162,11 +160,9 @@ def test_a_table_fitted_later_keeps_the_fingerprints_and_representatives_check_t
     written = export_representatives(dataset, clusters, out, atoms="resid 7:13")
     assert written.medoid_runs[2] == "second.dcd"  # label 1: cluster 2
     medoid = written.medoid_frames[2]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        whole = mda.Universe(PSF, DCD)
-        whole.trajectory[SPLIT + medoid]
-        pdb = mda.Universe(str(out / "cluster_2.pdb"))
+    whole = quiet_universe(PSF, DCD)
+    whole.trajectory[SPLIT + medoid]
+    pdb = quiet_universe(out / "cluster_2.pdb")
     assert np.allclose(pdb.atoms.positions, whole.select_atoms("resid 7:13").positions,
                        atol=1e-3)
     lines = (out / "clusters.csv").read_text().splitlines()
