@@ -52,27 +52,17 @@ def test_too_many_columns_are_refused_with_the_limit(tmp_path):
 
 
 @pytest.mark.parametrize("read", READERS)
-def test_rows_with_more_fields_than_the_header_are_refused(tmp_path, read):
-    path = tmp_path / "extra.csv"
-    path.write_text("a,b\n" + _rows() + "0.1,0.2,0.3\n")
-    with pytest.raises(TableError, match="line 7 has 3 fields, the header 2"):
-        read(path)
-
-
-@pytest.mark.parametrize("read", READERS)
-def test_underscored_numbers_are_not_numbers(tmp_path, read):
-    path = tmp_path / "under.csv"
-    path.write_text("a,b\n" + _rows() + "1_000,0.2\n")
-    with pytest.raises(TableError, match="line 7, column 'a': non-numeric value '1_000'"):
-        read(path)
-
-
-@pytest.mark.parametrize("read", READERS)
-def test_implausible_magnitudes_are_refused_with_row_and_column(tmp_path, read):
-    path = tmp_path / "huge.csv"
-    path.write_text("a,b\n" + _rows() + "10,1e20\n")
-    with pytest.raises(TableError, match="line 7, column 'b': 1e20 is not a plausible"):
-        read(path, degrees=True)
+@pytest.mark.parametrize(("last_row", "options", "message"), [
+    ("0.1,0.2,0.3", {}, "line 7 has 3 fields, the header 2"),
+    ("1_000,0.2", {}, "line 7, column 'a': non-numeric value '1_000'"),
+    ("10,1e20", {"degrees": True}, "line 7, column 'b': 1e20 is not a plausible"),
+], ids=["more fields than the header", "underscored number", "implausible magnitude"])
+def test_a_bad_row_is_refused_naming_its_line_and_column(tmp_path, read, last_row, options,
+                                                         message):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n" + _rows() + last_row + "\n")
+    with pytest.raises(TableError, match=message):
+        read(path, **options)
 
 
 def test_labels_with_unicode_line_separators_stay_in_their_row(tmp_path):
