@@ -106,7 +106,7 @@ def test_tampered_structure_records_are_refused_on_load(tmp_path, structured, ed
 def test_one_file_under_many_aliases_is_hashed_once(tmp_path, structured, monkeypatch):
     import os
 
-    import stpca_gui.io.structures.record as record_module
+    import stpca_gui.files.digest as digest_module
     from stpca_gui.io.structures import check_fingerprints
 
     session = load_session(structured)
@@ -121,8 +121,8 @@ def test_one_file_under_many_aliases_is_hashed_once(tmp_path, structured, monkey
     record["sha256"] = {record["topology"]: record["sha256"][record["topology"]],
                         **{a: record["sha256"][trajectory] for a in aliases}}
     hashed = []
-    real = record_module.file_sha256
-    monkeypatch.setattr(record_module, "file_sha256",
+    real = digest_module.file_sha256
+    monkeypatch.setattr(digest_module, "file_sha256",
                         lambda path: hashed.append(path) or real(path))
     check_fingerprints(record)
     assert len(hashed) == 2  # the topology and the one trajectory behind 40 names

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...files.digest import file_sha256
+from ...files.digest import files_sha256
 from .settings import DihedralSettings, StructureError
 
 __all__ = ["SIDECAR_FORMAT", "SIDECAR_SUFFIX", "check_fingerprints", "check_structure_record",
@@ -225,17 +225,13 @@ def check_fingerprints(record: Mapping[str, Any], topology: str | Path | None = 
         raise StructureError(
             f"{where} were read from a topology and {len(recorded) - 1} trajectory file(s) "
             f"({names}); {len(given) - 1} given")
-    # One file under many names (links, aliases) is hashed once: by device and inode.
-    digests: dict[tuple[int, int], str] = {}
     for path, original in zip(given, recorded, strict=True):
         if not path.is_file():
             raise StructureError(f"{path}: no such file (the data were read from "
                                  f"{original})")
-        status = path.stat()
-        key = (status.st_dev, status.st_ino)
-        if key not in digests:
-            digests[key] = file_sha256(path)
-        if digests[key] != record["sha256"][original]:
+    # One file under many names (links, aliases) is hashed once.
+    for path, original, digest in zip(given, recorded, files_sha256(given), strict=True):
+        if digest != record["sha256"][original]:
             raise StructureError(
                 f"{path}: not the file {where} were read from ({original} had another "
                 "SHA-256); frames taken from it would not be the fitted ones")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...files.digest import file_sha256
+from ...files.digest import file_sha256, files_sha256
 from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
 from ..tables import PROVENANCE_COLUMNS
 from .record import sidecar_path, sidecar_text
@@ -214,7 +214,7 @@ class TorsionTable:
         record: dict[str, Any] = {
             "topology": str(files[0]),
             "trajectories": [str(p) for p in files[1:]],
-            "sha256": {str(p): file_sha256(p) for p in files},
+            "sha256": dict(zip(map(str, files), files_sha256(files), strict=True)),
             "settings": self.settings.to_dict(),
             "runs": [run.to_dict() for run in self.runs],
             "notes": list(self.notes),

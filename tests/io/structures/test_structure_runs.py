@@ -194,3 +194,18 @@ def test_the_import_dialog_carries_provenance_and_the_record(tmp_path, halves):
     assert dataset.structure["runs"][0]["label"] == "first.dcd"
     with pytest.raises(ValueError, match="'time' says where the rows come from"):
         import_table(tmp_path / "loop.csv", ImportChoices(columns=("time", "4AKE:GLY7:phi")))
+
+
+def test_the_record_hashes_a_file_given_twice_once(tmp_path, monkeypatch):
+    import stpca_gui.files.digest as digest_module
+
+    first, _ = write_halves(tmp_path)
+    table = read_torsions(PSF, [first, first], LOOP)
+    hashed = []
+    real = digest_module.file_sha256
+    monkeypatch.setattr(digest_module, "file_sha256",
+                        lambda path: hashed.append(path) or real(path))
+    record = table.structure_record()
+    assert len(hashed) == 2  # the topology and the one trajectory named twice
+    assert record["sha256"][str(first.absolute())] == real(first)
+    assert record["sha256"][str(PSF)] == real(PSF)
