@@ -18,7 +18,8 @@ __all__ = ["angles_sha256", "file_sha256", "files_sha256"]
 
 def angles_sha256(angles: ArrayLike) -> str:
     """SHA-256 of angles as little-endian float64 in row (C) order."""
-    return hashlib.sha256(np.ascontiguousarray(angles, dtype="<f8").tobytes()).hexdigest()
+    # Hashed through the array's buffer: no copy of its bytes.
+    return hashlib.sha256(np.ascontiguousarray(angles, dtype="<f8").data).hexdigest()
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

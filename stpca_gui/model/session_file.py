@@ -485,15 +485,20 @@ def _known_fields(decoder: TreeDecoder, node: dict[str, Any], cls: type, notes: 
 def _decode_dataset(decoder: TreeDecoder, node: dict[str, Any], notes: list[str]) -> Dataset:
     values = _known_fields(decoder, node, Dataset, notes, "data set field")
     angles = values.get("angles")
+    # min and max propagate NaN: one pass each, no n × d temporaries.
     if (not isinstance(angles, np.ndarray) or angles.dtype != np.float64 or angles.ndim != 2
-            or not np.all(np.isfinite(angles)) or np.any(np.abs(angles) > math.pi)):
+            or (angles.size and not -math.pi <= angles.min() <= angles.max() <= math.pi)):
         raise ValueError("the data set's angles are not finite radians of shape (n, d)")
-    dataset = Dataset(**values)
-    # Wrapping again can move an angle by a rounding step (wrap(wrap(x)) is not always
-    # wrap(x) bit for bit); the saved angles, which the model was fitted on, are kept.
-    kept = np.array(angles, copy=True)
-    kept.setflags(write=False)
-    object.__setattr__(dataset, "angles", kept)
+    # An array of their own, read-only, is handed over: the data set keeps angles in
+    # [-π, π) as they are, with no wrapped copy (the array read lives in the file's buffer).
+    angles = np.array(angles, copy=True)
+    angles.setflags(write=False)
+    dataset = Dataset(**{**values, "angles": angles})
+    if dataset.angles is not angles:
+        # An angle at +π was wrapped, and wrapping can move others by a rounding step
+        # (wrap(wrap(x)) is not always wrap(x) bit for bit): the saved angles, which the
+        # model was fitted on, are kept.
+        object.__setattr__(dataset, "angles", angles)
     return dataset
 
 

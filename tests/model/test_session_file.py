@@ -484,3 +484,28 @@ def test_resaving_keeps_the_mode_and_the_symlink(saved, tmp_path):
     assert link.is_symlink() and link.resolve() == private.resolve()
     assert private.stat().st_mode & 0o777 == 0o600
     assert load_session(private).data_sha256 == load_session(saved[0]).data_sha256
+
+
+@pytest.mark.parametrize(("value", "kept"), [(np.pi, True), (np.nextafter(np.pi, 4.0), False),
+                                             (np.nan, False), (-np.inf, False)])
+def test_saved_angles_are_kept_bit_for_bit_or_refused(table_dataset, tmp_path, value, kept):
+    from session_files import tampered_copy
+
+    from stpca_gui.files.digest import angles_sha256
+
+    path = save_session(session_from_state(_state(table_dataset), FitParameters(), {}),
+                        tmp_path / "s.stpca")
+    angles = np.array(table_dataset.angles)
+    angles[3, 1] = value  # +π: a saved angle the data set's [-π, π) would wrap to -π
+
+    def rehash(metadata):
+        metadata["data_sha256"] = angles_sha256(angles)
+
+    edited = tampered_copy(path, tmp_path / "edited.stpca", edit=rehash,
+                           arrays={"arrays/dataset.angles.npy": angles})
+    if not kept:
+        _rejected(edited, "not finite radians")
+        return
+    loaded = load_session(edited).dataset.angles
+    assert loaded.tobytes() == angles.tobytes() and loaded[3, 1] == np.pi
+    assert not loaded.flags.writeable
