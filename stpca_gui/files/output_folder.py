@@ -23,7 +23,6 @@ is False: only the files the set would replace must be stpca-gui's own.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from .atomic import atomic_file_set, check_file_set, remove_orphans
 from .clash import OutputClashError, check_outputs, same_file
+from .digest import file_sha256
 
 __all__ = ["MANIFEST_NAME", "ForeignFilesError", "check_output_folder", "output_folder"]
 
@@ -69,17 +69,10 @@ class ForeignFilesError(OutputClashError):
             f"folder, or {option} to write anyway (files not named like an output are kept)")
 
 
-def _digest(path: Path) -> str:
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            sha.update(block)
-    return sha.hexdigest()
-
-
 def _record(path: Path) -> dict[str, object]:
     status = os.stat(path)
-    return {"sha256": _digest(path), "size": status.st_size, "mtime_ns": status.st_mtime_ns}
+    return {"sha256": file_sha256(path), "size": status.st_size,
+            "mtime_ns": status.st_mtime_ns}
 
 
 def _read_manifest(folder: Path) -> dict[str, dict[str, dict[str, object]]]:
@@ -109,8 +102,19 @@ def _plain_name(name: object) -> bool:
             and "/" not in name and "\\" not in name and "\0" not in name)
 
 
+class _Verdicts(dict):
+    """Whether files are the ones their manifest entries describe, each file read at most
+    once per writing (the check and the stale files' removal ask about the same files)."""
+
+    def unchanged(self, path: Path, entry: Mapping[str, object]) -> bool:
+        """Whether ``path`` is the regular file the manifest ``entry`` describes."""
+        key = (path.name, entry.get("sha256"), entry.get("size"), entry.get("mtime_ns"))
+        if key not in self:
+            self[key] = _unchanged(path, entry)
+        return self[key]
+
+
 def _unchanged(path: Path, entry: Mapping[str, object]) -> bool:
-    """Whether ``path`` is the regular file the manifest ``entry`` describes."""
     try:
         status = path.lstat()
     except OSError:
@@ -120,13 +124,13 @@ def _unchanged(path: Path, entry: Mapping[str, object]) -> bool:
     if status.st_mtime_ns == entry.get("mtime_ns"):
         return True
     try:
-        return _digest(path) == entry["sha256"]
+        return file_sha256(path) == entry["sha256"]
     except OSError:
         return False
 
 
 def _foreign(folder: Path, names: list[str], writers: Mapping[str, Mapping[str, Mapping]],
-             whole_folder: bool, chosen: Iterable[str] = ()) -> list[str]:
+             whole_folder: bool, chosen: Iterable[str], verdicts: _Verdicts) -> list[str]:
     """Entries of ``folder`` that stpca-gui did not write (every entry, or those of
     ``names`` when not ``whole_folder``), except the ``chosen`` ones."""
     try:
@@ -143,7 +147,7 @@ def _foreign(folder: Path, names: list[str], writers: Mapping[str, Mapping[str, 
     considered = present if whole_folder else [n for n in present if n in set(names)]
     return [name for name in considered
             if name not in skipped and not _TEMPORARY.match(name)
-            and not (name in own and _unchanged(folder / name, own[name]))]
+            and not (name in own and verdicts.unchanged(folder / name, own[name]))]
 
 
 def check_output_folder(folder: PathLike, names: Iterable[str], *,
@@ -162,8 +166,14 @@ def check_output_folder(folder: PathLike, names: Iterable[str], *,
     OSError
         The folder cannot be written.
     """
-    folder = Path(folder)
-    names = list(names)
+    _check(Path(folder), list(names), inputs=inputs, overwrite=overwrite,
+           whole_folder=whole_folder, chosen=chosen, option=option, roles=roles,
+           verdicts=_Verdicts())
+
+
+def _check(folder: Path, names: list[str], *, inputs: Iterable[tuple[str, PathLike | None]],
+           overwrite: bool, whole_folder: bool, chosen: Iterable[str], option: str,
+           roles: Mapping[str, str] | None, verdicts: _Verdicts) -> None:
     roles = roles or {}
     check_outputs([(roles.get(name, f"the output {name}"), folder / name)
                    for name in [*names, MANIFEST_NAME]],
@@ -172,7 +182,8 @@ def check_output_folder(folder: PathLike, names: Iterable[str], *,
     for name in [*names, MANIFEST_NAME]:
         remove_orphans(folder / name)  # a killed earlier run's temporaries, at the start
     if not overwrite:
-        foreign = _foreign(folder, names, _read_manifest(folder), whole_folder, chosen)
+        foreign = _foreign(folder, names, _read_manifest(folder), whole_folder, chosen,
+                           verdicts)
         if foreign:
             raise ForeignFilesError(folder, foreign, option)
 
@@ -224,13 +235,13 @@ def output_folder(folder: PathLike, names: Iterable[str], *, kind: str,
     folder = Path(folder)
     names = list(names)
     inputs = [(what, path) for what, path in inputs if path not in (None, "")]
-    check_output_folder(folder, names, inputs=inputs, overwrite=overwrite,
-                        whole_folder=whole_folder, chosen=chosen, option=option,
-                        roles=roles)
+    verdicts = _Verdicts()
+    _check(folder, names, inputs=inputs, overwrite=overwrite, whole_folder=whole_folder,
+           chosen=chosen, option=option, roles=roles, verdicts=verdicts)
     writers = _read_manifest(folder)
     earlier = writers.get(kind, {})
     stale = {name: entry for name, entry in earlier.items()
-             if name not in names and _unchanged(folder / name, entry)
+             if name not in names and verdicts.unchanged(folder / name, entry)
              and not any(same_file(folder / name, path) for _, path in inputs)}
     with atomic_file_set(folder, [*names, MANIFEST_NAME]) as temporaries:
         yield {name: temporaries[name] for name in names}

@@ -121,3 +121,20 @@ def test_placed_among_a_users_files_only_replaced_files_count(tmp_path):
         _write(tmp_path, {"other.py": "s", "other-data.csv": "d"}, whole_folder=False,
                chosen=["other.py"])
     assert (tmp_path / "thesis.tex").read_text() == "mine"
+
+
+def test_each_file_is_read_once_per_writing_even_when_touched(tmp_path, monkeypatch):
+    import stpca_gui.files.output_folder as module
+
+    _write(tmp_path, {f"cluster_{k}.pdb": f"{k}\n" for k in range(4)})
+    for k in range(4):  # touched (e.g. copied without their times): the digest decides
+        os.utime(tmp_path / f"cluster_{k}.pdb", ns=(0, 10**9 * (k + 1)))
+    hashed = []
+    real = module.file_sha256
+    monkeypatch.setattr(module, "file_sha256", lambda path: hashed.append(path.name)
+                        or real(path))
+    assert _write(tmp_path, {"cluster_0.pdb": "new\n"}) == [MANIFEST_NAME, "cluster_0.pdb"]
+    # Checked: the four earlier files (three then removed as stale); recorded: the new one.
+    earlier = [name for name in hashed if not name.startswith(".")]
+    assert sorted(earlier) == [f"cluster_{k}.pdb" for k in range(4)]
+    assert len(hashed) == 5 and hashed[-1].startswith(".cluster_0.")
