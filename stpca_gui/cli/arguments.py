@@ -9,6 +9,7 @@ structure and trajectory files.
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from ..core import Interval, ParamSpec
@@ -58,19 +59,42 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     """One option per setting the application offers, in a group per declaration: the
     estimator's parameters and PNS1's mode clusters' (see
     :data:`~stpca_gui.model.analysis.SETTINGS_DECLARATIONS`)."""
-    for title, declaration in SETTINGS_DECLARATIONS:
+    declared = [(title, FitParameters.specs(declaration))
+                for title, declaration in SETTINGS_DECLARATIONS]
+    flags = {spec.name: spec.flag for _, specs in declared for spec in specs}
+    for title, specs in declared:
         group = parser.add_argument_group(title)
-        for spec in FitParameters.specs(declaration):
-            _add_setting(group, spec)
+        for spec in specs:
+            _add_setting(group, spec, flags)
 
 
-def _add_setting(group: argparse._ArgumentGroup, spec: ParamSpec) -> None:
-    """The option of one declared parameter, with its default, allowed values and help."""
+def in_flags(text: str, flags: dict[str, str]) -> str:
+    """``text`` with the library's names of other parameters (``max_torus_components``)
+    written as their command line flags (``--torus-components``).
+
+    Only names with an underscore are replaced: one-word names (``radius``) are also
+    words of the prose.
+    """
+    def flag(match: re.Match[str]) -> str:
+        return flags.get(match.group(0), match.group(0))
+
+    return _SNAKE_NAME.sub(flag, text)
+
+
+#: A library parameter name as it stands in a summary: words joined by underscores.
+_SNAKE_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def _add_setting(group: argparse._ArgumentGroup, spec: ParamSpec,
+                 flags: dict[str, str]) -> None:
+    """The option of one declared parameter, with its default, allowed values and help
+    (naming other parameters by their flags)."""
     default = spec.app_default
+    summary = in_flags(spec.summary, flags)
     if spec.is_boolean():
         group.add_argument(spec.flag, dest=spec.name, default=default,
                            action=argparse.BooleanOptionalAction,
-                           help=f"{spec.summary} (default: {'on' if default else 'off'})")
+                           help=f"{summary} (default: {'on' if default else 'off'})")
         return
     options = spec.options()
     choices = options.values if options is not None and spec.interval() is None else None
@@ -78,8 +102,8 @@ def _add_setting(group: argparse._ArgumentGroup, spec: ParamSpec) -> None:
     group.add_argument(spec.flag, dest=spec.name, default=default, choices=choices,
                        type=None if choices else value_parser(spec),
                        metavar=None if choices else metavar,
-                       help=(spec.summary if choices else
-                             f"{spec.summary} Allowed: {spec.describe(typed=True)}.")
+                       help=(summary if choices else
+                             f"{summary} Allowed: {in_flags(spec.describe(typed=True), flags)}.")
                        .replace("%", "%%") + f" (default: {default})")
 
 

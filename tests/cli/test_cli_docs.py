@@ -86,3 +86,19 @@ def test_the_package_docstring_names_every_command():
 def test_every_command_has_a_help_line_and_a_description(command):
     parser = commands(build_parser())[command]
     assert parser.description, command
+
+
+def test_help_names_other_options_by_their_flags_not_the_librarys_names():
+    """A help text that refers to another setting (``--torus-variance``: "see
+    max_torus_components") names the flag a user types."""
+    from stpca_gui.model import FitParameters
+    from stpca_gui.model.analysis import SETTINGS_DECLARATIONS
+
+    names = {spec.name for _, declaration in SETTINGS_DECLARATIONS
+             for spec in FitParameters.specs(declaration) if "_" in spec.name}
+    for command, action in _every_option(build_parser()):
+        for name in names:
+            assert not re.search(rf"\b{name}\b", action.help or ""), (command, action.dest)
+    fit = commands(build_parser())["fit"]
+    torus = next(a for a in fit._actions if a.dest == "torus_variance")
+    assert "see --torus-components" in torus.help
