@@ -310,6 +310,7 @@ class _ScriptWriter:
         lines = ["import argparse", "import hashlib", "import sys", "from pathlib import Path",
                  "", "import numpy as np", "",
                  f"from stpca_gui.core import {', '.join(sorted(core))}",
+                 *(["from stpca_gui.core.summary import fit_summary"] if figures else []),
                  f"from stpca_gui.io import {', '.join(io)}"]
         lines += [f"from {module} import {names}" for module, names in source.more_imports]
         if figures:
@@ -356,6 +357,7 @@ class _ScriptWriter:
         statements = [("docstring", "")] if figures else []
         statements += [("import", "argparse"), ("import", "hashlib"), ("import", "sys"),
                        ("from", "pathlib"), ("import", "numpy"), ("from", "stpca_gui.core"),
+                       *([("from", "stpca_gui.core.summary")] if figures else []),
                        ("from", "stpca_gui.io")]
         statements += [("from", module) for module, _ in source.more_imports]
         if figures:
@@ -487,10 +489,11 @@ class _ScriptWriter:
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
             "                            clusters=clusters,",
             "                            source=DATA_SOURCE)",
-            "    for where, ratio in ((\"sphere\", model.explained_variance_ratio_),",
-            "                         (\"torus\", model.torus_explained_variance_ratio_)):",
-            "        percent = \", \".join(f\"{100 * r:.1f}\" for r in ratio)",
-            "        print(f\"explained variance on the {where} (%): {percent}\")", "",
+            "    # The explained variance as stpca fit prints it: the first components and",
+            "    # the share of the rest (at large d the torus variance of the first only)",
+            "    summary = {item.key: item for item in fit_summary(model, COLUMNS)}",
+            "    for key in (\"explained_variance_ratio\", \"torus_explained_variance_ratio\"):",
+            "        print(f\"{summary[key].label:<17} {summary[key].text}\")", "",
             "    # Figures: the app's views. The 3-D ones need OpenGL (a display, EGL or OSMesa).",
             "    written += write_plot_figures(model, args.out, labels=labels,",
             "                                  cluster_rule=CLUSTER_RULE, alpha=MODE_ALPHA)",

@@ -359,6 +359,26 @@ def test_cli_scripts_a_saved_session_and_the_script_reproduces_its_scores(
     assert np.max(np.abs(scores - expected)) <= 1e-9
 
 
+def test_a_script_prints_the_variance_as_stpca_fit_does(tmp_path, monkeypatch, capsys):
+    """The torus variance of the computed components and the share of the rest, not a
+    ratio per component (NaN beyond --torus-components: hundreds at d = 426)."""
+    from stpca_gui import cli
+
+    session = tmp_path / "analysis.stpca"
+    assert cli.main(["demo", "clusters-t3", "--curve-points", "30", "--torus-components", "1",
+                     "--save-session", str(session)]) == cli.EXIT_OK
+    fitted = [line for line in capsys.readouterr().out.splitlines()
+              if line.startswith(("sphere variance", "torus variance"))]
+    assert len(fitted) == 2 and "PNS2–3 together" in fitted[1]
+    script = tmp_path / "refit.py"
+    assert cli.main(["export-script", str(session), str(script)]) == cli.EXIT_OK
+    capsys.readouterr()
+    _run_here(script, tmp_path / "out", monkeypatch)
+    printed = capsys.readouterr().out
+    assert [line for line in printed.splitlines() if line in fitted] == fitted
+    assert "nan" not in printed
+
+
 def test_cli_script_of_a_session_with_a_cluster_sd_regenerates_the_same_data(
         tmp_path, monkeypatch, capsys):
     from stpca_gui import cli
