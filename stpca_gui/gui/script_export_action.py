@@ -3,12 +3,15 @@ refits them (:mod:`stpca_gui.model.script_export`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ..files.output_folder import ForeignFilesError
+from ..model.result_export import foreign_question
 from ..model.script_export import export_script
 from .menus import menu_action
 from .tasks import TaskRunner, show_task_error
@@ -18,6 +21,14 @@ if TYPE_CHECKING:
     from .window_services import WindowServices
 
 SCRIPT_FILTER = "Python script (*.py)"
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """The export refused to replace files stpca-gui did not write (the user is asked)."""
+
+    path: Path
+    error: ForeignFilesError
 
 
 class ScriptExportAction(QObject):
@@ -61,17 +72,31 @@ class ScriptExportAction(QObject):
         if path:
             self.export(Path(path) if Path(path).suffix else Path(path).with_suffix(".py"))
 
-    def export(self, path: Path) -> None:
-        """Write the script (and the data copy) to ``path`` in the background."""
+    def export(self, path: Path, *, overwrite: bool = False) -> None:
+        """Write the script (and the data copy) to ``path`` in the background; when the
+        data copy would replace a file stpca-gui did not write, ask first, as *Export
+        Results* does, and write anyway (``overwrite``) on *Write Anyway*."""
         dataset = self.window.state.dataset
         try:
             parameters = self.parameters()
         except ValueError as exc:
             self._show(QMessageBox.Icon.Critical, "Invalid parameters", str(exc))
             return
-        self.runner.start(lambda _state: export_script(dataset, parameters, path))
+
+        def write(_state):
+            try:
+                return export_script(dataset, parameters, path, overwrite=overwrite)
+            except ForeignFilesError as refusal:
+                return _Refused(path, refusal)  # a question, not a failure
+
+        self.runner.start(write)
 
     def _on_written(self, outcome) -> None:
+        if isinstance(outcome, _Refused):
+            self.window.messages.ask("Folder holds other files",
+                                     foreign_question(outcome.error),
+                                     lambda: self.export(outcome.path, overwrite=True))
+            return
         export, files = outcome
         text = "Wrote " + ", ".join(str(path) for path in files) + "."
         self._show(QMessageBox.Icon.Information, "Script written",

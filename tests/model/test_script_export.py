@@ -340,6 +340,31 @@ def test_menu_action_reports_an_unwritable_path(qtbot, window, tmp_path):
     assert not (blocker / "script.py").exists()
 
 
+@pytest.mark.usefixtures("display")
+def test_menu_action_asks_before_replacing_a_users_file_as_export_results_does(
+        qtbot, window, tmp_path, gui_dir):
+    from PySide6.QtWidgets import QMessageBox
+
+    rng = np.random.default_rng(4)
+    dataset = Dataset(angles=rng.uniform(-3, 3, (30, 2)))
+    window.set_dataset(dataset, fit=False)
+    user = tmp_path / "script-data.csv"  # where the script's data copy goes
+    user.write_text("my,own\n1,2\n")
+    with qtbot.waitSignal(window.script_export.runner.succeeded, timeout=60_000):
+        window.script_export.export(tmp_path / "script.py")
+    question = window.messages.last_box
+    assert question is not None and question.icon() == QMessageBox.Icon.Question
+    assert "script-data.csv" in question.text() and "Write anyway?" in question.text()
+    assert user.read_text() == "my,own\n1,2\n" and not (tmp_path / "script.py").exists()
+    qtbot.waitExposed(question)
+    question.grab().save(str(gui_dir / "script_export_question.png"))
+    write_anyway = next(b for b in question.buttons() if b.text() == "Write Anyway")
+    with qtbot.waitSignal(window.script_export.written, timeout=60_000) as written:
+        write_anyway.click()
+    assert written.args[0] == [tmp_path / "script.py", user]
+    assert np.array_equal(read_data_copy(user, labelled=False).angles, dataset.angles)
+
+
 # ------------------------------------------------------------------ from a session file
 def test_cli_scripts_a_saved_session_and_the_script_reproduces_its_scores(
         tmp_path, monkeypatch, capsys):
