@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.cli import main
-from stpca_gui.core import ScaledTorusPCA, make_demo
+from stpca_gui.core import ScaledTorusPCA, make_demo, wrap_angles
 from stpca_gui.core.persistence import INPUT_TABLE_KEY, METADATA_ENTRY, ModelFileError
 from stpca_gui.io.table_reading import TableReading
 
@@ -61,12 +61,14 @@ def test_transform_reads_the_table_as_the_model_was_fitted(fitted, tmp_path, cap
     np.testing.assert_array_equal(scores, ScaledTorusPCA.load(model_path).transform(angles))
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    (["--radians"], r"fitted on angles in degrees, and --radians reads .* in radians"),
-    (["--columns", "psi,phi,omega"], r"fitted on the columns phi,psi,omega, not psi,phi,omega"),
+@pytest.mark.parametrize(("options", "message", "as_read"), [
+    (["--radians"], r"fitted on angles in degrees, and --radians reads .* in radians",
+     lambda values: wrap_angles(values)),
+    (["--columns", "psi,phi,omega"], r"fitted on the columns phi,psi,omega, not psi,phi,omega",
+     lambda values: wrap_angles(np.deg2rad(values[:, [1, 0, 2]]))),
 ])
 def test_a_table_read_otherwise_is_refused_unless_overridden(fitted, tmp_path, capsys,
-                                                             options, message):
+                                                             options, message, as_read):
     model_path, table, _, _ = fitted
     out = tmp_path / "scores.csv"
     code = main(["transform", str(model_path), str(table), *options, "--out", str(out)])
@@ -76,7 +78,11 @@ def test_a_table_read_otherwise_is_refused_unless_overridden(fitted, tmp_path, c
     code = main(["transform", str(model_path), str(table), *options, "--override",
                  "--out", str(out)])
     assert code == 0, capsys.readouterr().err
-    assert out.exists()
+    # Scored as told: the degrees as radians, or psi,phi,omega as the model's phi,psi,omega.
+    written = np.genfromtxt(table, delimiter=",", names=True, encoding="utf-8")
+    values = np.column_stack([written[name] for name in ("phi", "psi", "omega")])
+    expected = ScaledTorusPCA.load(model_path).transform(as_read(values))
+    np.testing.assert_allclose(_scores(out)[1], expected, rtol=0, atol=1e-12)
 
 
 def test_a_table_without_the_models_columns_is_refused(fitted, tmp_path, capsys):
