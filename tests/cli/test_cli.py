@@ -343,3 +343,36 @@ def test_fit_of_a_tiny_but_real_spread_has_no_nan(tmp_path, capsys):
     assert "NaN" not in summary
     ratios = json.loads(summary)["explained_variance_ratio"]
     assert np.all(np.isfinite(ratios)) and sum(ratios) == pytest.approx(1.0)
+
+
+def test_fit_pns_exact_levels_and_torus_components_as_a_user_gives_them(tmp_path, capsys):
+    """At d = 20 PNS fits the levels nearest PNS1 one by one and reduces the rest;
+    ``--pns-exact-levels all`` fits every level. ``--torus-components 2`` computes the
+    torus variance of two components and the share of the others together."""
+    from stpca_gui.core.torsion_states import make_torsion_states
+
+    data = make_torsion_states(150, 20, random_state=2)
+    table = tmp_path / "t.csv"
+    np.savetxt(table, data.angles, delimiter=",", comments="",
+               header=",".join(f"t{k}" for k in range(20)))
+    summaries, printed = {}, {}
+    for levels in ("3", "all"):
+        out = tmp_path / levels
+        assert main(["fit", str(table), "--pns-mode", "great", "--pns-exact-levels", levels,
+                     "--landmarks", "exact", "--curve-points", "20", "--torus-components",
+                     "2", "--out", str(out)]) == 0
+        printed[levels] = capsys.readouterr().out
+        summaries[levels] = json.loads((out / "summary.json").read_text())
+    reduced = summaries["3"]["pns_reduced_levels"]
+    # Levels 2 … 19 − 3 reduced in one step; the 3 nearest PNS1 and level 1 fitted.
+    assert (reduced["first"], reduced["last"], reduced["count"]) == (2, 16, 15)
+    share = 100 * reduced["variance_share"]
+    assert f"PNS reduction     levels 2–16 of 19 reduced to the leading principal " \
+           f"directions ({share:.1f} % of the sphere variance" in printed["3"]
+    assert summaries["all"]["pns_reduced_levels"] is None
+    assert "PNS reduction" not in printed["all"]
+    for summary, text in zip(summaries.values(), printed.values(), strict=True):
+        torus = summary["torus_explained_variance_ratio"]
+        assert summary["torus_variance_components"] == 2
+        assert all(r is not None for r in torus[:2]) and all(r is None for r in torus[2:])
+        assert "PNS3–20 together" in text
