@@ -111,3 +111,34 @@ def test_export_script_never_replaces_a_users_file_beside_the_script(tmp_path, s
     written = sorted(p.name for p in tmp_path.iterdir())
     assert main(["export-script", str(session), str(script)]) == 0  # its own: replaced
     assert sorted(p.name for p in tmp_path.iterdir()) == written
+
+
+def test_representatives_overwrite_replaces_a_users_output_named_file_and_keeps_the_rest(
+        tmp_path, session, capsys):
+    out = tmp_path / "reps"
+    out.mkdir()
+    (out / "clusters.csv").write_text("my clusters")
+    (out / "notes.txt").write_text("mine")
+    assert _representatives(session, out, PSF, DCD, extra=["--overwrite"]) == 0
+    rows = (out / "clusters.csv").read_text().splitlines()
+    assert "cluster" in rows[0].split(",") and len(rows) == 99  # a row per frame
+    assert (out / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in out.glob("cluster_*.pdb"))  # the medoids written
+
+
+def test_export_script_overwrite_replaces_a_users_file_where_the_data_copy_goes(
+        tmp_path, capsys):
+    table, session = _table(tmp_path / "t.csv"), tmp_path / "s.stpca"
+    assert main(["fit", str(table), "--curve-points", "20", "--save-session",
+                 str(session)]) == 0
+    table.unlink()  # the script cannot read the table again: it reads a copy beside it
+    user = tmp_path / "analysis-data.csv"
+    user.write_text("my,own\n1,2\n")
+    script = tmp_path / "analysis.py"
+    capsys.readouterr()
+    assert main(["export-script", str(session), str(script)]) == 1
+    err = capsys.readouterr().err
+    assert "analysis-data.csv" in err and "--overwrite" in err
+    assert user.read_text() == "my,own\n1,2\n" and not script.exists()
+    assert main(["export-script", str(session), str(script), "--overwrite"]) == 0
+    assert script.is_file() and user.read_text().startswith("row,")
