@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .arguments import bounded_number
 from .common import EXIT_OK, check_output_file
 
 #: The figures, as the app names its views.
@@ -32,7 +33,7 @@ def _size(text: str) -> tuple[float, float]:
 def register(commands: argparse._SubParsersAction) -> None:
     """Add ``plot`` to the ``stpca`` parser."""
     from ..model.app_state import COLOR_MODES
-    from ..model.energy_units import ENERGY_UNITS
+    from ..model.energy_units import BINS_RANGE, ENERGY_UNITS, TEMPERATURE_RANGE
 
     plot = commands.add_parser(
         "plot", help="draw a figure of the app from a saved session",
@@ -56,10 +57,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     plot.add_argument("--dpi", type=int, default=150, help="resolution (default 150)")
     plot.add_argument("--unit", choices=ENERGY_UNITS, default="kT",
                       help="free-energy unit (default kT)")
-    plot.add_argument("--temperature", type=float, default=300.0,
-                      help="temperature in K of kJ/mol and kcal/mol (default 300)")
-    plot.add_argument("--bins", type=int, default=None,
-                      help="free-energy bins per axis (default: Freedman–Diaconis)")
+    plot.add_argument("--temperature", type=bounded_number(TEMPERATURE_RANGE), default=300.0,
+                      help=f"temperature in K of kJ/mol and kcal/mol, "
+                           f"{TEMPERATURE_RANGE.describe()} (default 300)")
+    plot.add_argument("--bins", type=bounded_number(BINS_RANGE), default=None,
+                      help=f"free-energy bins per axis, {BINS_RANGE.describe()} (default: "
+                           "Freedman–Diaconis)")
     plot.add_argument("--weights", metavar="COLUMN",
                       help="free-energy: per-frame weights from this column of the data "
                            "(e.g. weight)")

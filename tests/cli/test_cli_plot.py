@@ -89,3 +89,20 @@ def test_the_torus_is_rendered_off_screen(weighted_session, tmp_path):
     assert main(["plot", str(weighted_session["good"]), "torus", "--out", str(out),
                  "--size", "4x3", "--dpi", "100"]) == 0
     assert_has_content(out)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--bins", "100000"], "--bins: must be an integer in [1, 500], not '100000'"),
+    (["--temperature", "-5"], "--temperature: must be a number in [1, 10000], not '-5'"),
+    (["--temperature", "nan"], "--temperature: must be a number in [1, 10000], not 'nan'"),
+])
+def test_bins_and_temperature_beyond_the_apps_range_are_usage_errors(
+        weighted_session, tmp_path, capsys, options, message):
+    """10⁵ bins per axis asked for a 75 GiB histogram; a negative or NaN temperature drew
+    a flipped or empty landscape."""
+    out = tmp_path / "fe.png"
+    with pytest.raises(SystemExit) as exc:
+        main(["plot", str(weighted_session["good"]), "free-energy", "--out", str(out),
+              "--unit", "kJ/mol", *options])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert not out.exists()
