@@ -565,9 +565,13 @@ def _predict_one_cg(
     trial_grad = vectors[3]
     step = vectors[4]
     cg_vectors = vectors[5:10]
+    # Stands in for the tangent point and the spectrum that the unprojected, unconditioned
+    # CG does not use; zero, as _model_product still multiplies the point by 0 (0 × the
+    # inf or NaN that uninitialised memory may hold is NaN: answers varied from run to run).
     unused = vectors[10]
     for k in range(d):
         trial[k] = wrap_angle(start[k])
+        unused[k] = 0.0
     current = 0
     damped = False  # a trial was rejected since the last accepted point
     value = math.inf
