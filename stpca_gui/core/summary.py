@@ -6,6 +6,7 @@ stores it; each takes the same :class:`SummaryItem` s, so a fact is added in one
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -225,12 +226,7 @@ def _sphere_types_text(types: list[str]) -> str:
     """The sphere type of each level; beyond 10 levels, runs of one type as "great × 52"."""
     if len(types) <= 10:
         return ", ".join(types) or "–"
-    runs: list[list[Any]] = []
-    for kind in types:
-        if runs and runs[-1][0] == kind:
-            runs[-1][1] += 1
-        else:
-            runs.append([kind, 1])
+    runs = [(kind, len(list(run))) for kind, run in itertools.groupby(types)]
     return ", ".join(kind if count == 1 else f"{kind} × {count}" for kind, count in runs)
 
 

@@ -9,7 +9,12 @@ Two stages dominate the memory of a fit, one after the other, so its peak is the
   landmark fit): about 380 B + 16 B · (d + 1) per point, whatever the mode. Its isotropy
   test (``pns_mode="seq.test"``, when it runs) uses at most ``isotropy.N_TEST`` points and
   draws its bootstrap a chunk at a time, so it adds a bounded amount (``PNS_TEST_BYTES``)
-  whatever n and ``n_bootstrap``.
+  whatever n and ``n_bootstrap``. Whatever n, PNS keeps one m × m rotation per level,
+  m = d + 1, d, …, 3 (``PrincipalNestedSpheres.rotations_``): 8 B · Σ m² ≈ 8 B · d³ / 3
+  (:func:`pns_rotation_bytes`), nothing at d ≤ 7, 0.2 GiB at d = 426, 2.5 GiB at
+  d = 1,000 and 170 GiB at d = 4,000. With few samples and many angles (a table of
+  5 rows × 1,000 columns) this is the fit's peak, and a fit on too many angles is refused
+  naming d.
 
 A fit that would not fit in the memory available is refused before any work, with a
 message saying what to do, instead of driving the machine into swapping.
@@ -24,6 +29,9 @@ n, d        measured       model (larger stage)
 6,000, 3     342 MB        344 MB (SMDS)
 9,000, 3     700 MB        704 MB (SMDS; PNS test not run)
 =========== ============= ===============================
+
+A fit of 5 × 1,000 uniform angles: 2,664 MB at the end of PNS (model: 2,587 MB, 2,555 MB
+of it the rotations).
 
 PNS alone (seq.test, 100 draws, three clusters with 10 % uniform points; the test ran on
 5,000 points at one or more levels): 45 MB at n = 10⁵, d = 4; 132 MB at n = 3 · 10⁵,
@@ -49,7 +57,9 @@ __all__ = [
     "check_fit_memory",
     "estimate_fit_bytes",
     "estimate_pns_bytes",
+    "largest_fitting_d",
     "largest_fitting_n",
+    "pns_rotation_bytes",
 ]
 
 #: Bytes per entry of the n × n matrices at the fit's peak (one float64 matrix; measured 7.95).
@@ -78,6 +88,35 @@ class InsufficientMemoryError(MemoryError, ValueError):
     """
 
 
+def pns_rotation_bytes(n_angles: int) -> int:
+    """Bytes of the rotations a PNS fit on S^d keeps: one m × m float64 matrix per level,
+    m = d + 1 down to 3."""
+    m = int(n_angles) + 1
+    squares = m * (m + 1) * (2 * m + 1) // 6 - 5  # Σ_{j=3}^{m} j²
+    return 8 * max(squares, 0)
+
+
+def largest_fitting_d(n_samples: int, budget: float, n_bootstrap: int = 0,
+                      n_placed: int = 0) -> int:
+    """The largest number of angles d whose fit (:func:`estimate_fit_bytes`, the other
+    arguments as there) stays within ``budget`` bytes; 0 when not even d = 1 does."""
+    def fits(d: int) -> bool:
+        return estimate_fit_bytes(n_samples, d, n_bootstrap, n_placed) <= budget
+
+    if not fits(1):
+        return 0
+    low, high = 1, 2
+    while fits(high):
+        low, high = high, 2 * high
+    while high - low > 1:  # the estimate grows with d: bisection
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
 def estimate_pns_bytes(n_points: int, n_angles: int, n_bootstrap: int = 0) -> int:
     """Peak memory of the PNS stage on ``n_points`` points of S^d, in bytes.
 
@@ -91,7 +130,8 @@ def estimate_pns_bytes(n_points: int, n_angles: int, n_bootstrap: int = 0) -> in
     """
     per_point = PNS_BYTES_PER_POINT + PNS_BYTES_PER_COORDINATE * (int(n_angles) + 1)
     test = PNS_TEST_BYTES if int(n_bootstrap) > 0 else 0
-    return int(PNS_BASE_BYTES + per_point * int(n_points) + test)
+    return int(PNS_BASE_BYTES + per_point * int(n_points) + test
+               + pns_rotation_bytes(n_angles))
 
 
 def estimate_fit_bytes(
@@ -178,6 +218,16 @@ def check_fit_memory(
     budget = MEMORY_HEADROOM * available
     if needed <= budget:
         return
+    rotations = pns_rotation_bytes(n_angles)
+    if rotations > 0.5 * needed:
+        raise InsufficientMemoryError(
+            f"a fit on d = {n_angles:,} angles needs about {_gib(needed)} of memory, "
+            f"{_gib(rotations)} of it for the rotations of principal nested spheres (one "
+            f"(d + 1)² matrix per level, growing as d³), but only {_gib(available)} is "
+            f"available; fit at most "
+            f"{largest_fitting_d(n_samples, budget, n_bootstrap, n_placed):,} angles "
+            f"(select the columns that vary most), or use a machine with more memory"
+        )
     if n_placed:
         raise InsufficientMemoryError(
             f"a fit of n = {n_placed:,} samples on {n_samples:,} landmarks needs about "

@@ -49,10 +49,12 @@ from .silverman import (
     BinnedSample,
     ModeTest,
     binned_critical_bandwidth,
+    check_test_parameters,
     coarse_probabilities,
     resample_counts,
     resamples_with_more_modes,
     unit_angles,
+    with_test_parameters,
 )
 from .ties import MIN_DISTINCT, continuous_sample, distinct_sample, ties_note
 
@@ -109,15 +111,7 @@ def step_p_values(
     return StepPValues(((more_modes + 1) * scale, (more_mass + 1) * scale))
 
 
-def _check_parameters(alpha: float, k_max: int, n_boot: int) -> None:
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
-    if int(k_max) < 1:
-        raise ValueError(f"k_max must be at least 1, got {k_max}")
-    if int(n_boot) < 1:
-        raise ValueError(f"n_boot must be at least 1, got {n_boot}")
-
-
+@with_test_parameters
 def mode_test(
     angles: ArrayLike,
     period: float = TWO_PI,
@@ -132,21 +126,7 @@ def mode_test(
 
     Parameters
     ----------
-    angles : array_like, shape (n,)
-        The sample, e.g. the PNS1 scores, read modulo ``period``.
-    period : float, default 2π
-        The period (``2π·circle_radius`` for PNS1 scores).
-    alpha : float, default 0.05
-        Level of every step.
-    k_max : int, default 8
-        Largest number of modes tested.
-    n_boot : int, default 500
-        Smoothed-bootstrap resamples per step.
-    random_state : int, Generator or None, default 0
-        Seed of the bootstrap (the default makes the result reproducible).
-    check : callable, optional
-        Called between blocks of work; raises
-        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
+    <test parameters>
 
     Returns
     -------
@@ -155,7 +135,7 @@ def mode_test(
         ``excess_mass_p_values`` the excess-mass p-value of every step,
         ``critical_bandwidths`` the h_k they were drawn from.
     """
-    _check_parameters(alpha, k_max, n_boot)
+    check_test_parameters(alpha, k_max, n_boot)
     period = check_period(period)
     distinct = distinct_sample(check_periodic_sample(angles), period)
     record = {"alpha": float(alpha), "calibration": "silverman", "n_boot": int(n_boot),

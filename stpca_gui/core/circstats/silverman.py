@@ -40,8 +40,9 @@ least prominent modes merged down to k̂, or the domains of attraction of the mo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -414,13 +415,44 @@ def step_p_value(p_k: float, p_next: float) -> float:
     return min(1.0, p_k / STEP_WEIGHTS[0], p_next / STEP_WEIGHTS[1])
 
 
-def _check_test_parameters(alpha: float, k_max: int, n_boot: int, calibration: str) -> None:
+#: numpydoc entries of the parameters that every sequential mode test takes, filled into
+#: their docstrings by :func:`with_test_parameters`.
+_TEST_PARAMETERS = """angles : array_like, shape (n,)
+        The sample, e.g. the PNS1 scores, read modulo ``period``.
+    period : float, default 2π
+        The period (``2π·circle_radius`` for PNS1 scores).
+    alpha : float, default 0.05
+        Level of every step.
+    k_max : int, default 8
+        Largest number of modes tested.
+    n_boot : int, default 500
+        Smoothed-bootstrap resamples per step.
+    random_state : int, Generator or None, default 0
+        Seed of the bootstrap (the default makes the result reproducible).
+    check : callable, optional
+        Called between blocks of work; raises
+        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop."""
+
+
+def with_test_parameters(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Put the parameters every sequential mode test takes (:data:`_TEST_PARAMETERS`)
+    into ``function``'s docstring at the line ``<test parameters>``."""
+    function.__doc__ = (function.__doc__ or "").replace("<test parameters>", _TEST_PARAMETERS)
+    return function
+
+
+def check_test_parameters(alpha: float, k_max: int, n_boot: int) -> None:
+    """Raise ValueError for a level outside (0, 1), k_max < 1 or n_boot < 1."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
     if int(k_max) < 1:
         raise ValueError(f"k_max must be at least 1, got {k_max}")
     if int(n_boot) < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+
+
+def _check_test_parameters(alpha: float, k_max: int, n_boot: int, calibration: str) -> None:
+    check_test_parameters(alpha, k_max, n_boot)
     if calibration not in ("hall_york", "silverman"):
         raise ValueError(f"unknown calibration {calibration!r}; use 'hall_york' or 'silverman'")
 
@@ -468,6 +500,7 @@ def resamples_with_more_modes(counts: NDArray[np.float64], h: float, k: int) -> 
     return int(np.count_nonzero(_count_maxima_rows(derivative) > k))
 
 
+@with_test_parameters
 def silverman_mode_test(
     angles: ArrayLike,
     period: float = TWO_PI,
@@ -475,32 +508,18 @@ def silverman_mode_test(
     alpha: float = DEFAULT_ALPHA,
     k_max: int = DEFAULT_K_MAX,
     n_boot: int = DEFAULT_N_BOOT,
-    calibration: Calibration = "silverman",
     random_state: RandomStateLike = 0,
     check: CancelCheck | None = None,
+    calibration: Calibration = "silverman",
 ) -> ModeTest:
     """Sequential test for the number of modes of a periodic sample (module docstring).
 
     Parameters
     ----------
-    angles : array_like, shape (n,)
-        The sample, e.g. the PNS1 scores, read modulo ``period``.
-    period : float, default 2π
-        The period (``2π·circle_radius`` for PNS1 scores).
-    alpha : float, default 0.05
-        Level of every step.
-    k_max : int, default 8
-        Largest number of modes tested.
-    n_boot : int, default 500
-        Smoothed-bootstrap resamples per step.
+    <test parameters>
     calibration : {"silverman", "hall_york"}, default "silverman"
         Compare resampled critical bandwidths with h_k (Silverman) or λ_{0.8α}·h_k (Hall &
         York's factor for the line; anti-conservative on the circle, see the module doc).
-    random_state : int, Generator or None, default 0
-        Seed of the bootstrap (the default makes the result reproducible).
-    check : callable, optional
-        Called between blocks of work; raises
-        :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
 
     Returns
     -------

@@ -44,13 +44,16 @@ from ._prediction_kernel import (
     _EXACT_NEAR,
     _LAMBDA_MAX,
     _LAMBDA_START,
-    _LAST_STEP,
     _NEWTON_LAMBDA,
-    _SAME_STEP_RTOL,
     _STEP_TOL,
     _STRESS_ROUNDING,
     _VECTOR_MATH,
+    _accepts,
+    _at_rest,
+    _count_accepted,
+    _new_trial,
     _partner_block,
+    _remember_rejected,
     _targets_for,
     _torus_directions,
     _torus_targets,
@@ -167,6 +170,21 @@ def _model_product(
         out[k] += diagonal * v[k] - along * y[k]
 
 
+@kernel(inline=True)
+def _from_eigenbasis(eigenvectors: NDArray, coefficients: NDArray, out: NDArray) -> None:
+    """``out`` = Σ_j ``coefficients[j]`` × row j of ``eigenvectors`` (Vᵀ c for the
+    eigenvectors stored as rows). Inlined, so that it keeps the floating-point freedoms of
+    its caller (vectorised in :func:`_triangulated_start`, exact in :func:`_precondition`)."""
+    p = out.shape[0]
+    for k in range(p):
+        out[k] = 0.0
+    for j in range(p):
+        row = eigenvectors[j]
+        coefficient = coefficients[j]
+        for k in range(p):
+            out[k] += coefficient * row[k]
+
+
 @kernel()
 def _precondition(
     residual: NDArray, y: NDArray, eigenvectors: NDArray, eigenvalues: NDArray,
@@ -184,13 +202,7 @@ def _precondition(
         scaled = mean_weight * eigenvalues[j]
         denominator = max(scaled + diagonal, _PRECONDITIONER_FLOOR * (scaled + floor_shift))
         small[j] = acc / denominator if denominator > 0.0 else 0.0
-    for k in range(p):
-        out[k] = 0.0
-    for j in range(p):
-        row = eigenvectors[j]
-        coefficient = small[j]
-        for k in range(p):
-            out[k] += coefficient * row[k]
+    _from_eigenbasis(eigenvectors, small, out)
     along = 0.0
     for k in range(p):
         along += out[k] * y[k]
@@ -332,9 +344,7 @@ def _interpolate_one_cg(
         trial_value, trial_curvature, trial_shift, trial_gn = _sphere_gradient(
             trial, embedding_t, radius, targets, trial_grad, trial_weights, trial_shifts,
             work)
-        if first or trial_value < value or (
-                step_squared <= _LAST_STEP**2
-                and trial_value - value <= _STRESS_ROUNDING * value):
+        if _accepts(first, trial_value, value, step_squared):
             decrease = value - trial_value
             for k in range(p):
                 y[k] = trial[k]
@@ -347,9 +357,8 @@ def _interpolate_one_cg(
             cap_shift = trial_shift
             rejected = False
             if not first:
-                accepted += 1
-                lam = max(lam * 0.1, 1e-9)
-                if decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2:
+                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
+                if converged or step_squared <= _STEP_TOL**2:
                     break
             first = False
             if accepted >= max_iter:
@@ -368,14 +377,10 @@ def _interpolate_one_cg(
                 total_weight += weights[i]
             mean_weight = total_weight / m
         else:
-            if (step_squared <= _LAST_STEP**2
-                    and trial_value - value <= tol * max(value, 1e-300)):
+            if _at_rest(step_squared, trial_value - value, tol * max(value, 1e-300)):
                 break
             rejected = True
-            step_squared = 0.0
-            for k in range(p):
-                rejected_step[k] = step[k]
-                step_squared += step[k] * step[k]
+            step_squared = _remember_rejected(step, rejected_step)
             lam *= 10.0
         proposed = False
         # Inexact Newton (Eisenstat & Walker): a relative residual proportional to |g|
@@ -391,14 +396,10 @@ def _interpolate_one_cg(
             if not solved and exact:
                 exact = False  # the exact Hessian is indefinite here: the capped model
                 continue
-            if solved and _dot(step, g) < 0.0:
-                change = 0.0
-                if rejected:
-                    for k in range(p):
-                        change += (step[k] - rejected_step[k]) ** 2
-                if not rejected or change > _SAME_STEP_RTOL**2 * step_squared:
-                    proposed = True
-                    break
+            if (solved and _dot(step, g) < 0.0
+                    and _new_trial(step, rejected_step, rejected, step_squared)):
+                proposed = True
+                break
             lam *= 10.0
         if not proposed:
             break
@@ -455,13 +456,7 @@ def _triangulated_start(
         for k in range(p):
             acc += row[k] * out[k]
         small[j] = acc / eigenvalues[j] if eigenvalues[j] > floor else 0.0
-    for k in range(p):
-        out[k] = 0.0
-    for j in range(p):
-        row = eigenvectors[j]
-        coefficient = small[j]
-        for k in range(p):
-            out[k] += coefficient * row[k]
+    _from_eigenbasis(eigenvectors, small, out)
 
 
 @kernel()
@@ -570,9 +565,13 @@ def _predict_one_cg(
     trial_grad = vectors[3]
     step = vectors[4]
     cg_vectors = vectors[5:10]
+    # Stands in for the tangent point and the spectrum that the unprojected, unconditioned
+    # CG does not use; zero, as _model_product still multiplies the point by 0 (0 × the
+    # inf or NaN that uninitialised memory may hold is NaN: answers varied from run to run).
     unused = vectors[10]
     for k in range(d):
         trial[k] = wrap_angle(start[k])
+        unused[k] = 0.0
     current = 0
     damped = False  # a trial was rejected since the last accepted point
     value = math.inf
@@ -597,11 +596,9 @@ def _predict_one_cg(
             curvature = trial_curvature
             damping = trial_weight / d + 1e-300
             if not first:
-                accepted += 1
+                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
                 on_ridge = damped and decrease <= _RIDGE_TOL * value
-                lam = max(lam * 0.1, 1e-9)
-                if (decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2
-                        or on_ridge):
+                if converged or step_squared <= _STEP_TOL**2 or on_ridge:
                     break
             else:
                 first_gradient_squared = max(_dot(grad, grad), 1e-300)
@@ -610,9 +607,8 @@ def _predict_one_cg(
             if accepted >= max_iter:
                 break
         else:
-            if (step_squared <= _LAST_STEP**2
-                    and trial_value - value <= _STRESS_ROUNDING * value):
-                break  # a step this short changes the stress by rounding only: at rest
+            if _at_rest(step_squared, trial_value - value, _STRESS_ROUNDING * value):
+                break  # a step this short changes the stress by rounding only
             damped = True
             lam *= 10.0
         tolerance = min(_CG_TORUS_FAR_TOL, max(

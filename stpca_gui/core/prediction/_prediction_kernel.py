@@ -191,6 +191,56 @@ def _damped_step(hess: NDArray, grad: NDArray, lam: float, system: NDArray,
 
 
 @kernel()
+def _count_accepted(accepted: int, lam: float, decrease: float, value: float, tol: float
+                    ) -> tuple[int, float, bool]:
+    """Levenberg–Marquardt's bookkeeping after an accepted trial (not the start), the same
+    in every kernel here and in :mod:`._matrix_free_kernel`: one more accepted step, a
+    tenth of the damping (at least 1e-9), and whether the stress fell by at most ``tol``
+    of itself (converged)."""
+    return accepted + 1, max(lam * 0.1, 1e-9), decrease <= tol * max(value, 1e-300)
+
+
+@kernel()
+def _accepts(first: bool, trial_value: float, value: float, step_squared: float) -> bool:
+    """Whether T̂'s kernels (dense and matrix-free) take a trial: the start, a lower
+    stress, or a step no longer than :data:`_LAST_STEP` whose stress rose by rounding only
+    (:data:`_STRESS_ROUNDING`)."""
+    return first or trial_value < value or (
+        step_squared <= _LAST_STEP**2 and trial_value - value <= _STRESS_ROUNDING * value)
+
+
+@kernel()
+def _at_rest(step_squared: float, rise: float, allowed: float) -> bool:
+    """Whether a rejected trial ends the iteration: its step was no longer than
+    :data:`_LAST_STEP` and the stress rose by at most ``allowed``."""
+    return step_squared <= _LAST_STEP**2 and rise <= allowed
+
+
+@kernel()
+def _remember_rejected(step: NDArray, rejected_step: NDArray) -> float:
+    """Copy a rejected ``step`` into ``rejected_step``; returns its squared length."""
+    squared = 0.0
+    for a in range(step.shape[0]):
+        rejected_step[a] = step[a]
+        squared += step[a] * step[a]
+    return squared
+
+
+@kernel()
+def _new_trial(step: NDArray, rejected_step: NDArray, rejected: bool, step_squared: float
+               ) -> bool:
+    """Whether a damped ``step`` leads to a point not yet evaluated: after a rejection, a
+    step within :data:`_SAME_STEP_RTOL` of the rejected one (``step_squared`` its squared
+    length) is the same trial."""
+    if not rejected:
+        return True
+    change = 0.0
+    for a in range(step.shape[0]):
+        change += (step[a] - rejected_step[a]) ** 2
+    return change > _SAME_STEP_RTOL**2 * step_squared
+
+
+@kernel()
 def _predict_one(
     angles_t: NDArray, targets: NDArray, start: NDArray, max_iter: int, tol: float,
     scratch: NDArray, vectors: NDArray, matrices: NDArray,
@@ -226,9 +276,8 @@ def _predict_one(
                     hess[k, m] = trial_hess[k, m]
             value = trial_value
             if not first:
-                accepted += 1
-                lam = max(lam * 0.1, 1e-9)
-                if decrease <= tol * max(value, 1e-300):
+                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
+                if converged:
                     break
             first = False
             if accepted >= max_iter:
@@ -602,9 +651,7 @@ def _interpolate_one(
         trial_value, trial_curvature, trial_shift, trial_gn = _sphere_model(
             trial, embedding_t, radius, targets, trial_grad, trial_outer, trial_correction,
             work)
-        if first or trial_value < value or (
-                step_squared <= _LAST_STEP**2
-                and trial_value - value <= _STRESS_ROUNDING * value):
+        if _accepts(first, trial_value, value, step_squared):
             decrease = value - trial_value
             for k in range(p):
                 y[k] = trial[k]
@@ -619,9 +666,8 @@ def _interpolate_one(
             cap_shift = trial_shift
             rejected = False
             if not first:
-                accepted += 1
-                lam = max(lam * 0.1, 1e-9)
-                if decrease <= tol * max(value, 1e-300) or step_squared <= _STEP_TOL**2:
+                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
+                if converged or step_squared <= _STEP_TOL**2:
                     break
             first = False
             if accepted >= max_iter:
@@ -651,14 +697,10 @@ def _interpolate_one(
                             hess[a, b] = exact_hess[a, b]
             damping = trial_gn / q + 1e-300
         else:
-            if (step_squared <= _LAST_STEP**2
-                    and trial_value - value <= tol * max(value, 1e-300)):
-                break  # a step this short no longer changes the stress beyond tol: at rest
+            if _at_rest(step_squared, trial_value - value, tol * max(value, 1e-300)):
+                break  # a step this short no longer changes the stress beyond tol
             rejected = True
-            step_squared = 0.0
-            for a in range(q):
-                rejected_step[a] = step[a]
-                step_squared += step[a] * step[a]
+            step_squared = _remember_rejected(step, rejected_step)
             lam *= 10.0
         proposed = False
         while lam < _LAMBDA_MAX:
@@ -671,14 +713,10 @@ def _interpolate_one(
             if _solve_in_place(system, step):
                 for a in range(q):
                     descent += step[a] * g[a]
-            if descent < 0.0:  # a descent direction (the Hessian may be indefinite)
-                change = 0.0
-                if rejected:
-                    for a in range(q):
-                        change += (step[a] - rejected_step[a]) ** 2
-                if not rejected or change > _SAME_STEP_RTOL**2 * step_squared:
-                    proposed = True
-                    break
+            # A descent direction (the Hessian may be indefinite) to a point not yet tried.
+            if descent < 0.0 and _new_trial(step, rejected_step, rejected, step_squared):
+                proposed = True
+                break
             lam *= 10.0
         if not proposed:
             break

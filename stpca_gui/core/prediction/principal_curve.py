@@ -97,6 +97,15 @@ def circular_ranges(angles: NDArray[np.float64]) -> NDArray[np.float64]:
     return 2.0 * np.pi - gaps.max(axis=0)
 
 
+def _widest_gap(scores: NDArray[np.float64], circumference: float
+                ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """The sorted ``scores`` (PNS1 values on a circle of ``circumference``), the gap after
+    each one (the last one's round the circle to the first) and the index of the widest."""
+    values = np.sort(scores)
+    gaps = np.diff(values, append=values[0] + circumference)
+    return values, gaps, int(np.argmax(gaps))
+
+
 def data_range_mask(parameter: NDArray[np.float64], scores: NDArray[np.float64],
                     circumference: float) -> NDArray[np.bool_]:
     """Which curve parameters (PNS1 values on a circle of ``circumference``) lie on the
@@ -104,9 +113,7 @@ def data_range_mask(parameter: NDArray[np.float64], scores: NDArray[np.float64],
     scores (all of it when there are fewer than two scores)."""
     if scores.size < 2 or not circumference > 0:
         return np.ones(parameter.shape, dtype=bool)
-    values = np.sort(scores)
-    gaps = np.diff(values, append=values[0] + circumference)
-    widest = int(np.argmax(gaps))
+    values, gaps, widest = _widest_gap(scores, circumference)
     # Distance along the circle from the start of the widest gap to each parameter.
     offset = np.mod(parameter - values[widest], circumference)
     return ~((offset > 0.0) & (offset < gaps[widest]))
@@ -178,9 +185,7 @@ def curve_grid(pns1: NDArray[np.float64], scale: float, n_points: int, d: int
     circumference = 2.0 * np.pi * scale
     if d < CURVE_DATA_ARC_MIN_D or pns1.size < 2:
         return whole, True
-    values = np.sort(pns1)
-    gaps = np.diff(values, append=values[0] + circumference)
-    widest = int(np.argmax(gaps))
+    values, gaps, widest = _widest_gap(pns1, circumference)
     length = circumference - gaps[widest] + 2.0 * CURVE_ARC_MARGIN * circumference
     if length >= CURVE_FULL_COVERAGE * circumference:
         return whole, True

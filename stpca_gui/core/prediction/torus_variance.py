@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..geometry.torus import circular_difference, torus_distance
+from ..geometry.torus import circular_difference
 from ..pns.pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .projections import iterate_projections
@@ -190,7 +190,6 @@ def estimate_torus_variance(
         _, se = ratio_standard_errors(terms.T, n)
         if target_se > 0.0 and np.all(np.nan_to_num(se, nan=np.inf) <= target_se):
             break
-    _, se = ratio_standard_errors(terms.T, n)
     # Summed per level over contiguous rows, scaled to n and divided by their total, as
     # the paper's var_T^(k) always were here (the ratio estimator's own sums agree to
     # rounding).
@@ -245,9 +244,11 @@ def _step_terms(descending: Iterator[NDArray[np.float64]], count: int, s: int, d
     above: NDArray[np.float64] | None = None
     for position, points in zip(range(count - 1, -1, -1), descending, strict=True):
         if above is not None:
-            terms[position] = torus_distance(points, above) ** 2
             difference = circular_difference(points, above)
-            contributions[position] = np.sum(difference * difference, axis=0)
+            squared = difference * difference
+            # δ_T², rounded as torus_distance(points, above) ** 2 is (the squares once).
+            terms[position] = np.sqrt(np.sum(squared, axis=-1)) ** 2
+            contributions[position] = np.sum(squared, axis=0)
         above = points
     return terms, contributions
 

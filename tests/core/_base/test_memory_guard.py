@@ -128,3 +128,28 @@ def test_app_shows_the_refusal_in_the_failed_fit_dialog(qtbot, window, available
     box = window.last_message_box
     assert box is not None and "The fit failed" in box.windowTitle()
     assert "n = 300 samples needs about" in box.text() + box.informativeText()
+
+
+def test_rotation_estimate_follows_the_measurement():
+    # A fit of 5 × 1,000 uniform angles peaked 2,664 MB above the imports (PNS's rotations).
+    assert estimate_pns_bytes(5, 3) < memory.PNS_BASE_BYTES + 2**20  # nothing at low d
+    assert 0.9 * 2664 < estimate_fit_bytes(5, 1000) / 2**20 < 1.1 * 2664
+
+
+def test_fit_on_too_many_angles_is_refused_naming_d(available):
+    # 5 rows × 4,000 columns took minutes and ran out of memory; it is refused at once.
+    available(8 * GIB)
+    events = []
+    angles = np.random.default_rng(0).uniform(-np.pi, np.pi, size=(5, 4000))
+    with pytest.raises(InsufficientMemoryError) as raised:
+        ScaledTorusPCA(random_state=0).fit(angles, callback=events.append)
+    message = str(raised.value)
+    assert "d = 4,000 angles" in message and "159.1 GiB" in message, message
+    assert "8.0 GiB is available" in message
+    assert events == []  # refused before the first stage started
+    with pytest.raises(InsufficientMemoryError) as raised:
+        check_fit_memory(5, 4000)
+    fitting = int(str(raised.value).split("fit at most ")[1].split(" angles")[0]
+                  .replace(",", ""))
+    assert estimate_fit_bytes(5, fitting) <= 0.8 * 8 * GIB < estimate_fit_bytes(5, fitting + 1)
+    check_fit_memory(5, 1000)  # 2.5 GiB: within 8 GiB

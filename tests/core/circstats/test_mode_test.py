@@ -4,6 +4,7 @@ smoothed bootstrap (issue 34), with ties (issue 29, item 3)."""
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import warnings
 
 import numpy as np
@@ -137,3 +138,12 @@ def test_a_sample_repeated_ten_times_is_tested_as_once():
     assert tenfold.n == 3000 and tenfold.n_distinct == 300
     assert "2700 of 3000 values repeat another" in tenfold.note
     assert dataclasses.replace(tenfold, n=300, n_distinct=None, note="") == once
+
+
+def test_both_mode_tests_document_every_parameter_they_take():
+    # Their shared numpydoc entries are filled in from one text (silverman.with_test_parameters).
+    for test in (mode_test, silverman_mode_test):
+        doc = test.__doc__
+        assert "<test parameters>" not in doc
+        for name in inspect.signature(test).parameters:
+            assert f"\n    {name} : " in doc, (test.__name__, name)

@@ -109,3 +109,25 @@ def test_linear_start_lies_near_the_minimiser(high_d_case):
     nearest = match.embedding[np.argmin(torus_cdist(queries, match.angles), axis=1)]
     nearest_angle = np.arccos(np.clip(np.sum(nearest * units, axis=1), -1, 1))
     assert np.median(start_angle) < 0.5 * np.median(nearest_angle)
+
+
+@pytest.mark.parametrize("fill", [np.nan, np.inf])
+def test_prediction_ignores_what_its_work_arrays_held(high_d_case, fill):
+    # The work arrays come from np.empty: whatever they held must not reach the answer
+    # (an unused row multiplied by 0 once turned inf/NaN garbage into NaN, and the chained
+    # prediction's answers then varied from run to run).
+    match, _ = high_d_case
+    n, d = match.angles.shape
+    queries = match.embedding[:3]
+    answers = []
+    for value in (0.0, fill):
+        out, stress = np.empty((3, d)), np.empty(3)
+        work = [np.full_like(array, value)
+                for array in matrix_free._prediction_work_arrays(n, d)]
+        matrix_free._predict_rows_cg(queries, np.ascontiguousarray(match.angles.T),
+                                     match.embedding, match.radius,
+                                     np.ascontiguousarray(match.angles[:3]), 100, 1e-12,
+                                     False, out, stress, *work)
+        answers.append(out)
+    assert np.isfinite(answers[0]).all()
+    np.testing.assert_array_equal(answers[1], answers[0])

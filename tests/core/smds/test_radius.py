@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from stpca_gui.core._base.random import check_random_state
+from stpca_gui.core.smds import radius as radius_module
 from stpca_gui.core.smds.radius import (
     sample_sorted_distances,
     streamed_weighted_median,
@@ -295,3 +296,13 @@ def test_objective_rejects_negative_or_nonfinite_r() -> None:
         wasserstein_objective(-0.1, 2, n=5, n_rep=1)
     with pytest.raises(ValueError):
         wasserstein_objective([1.0, np.inf], 2, n=5, n_rep=1)
+
+
+def test_pair_distances_in_blocks_equal_those_in_one_piece(monkeypatch):
+    # At large d the pairs are handled a block at a time (bounded memory); the distances,
+    # hence r*, must not change by a bit.
+    whole = sample_sorted_distances(9, 40, 3)
+    monkeypatch.setattr(radius_module, "_PAIR_BLOCK_ENTRIES", 50)  # 5 pairs a block
+    blocked = sample_sorted_distances(9, 40, 3)
+    for one, other in zip(whole, blocked, strict=True):
+        np.testing.assert_array_equal(one, other)
