@@ -156,7 +156,8 @@ def test_no_editor_is_clipped_in_the_side_column_at_1280x800(window, qtbot, gui_
     qtbot.waitUntil(lambda: window.width() == 1280)
     for _ in range(3):
         QCoreApplication.processEvents()
-    window.grab().save(str(gui_dir / f"parameters-fit-1280x800-{'open' if expanded else 'closed'}.png"))
+    shown = "open" if expanded else "closed"
+    window.grab().save(str(gui_dir / f"parameters-fit-1280x800-{shown}.png"))
     assert panel.minimumSizeHint().width() <= panel.width()
     viewport = panel.settings_area.viewport()
     clipped = []
