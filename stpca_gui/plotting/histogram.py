@@ -58,13 +58,6 @@ LEGEND_GROUPS_MAX = 12
 _BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
 
 
-def _wrapped_note(line: str, width: int = 62) -> str:
-    """A long note line broken at ", " / "; " so that it fits the axes."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(line, width=width, break_long_words=False)) or line
-
-
 def periodic_range_mask(
     values: ArrayLike, lo: float, hi: float, period: float
 ) -> NDArray[np.bool_]:
@@ -506,8 +499,10 @@ class ScoreHistogram:
         if paper is not None:
             lines.append(f"paper's rule (dotted): {paper.n_clusters} clusters, untested")
         # A left title: the layout keeps room for it, clear of the legend and the count.
-        self._ax.set_title("\n".join(_wrapped_note(line) for line in lines), loc="left",
-                           fontsize=7.5, color="#222222")
+        # Wrapped at the figure's right edge, whatever the panel's width (a fixed 62
+        # characters still ran past it at 1280 × 800: "…k=2: p≤0.0" was cut off).
+        self._ax.set_title("\n".join(lines), loc="left",
+                           fontsize=7.5, color="#222222", wrap=True)
 
     @property
     def cluster_note(self) -> str:

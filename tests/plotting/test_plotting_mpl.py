@@ -578,3 +578,26 @@ def test_the_shepard_key_covers_no_pairs(output_dir, size):
         extent = artist.get_window_extent(renderer)
         assert extent.x0 >= 0 and extent.x1 <= fig.bbox.x1 + 1, artist
         assert extent.y0 >= 0 and extent.y1 <= fig.bbox.y1 + 1, artist
+
+
+@pytest.mark.parametrize("width", [3.2, 4.0, 6.0])
+def test_the_cluster_note_stays_inside_a_narrow_histogram(width, output_dir):
+    # At 1280 × 800 the note "3 clusters — 3 modes (α = 0.05; k=1: p=…, k=2: p≤0.0…" ran
+    # past the figure's right edge: it wraps at the edge whatever the panel's width.
+    from stpca_gui.core.circstats import periodic_mode_clusters
+
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.normal(c, 0.2, 100) for c in (-2.0, 0.0, 1.8)])
+    clusters = periodic_mode_clusters(values, 2 * np.pi, n_boot=99)
+    assert clusters.n_clusters == 3
+    fig = new_figure(width, 3.2)
+    hist = ScoreHistogram(fig)
+    hist.draw(values, 2 * np.pi, group_codes=clusters.labels, bins=40)
+    hist.show_mode_clusters(clusters, paper=clusters)
+    render(fig, output_dir, f"histogram_cluster_note_{width:g}in.png")
+    renderer = fig.canvas.get_renderer()
+    note = hist.axes._left_title  # the title at loc="left"
+    box = note.get_window_extent(renderer)
+    assert "3 clusters" in hist.cluster_note
+    assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (box, fig.bbox)
+    assert box.y1 <= fig.bbox.y1 + 1
