@@ -27,8 +27,17 @@ def weighted_demo(weights: np.ndarray) -> Dataset:
                    provenance={"weight": np.array([f"{w:g}" for w in weights])})
 
 
+def click_tab(qtbot, tabs, index: int) -> None:
+    """Click tab ``index`` of a tab widget, as a person does."""
+    from PySide6.QtCore import Qt
+
+    bar = tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    assert tabs.currentIndex() == index
+
+
 def show_landscape(qtbot, window):
-    window.scores_tabs.setCurrentIndex(1)
+    click_tab(qtbot, window.scores_tabs, 1)
     view = window.free_energy_view
     qtbot.waitUntil(lambda: view.landscape.partial_redraw is not None
                     and view.landscape.partial_redraw.ready, timeout=10_000)
@@ -88,7 +97,7 @@ def runs_demo(with_time: bool = True) -> Dataset:
 
 
 def show_time(qtbot, window):
-    window.scores_tabs.setCurrentIndex(2)
+    click_tab(qtbot, window.scores_tabs, 2)
     view = window.time_view
     qtbot.waitUntil(lambda: view._drawn, timeout=10_000)
     return view
@@ -105,6 +114,12 @@ def test_time_view_selects_a_time_range_in_every_trajectory(qtbot, window, gui_d
     expected = (time >= 300) & (time <= 495)
     np.testing.assert_array_equal(window.state.selection.mask(), expected)
     assert expected.sum() == 2 * 20
+    # A selection recolours the points in place (as the scatter does), not the axes.
+    assert view.figure.axes[0] is ax and view.points.n_highlighted == 40
+    np.testing.assert_allclose(np.sort(view.points.overlay.get_offsets()[:, 0]),
+                               np.sort(time[expected]))
+    window.state.selection.apply(np.arange(5), "replace")
+    assert view.figure.axes[0] is ax and view.points.n_highlighted == 5
     # Time and trajectory are colour modes of every view.
     window.state.set_color_mode("trajectory")
     assert window.state.effective_color_mode == "trajectory"

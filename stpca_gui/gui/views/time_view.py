@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from ...model import AppState
 from ...plotting.mpl_common import fresh_axes
-from ...plotting.time_series import scores_over_time, time_axis
+from ...plotting.time_series import TimePoints, scores_over_time, time_axis
 from .base import current_colors
 from .mpl_views import DrawnWhenShown, MplView, selection_mode_from_keyboard
 
@@ -28,6 +28,8 @@ class TimeView(DrawnWhenShown, MplView):
         self.setToolTip("Drag a time range to select its frames (every trajectory) · Shift "
                         "add, Ctrl subtract, Alt intersect")
         self._span: SpanSelector | None = None
+        #: The frames drawn, recoloured on a new selection (None before a drawing).
+        self.points: TimePoints | None = None
         self.component_combo.currentIndexChanged.connect(lambda: self.redraw())
         state.dataset_changed.connect(self._fill_components)
         state.result_changed.connect(self.redraw)
@@ -64,8 +66,9 @@ class TimeView(DrawnWhenShown, MplView):
         colors, selected = current_colors(self.state)
         self.thaw_layout()
         ax = fresh_axes(self.figure)
-        scores_over_time(ax, result.scores, self.component, self.time_axis(), colors=colors,
-                         selected=selected, period=result.pns1_period)
+        self.points = scores_over_time(ax, result.scores, self.component, self.time_axis(),
+                                       colors=colors, selected=selected,
+                                       period=result.pns1_period)
         self._span = SpanSelector(ax, self._on_span, "horizontal", useblit=True,
                                   minspan=1e-9, props={"alpha": 0.2, "facecolor": "#0072B2"})
         self.canvas.draw_idle()
@@ -82,8 +85,8 @@ class TimeView(DrawnWhenShown, MplView):
         self.state.selection.apply((time >= lo) & (time <= hi), mode, source="time")
 
     def update_selection(self, *_: object) -> None:
-        if self._drawn:
-            self.redraw()
+        # Only the points change: redrawn over a snapshot of the lines, as the scatter's.
+        self.recolor(self.points)
 
     def selectors(self) -> list:
         return [] if self._span is None else [self._span]
