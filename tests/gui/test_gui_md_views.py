@@ -62,6 +62,11 @@ def test_landscape_tab_draws_and_selects_the_frames_inside(qtbot, window, gui_di
     # A selection made elsewhere is marked on the landscape.
     window.state.selection.apply(np.arange(10), "replace")
     assert view.landscape.n_marked == 10
+    # The pair of components is the scatter's: choosing another redraws the landscape.
+    window.state.set_scatter_components(0, 2)
+    assert view.picker.drawn == (0, 2) and view.picker.y_combo.currentIndex() == 2
+    assert view.landscape.axes.get_ylabel().startswith("PNS3")
+    assert window.scores_view.picker.drawn == (0, 2)
     path = gui_dir / "view-free-energy.png"
     window.exports.export_view("free_energy", path, dpi=100)
     assert_has_content(path)
