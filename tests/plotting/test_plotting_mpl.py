@@ -543,6 +543,17 @@ def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
         others = sizes[LEGEND_GROUPS_MAX - 1:]
         assert labels[LEGEND_GROUPS_MAX - 1] == (f"{len(others)} other groups "
                                                  f"(n = {others.sum()})")
+        # The other groups' bars are one series in the style of their legend entry, not
+        # eight colours the legend does not explain.
+        bars = hist.axes.containers[:-1]  # the last: the selection
+        assert len(bars) == LEGEND_GROUPS_MAX
+        pooled = bars[-1].patches
+        entry = hist.axes.get_legend().legend_handles[LEGEND_GROUPS_MAX - 1]
+        assert {p.get_hatch() for p in pooled} == {entry.get_hatch()} == {"///"}
+        assert to_rgba(pooled[0].get_facecolor()) == to_rgba(entry.get_facecolor())
+        width = hist.edges[1] - hist.edges[0]
+        assert sum(p.get_height() for p in pooled) * width * len(codes) == pytest.approx(
+            others.sum())
         render(fig, output_dir, f"histogram_many_groups_{int(size[0] * 100)}.png")
         box = hist.axes.get_legend().get_window_extent()
         figure_box = fig.bbox
