@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gui_probes import click_tab
 from image_content import assert_has_content
 
 pytest.importorskip("pytestqt")
@@ -25,15 +26,6 @@ def weighted_demo(weights: np.ndarray) -> Dataset:
     demo = make_demo("clusters-t3", random_state=0)
     return Dataset(demo.angles, labels=demo.labels, source="weighted",
                    provenance={"weight": np.array([f"{w:g}" for w in weights])})
-
-
-def click_tab(qtbot, tabs, index: int) -> None:
-    """Click tab ``index`` of a tab widget, as a person does."""
-    from PySide6.QtCore import Qt
-
-    bar = tabs.tabBar()
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
-    assert tabs.currentIndex() == index
 
 
 def show_landscape(qtbot, window):
