@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..io.preview import TablePreview, preview_table
-from ..io.tables import PROVENANCE_COLUMNS
+from ..io.tables import PROVENANCE_COLUMNS, carried_column_role
 from ..model import Dataset
 from ..model.table_import import ImportChoices, import_table
 
@@ -72,9 +72,9 @@ class ImportDialog(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if name in suggested
                                else Qt.CheckState.Unchecked)
-            if name in PROVENANCE_COLUMNS:  # where the rows come from: carried, never angles
+            if name in PROVENANCE_COLUMNS:  # carried, never angles
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
-                item.setToolTip("Provenance (where the row comes from): carried into the "
+                item.setToolTip(f"{name!r} {carried_column_role(name)}: carried into the "
                                 "results, not an angle")
             self.columns.addItem(item)
         form.addRow("Angle columns", self.columns)

@@ -52,6 +52,7 @@ from .startup import (
     COMPILING_NOTE,
     STAGE_MODULES,
     STAGES,
+    BackgroundCheck,
     ModuleLoader,
     call_after_first_paint,
     kernels_cached,
@@ -128,16 +129,19 @@ class MainWindow(QMainWindow):
         self.tour: GuidedTour | None = None
         self.tour_action: QAction | None = None
         self.views: dict[str, ViewFrame] = {}
-        #: Said while the first fit after an install compiles the kernels (else "").
-        self.compiling_note = "" if kernels_cached() else COMPILING_NOTE
-        scene, plot = (f"{text}\n({self.compiling_note})" if self.compiling_note else text
-                       for text in (PREPARING_SCENE, PREPARING_PLOT))
+        #: Said while the first fit after an install compiles the kernels (else ""); known
+        #: once numba's cache has been looked at, off the GUI thread.
+        self.compiling_note = ""
+        scene, plot = PREPARING_SCENE, PREPARING_PLOT
         self.slots: dict[str, ViewSlot] = {
             "torus": ViewSlot(scene), "sphere": ViewSlot(scene),
             "scores": ViewSlot(plot), "free_energy": ViewSlot(plot), "time": ViewSlot(plot),
             "histogram": ViewSlot(plot), "variance": ViewSlot(plot),
             "diagnostics": ViewSlot(plot), "contributions": ViewSlot(plot),
         }
+        self._kernel_check = BackgroundCheck(self)
+        self._kernel_check.done.connect(self._note_kernel_cache)
+        self._kernel_check.run(kernels_cached)
         self._done_stages: list[str] = []
         self._loader: ModuleLoader | None = None
         self._closed = False
@@ -153,6 +157,15 @@ class MainWindow(QMainWindow):
         else:
             for _ in STAGES:
                 self._run_next_stage()
+
+    def _note_kernel_cache(self, cached: bool) -> None:
+        """Add the compiling note to the views still preparing, on a first launch."""
+        if cached or self._closed:
+            return
+        self.compiling_note = COMPILING_NOTE
+        for slot in self.slots.values():
+            if slot.placeholder is not None:
+                slot.placeholder.setText(f"{slot.placeholder.text()}\n({COMPILING_NOTE})")
 
     # ------------------------------------------------------------------ stages
     def is_prepared(self, stage: str) -> bool:

@@ -56,6 +56,9 @@ class ParametersPanel(QGroupBox):
         self.more = QCollapsible("More settings", expandedIcon="▼", collapsedIcon="▶")
         advanced = QWidget()
         advanced.setLayout(advanced_form)
+        # The collapsible already indents its contents: the form's own default margins
+        # (9 px each side) would push its editors past the 300-pixel side column.
+        advanced_form.setContentsMargins(0, 0, 0, 0)
         self.more.addWidget(advanced)
         self.fit_button = QPushButton("Fit")
         self.fit_button.setToolTip("Run ST-PCA with these settings (Ctrl+R)")

@@ -12,7 +12,7 @@ import html
 import math
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -33,6 +33,9 @@ _INT_LIMIT = 2**31 - 1
 _FLOAT_LIMIT = 1e9
 #: The entry of the combo box that switches to a number.
 _VALUE_ENTRY = "value"
+#: An open-ended whole-number box is as wide as this many digits, not the ten of _INT_LIMIT
+#: (a longer number scrolls in the box): the editors must fit the 300-pixel side column.
+_OPEN_ENDED_DIGITS = 6
 
 
 class _FloatSpinBox(QDoubleSpinBox):
@@ -64,9 +67,30 @@ class _FloatSpinBox(QDoubleSpinBox):
         return QValidator.State.Acceptable, text, pos
 
 
+class _OpenEndedSpinBox(QSpinBox):
+    """A whole-number box without a stated upper end, sized for ``_OPEN_ENDED_DIGITS`` digits
+    rather than for the 2³¹ − 1 it must stop at."""
+
+    def _narrowed(self, hint: QSize) -> QSize:
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(self.prefix() + self.textFromValue(v)
+                                               + self.suffix())
+                     for v in (self.minimum(), self.maximum()))
+        sized = metrics.horizontalAdvance(self.prefix() + "9" * _OPEN_ENDED_DIGITS
+                                          + self.suffix())
+        return QSize(hint.width() - max(0, widest - sized), hint.height())
+
+    def sizeHint(self) -> QSize:  # Qt API name
+        return self._narrowed(super().sizeHint())
+
+    def minimumSizeHint(self) -> QSize:  # Qt API name
+        return self._narrowed(super().minimumSizeHint())
+
+
 def _number_box(interval: Interval) -> QSpinBox | _FloatSpinBox:
     if interval.kind is int:
-        box: QSpinBox | _FloatSpinBox = QSpinBox()
+        box: QSpinBox | _FloatSpinBox = (QSpinBox() if interval.high is not None
+                                         else _OpenEndedSpinBox())
         low = -_INT_LIMIT if interval.low is None else math.ceil(interval.low)
         high = _INT_LIMIT if interval.high is None else int(min(interval.high, _INT_LIMIT))
         if interval.closed in ("right", "neither") and low == interval.low:

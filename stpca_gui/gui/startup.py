@@ -115,6 +115,26 @@ class ModuleLoader(QObject):
         self.loaded.emit()  # queued to the GUI thread, where this object lives
 
 
+class BackgroundCheck(QObject):
+    """Calls a function that looks at files (numba's cache: :func:`kernels_cached`) in a
+    background thread and hands its answer to the GUI thread with :attr:`done`: the GUI
+    thread reads no files while the window starts."""
+
+    done = Signal(object)
+
+    def run(self, check: Callable[[], object]) -> None:
+        """Start ``check``; :attr:`done` is emitted with what it returns."""
+        threading.Thread(target=self._run, args=(check,), daemon=True,
+                         name="stpca-startup-check").start()
+
+    def _run(self, check: Callable[[], object]) -> None:
+        answer = check()
+        try:
+            self.done.emit(answer)  # queued to the GUI thread, where this object lives
+        except RuntimeError:  # the window closed meanwhile
+            pass
+
+
 class StartupTrace(QObject):
     """Marks of the start-up, and the longest stall of the event loop until the last one.
 

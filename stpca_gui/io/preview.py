@@ -19,6 +19,7 @@ from .tables import (
     DEGREE_HINT_THRESHOLD,
     PROVENANCE_COLUMNS,
     TableError,
+    carried_column_role,
     is_number,
     read_table_lines,
     sniff,
@@ -340,7 +341,7 @@ def _not_an_angle(name: str, column: _ColumnStats, n_rows: int,
                   unit: str | None) -> str | None:
     """Why the numeric column ``name`` holds no plausible angles, or None when it may."""
     if name in PROVENANCE_COLUMNS:
-        return "says where the rows come from (provenance)"
+        return carried_column_role(name)
     if column.integer_valued and name.strip().lower() in _ID_COLUMN_NAMES:
         return "looks like a row identifier"
     judged = n_rows >= _MIN_ROWS_TO_JUDGE

@@ -39,6 +39,17 @@ DEGREE_HINT_THRESHOLD = 2.0 * math.pi + 1e-9
 #: free-energy landscape. Never read as angles unless chosen by name; carried into the
 #: scores tables.
 PROVENANCE_COLUMNS = ("trajectory", "frame", "time", "segid", "resid", "resname", "weight")
+#: The carried column that holds frame weights rather than where a row comes from.
+WEIGHT_COLUMN = "weight"
+
+
+def carried_column_role(name: str) -> str:
+    """What a carried column of :data:`PROVENANCE_COLUMNS` is, in a person's words (to
+    follow its name): frame weights for ``weight``, where the rows come from for the
+    others."""
+    if name == WEIGHT_COLUMN:
+        return "holds frame weights (for the free-energy landscape)"
+    return "says where the rows come from (provenance)"
 
 
 class TableError(ValueError):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..io.preview import TablePreview, preview_table
-from ..io.tables import PROVENANCE_COLUMNS, TableError, read_angle_table
+from ..io.tables import PROVENANCE_COLUMNS, TableError, carried_column_role, read_angle_table
 from .dataset import Dataset
 
 __all__ = ["ImportChoices", "import_table", "import_with_suggestions"]
@@ -58,8 +58,8 @@ class ImportChoices:
             raise ValueError("Choose at least one angle column.")
         carried = [name for name in self.columns if name in PROVENANCE_COLUMNS]
         if carried:
-            raise ValueError(f"{carried[0]!r} says where the rows come from (a provenance "
-                             "column, carried into the results), not an angle.")
+            raise ValueError(f"{carried[0]!r} {carried_column_role(carried[0])}, carried "
+                             "into the results, not an angle.")
         if self.label_column in self.columns:
             raise ValueError(f"{self.label_column!r} cannot be both an angle and the label "
                              "column.")

@@ -52,17 +52,12 @@ _LEGEND_INSIDE_MAX = 8
 #: Groups named in the legend at most: beyond, the largest less one and "k other groups"
 #: (19 residue names filled a third of the histogram with a clipped legend).
 LEGEND_GROUPS_MAX = 12
+#: The bars of the groups the legend does not name, and their legend entry.
+_OTHERS_STYLE = {"facecolor": "#e4e4e4", "edgecolor": NEUTRAL, "hatch": "///"}
 #: z-orders: the histogram (stacked by group) and the legend are static; the selection's
 #: bars, its curve, the density curve and the selection count are redrawn on a new
 #: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
 _BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
-
-
-def _wrapped_note(line: str, width: int = 62) -> str:
-    """A long note line broken at ", " / "; " so that it fits the axes."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(line, width=width, break_long_words=False)) or line
 
 
 def periodic_range_mask(
@@ -237,12 +232,19 @@ class ScoreHistogram:
         ax = fresh_axes(self.figure)
         self._ax = ax
         groups = self._groups(group_codes, n, group_names, group_colors)
+        # Beyond LEGEND_GROUPS_MAX groups the legend names the largest; the others are one
+        # series of bars, in the style of their legend entry.
+        shown, others = (groups, []) if groups[0][1] is None else _legend_groups(groups)
+        series = [(members, {"color": colour, "edgecolor": "white"})
+                  for colour, _, members in shown]
+        if others:
+            series.append((np.logical_or.reduce([m for _, _, m in others]), _OTHERS_STYLE))
         bottom = np.zeros(centres.size)
-        for colour, _, members in groups:
+        for members, style in series:
             counts, _ = np.histogram(v[members], bins=self._edges)
             heights = counts * scale
-            ax.bar(centres, heights, width=width, bottom=bottom, color=colour,
-                   edgecolor="white", linewidth=0.4, zorder=_BARS_Z)
+            ax.bar(centres, heights, width=width, bottom=bottom, linewidth=0.4,
+                   zorder=_BARS_Z, **style)
             bottom = bottom + heights
         total_height = bottom
 
@@ -278,12 +280,11 @@ class ScoreHistogram:
             legend_handles.append(Patch(facecolor=groups[0][0]))
             legend_labels.append(f"histogram (n = {n})")
         else:
-            shown, others = _legend_groups(groups)
             legend_handles.extend(Patch(facecolor=colour) for colour, _, _ in shown)
             legend_labels.extend(f"{name} (n = {int(members.sum())})"
                                  for _, name, members in shown)
             if others:
-                legend_handles.append(Patch(facecolor="none", edgecolor=NEUTRAL, hatch="///"))
+                legend_handles.append(Patch(**_OTHERS_STYLE))
                 legend_labels.append(f"{len(others)} other groups (n = "
                                      f"{sum(int(m.sum()) for _, _, m in others)})")
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
@@ -506,8 +507,10 @@ class ScoreHistogram:
         if paper is not None:
             lines.append(f"paper's rule (dotted): {paper.n_clusters} clusters, untested")
         # A left title: the layout keeps room for it, clear of the legend and the count.
-        self._ax.set_title("\n".join(_wrapped_note(line) for line in lines), loc="left",
-                           fontsize=7.5, color="#222222")
+        # Wrapped at the figure's right edge, whatever the panel's width (a fixed 62
+        # characters still ran past it at 1280 × 800: "…k=2: p≤0.0" was cut off).
+        self._ax.set_title("\n".join(lines), loc="left",
+                           fontsize=7.5, color="#222222", wrap=True)
 
     @property
     def cluster_note(self) -> str:

@@ -32,3 +32,24 @@ def highlight_counts(window: MainWindow) -> dict[str, int]:
         "torus": scene_count(window.torus_view.scene),
         "sphere": scene_count(window.sphere_view.scene),
     }
+
+
+def click_tab(qtbot, tabs, index: int) -> None:
+    """Click tab ``index`` of a QTabWidget, as a person does."""
+    from PySide6.QtCore import Qt
+
+    bar = tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    assert tabs.currentIndex() == index
+
+
+def click_artist(qtbot, canvas, artist) -> None:
+    """Click the middle of a drawn matplotlib artist on its Qt canvas, as a person does."""
+    from PySide6.QtCore import QPoint, Qt
+
+    canvas.draw()
+    box = artist.get_window_extent()
+    ratio = canvas.device_pixel_ratio
+    x, y = 0.5 * (box.x0 + box.x1) / ratio, 0.5 * (box.y0 + box.y1) / ratio
+    qtbot.mouseClick(canvas, Qt.MouseButton.LeftButton,
+                     pos=QPoint(round(x), round(canvas.height() - y)))

@@ -376,6 +376,8 @@ def test_import_dialog_suggests_and_reads(qtbot, tmp_path):
     assert dialog.chosen_label() == "group"
     assert dialog.degrees.isChecked()
     assert "2π" in dialog.unit_note.text() or "degree" in dialog.unit_note.text().lower()
+    frame = dialog.columns.item(0)
+    assert frame.text() == "frame" and "where the rows come from" in frame.toolTip()
     dialog.try_accept()
     dataset = dialog.dataset()
     assert dataset is not None and dataset.n_samples == 300 and dataset.n_angles == 2

@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 import pytest
+from gui_probes import click_artist, click_tab
 from PySide6.QtCore import QCoreApplication
 from test_tidy_window import chart_problems, form_problems, settle
 
@@ -83,7 +84,8 @@ def test_t66_window_reads(window, qtbot, gui_dir, t66):
         f"ALA{k // 2 + 1} {'φψ'[k % 2]}" for k in window.state.torus_axes]
     # The angles chart: PNS1's largest shares are moving torsions, by name.
     view = window.contributions_view
-    window.result_tabs.setCurrentIndex(window.result_tabs.indexOf(window.slots["contributions"]))
+    angles_tab = window.result_tabs.indexOf(window.slots["contributions"])
+    click_tab(qtbot, window.result_tabs, angles_tab)
     assert view.measure_kind == "torus variance share"
     assert set(view.columns[:3]) <= set(moving.tolist())
     for size in SIZES:
@@ -91,7 +93,7 @@ def test_t66_window_reads(window, qtbot, gui_dir, t66):
         view.canvas.draw()
         window.export_window(gui_dir / f"highdim-d66-angles-{size[0]}x{size[1]}.png")
         assert name_problems(view.figure) == []
-        window.result_tabs.setCurrentIndex(0)
+        click_tab(qtbot, window.result_tabs, 0)
         settle(qtbot, window, size)
         window.export_window(gui_dir / f"highdim-d66-{size[0]}x{size[1]}.png")
         problems = form_problems(window) + chart_problems(window.variance_view.figure,
@@ -99,11 +101,11 @@ def test_t66_window_reads(window, qtbot, gui_dir, t66):
         assert problems == [], "\n".join(problems)
         ticks = [t.get_text() for t in window.variance_view.figure.axes[0].get_xticklabels()]
         assert ticks[-1] == "rest" and len(ticks) <= 11
-        window.result_tabs.setCurrentIndex(
-            window.result_tabs.indexOf(window.slots["contributions"]))
+        click_tab(qtbot, window.result_tabs, angles_tab)
     # Clicking a bar shows its angle on the torus, in place of the weakest one shown.
     hidden = next(k for k in view.columns if k not in window.state.torus_axes)
-    view.show_angle(hidden)
+    bar = next(p for p in view.figure.axes[0].patches if p.get_gid() == str(hidden))
+    click_artist(qtbot, view.canvas, bar)
     assert hidden in window.state.torus_axes
     assert window.torus_view._drawn_axes == window.state.torus_axes
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gui_probes import click_tab
 from image_content import assert_has_content
 
 pytest.importorskip("pytestqt")
@@ -28,7 +29,7 @@ def weighted_demo(weights: np.ndarray) -> Dataset:
 
 
 def show_landscape(qtbot, window):
-    window.scores_tabs.setCurrentIndex(1)
+    click_tab(qtbot, window.scores_tabs, 1)
     view = window.free_energy_view
     qtbot.waitUntil(lambda: view.landscape.partial_redraw is not None
                     and view.landscape.partial_redraw.ready, timeout=10_000)
@@ -53,6 +54,11 @@ def test_landscape_tab_draws_and_selects_the_frames_inside(qtbot, window, gui_di
     # A selection made elsewhere is marked on the landscape.
     window.state.selection.apply(np.arange(10), "replace")
     assert view.landscape.n_marked == 10
+    # The pair of components is the scatter's: choosing another redraws the landscape.
+    window.state.set_scatter_components(0, 2)
+    assert view.picker.drawn == (0, 2) and view.picker.y_combo.currentIndex() == 2
+    assert view.landscape.axes.get_ylabel().startswith("PNS3")
+    assert window.scores_view.picker.drawn == (0, 2)
     path = gui_dir / "view-free-energy.png"
     window.exports.export_view("free_energy", path, dpi=100)
     assert_has_content(path)
@@ -88,7 +94,7 @@ def runs_demo(with_time: bool = True) -> Dataset:
 
 
 def show_time(qtbot, window):
-    window.scores_tabs.setCurrentIndex(2)
+    click_tab(qtbot, window.scores_tabs, 2)
     view = window.time_view
     qtbot.waitUntil(lambda: view._drawn, timeout=10_000)
     return view
@@ -105,6 +111,12 @@ def test_time_view_selects_a_time_range_in_every_trajectory(qtbot, window, gui_d
     expected = (time >= 300) & (time <= 495)
     np.testing.assert_array_equal(window.state.selection.mask(), expected)
     assert expected.sum() == 2 * 20
+    # A selection recolours the points in place (as the scatter does), not the axes.
+    assert view.figure.axes[0] is ax and view.points.n_highlighted == 40
+    np.testing.assert_allclose(np.sort(view.points.overlay.get_offsets()[:, 0]),
+                               np.sort(time[expected]))
+    window.state.selection.apply(np.arange(5), "replace")
+    assert view.figure.axes[0] is ax and view.points.n_highlighted == 5
     # Time and trajectory are colour modes of every view.
     window.state.set_color_mode("trajectory")
     assert window.state.effective_color_mode == "trajectory"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
 
@@ -92,8 +93,23 @@ def test_torus_axis_choosers_follow_the_state(qtbot, window):
     window.state.set_torus_axes((4, 0, 2))
     assert [c.currentIndex() for c in view.axis_combos] == [4, 0, 2]
     assert view._drawn_axes == (4, 0, 2)
-    view.axis_combos[1].setCurrentIndex(3)
+    view.axis_combos[1].setCurrentIndex(3)  # what a pick in the list does
+    view.axis_combos[1].activated.emit(3)
     assert window.state.torus_axes == (4, 3, 2) and view._drawn_axes == (4, 3, 2)
+    # A programmatic change of a chooser (a repopulation, a layout pass) is no choice: the
+    # next result would not show its moving angles (seen when the side column widened).
+    window.state.show_moving_torus_axes()
+    assert window.state.torus_axes == default and not window.state._torus_axes_chosen
+    free = next(k for k in range(3) if default[k] + 1 < 5 and default[k] + 1 not in default)
+    view.axis_combos[free].setCurrentIndex(default[free] + 1)
+    assert window.state.torus_axes == default and not window.state._torus_axes_chosen
+    view.axis_combos[free].setCurrentIndex(default[free])
+    # A person's pick is: the keyboard's Down on a chooser picks the next angle.
+    view.axis_combos[free].setFocus()
+    qtbot.keyClick(view.axis_combos[free], Qt.Key.Key_Down)
+    picked = tuple(a + (k == free) for k, a in enumerate(default))
+    assert window.state.torus_axes == picked and view._drawn_axes == picked
+    assert window.state._torus_axes_chosen
 
 
 def test_summary_and_selection_label_follow_the_state(qtbot, window):

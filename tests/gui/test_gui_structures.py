@@ -262,6 +262,7 @@ def test_representatives_of_a_command_line_session_ask_for_the_files(qtbot, wind
     record opened, *Cluster representatives…* asked for the topology with nowhere to give
     it. The dialog asks for the files (prefilled when the data record them)."""
     from stpca_gui.cli import main
+    from stpca_gui.gui.representatives_dialog import RepresentativesDialog
     from stpca_gui.io.structures import DihedralSettings, read_torsions
 
     table = read_torsions(datafiles.PSF, [datafiles.DCD],
@@ -273,8 +274,9 @@ def test_representatives_of_a_command_line_session_ask_for_the_files(qtbot, wind
                  "--no-torus-variance", "--save-session", str(session)]) == 0
     assert window.open_path(session)
     qtbot.waitUntil(lambda: window.state.result is not None, timeout=FIT_TIMEOUT_MS)
-    dialog = window.structures.export_dialog()
-    assert dialog is not None and dialog.topology_path() == ""
+    window.structures.export_action.trigger()  # Export → Cluster representatives…
+    (dialog,) = window.findChildren(RepresentativesDialog)
+    assert dialog.isVisible() and dialog.topology_path() == ""
     assert "do not record their structure files" in dialog.note.text()
     ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
     assert not ok.isEnabled()

@@ -138,3 +138,43 @@ def test_the_pns_levels_fitted_exactly_offer_all_or_a_number(panel, qtbot, gui_d
     picture = panel.grab()
     picture.save(str(gui_dir / "parameters-pns-exact-levels.png"))
     assert editor.isVisible() and editor.width() >= editor.minimumSizeHint().width()
+
+
+@pytest.mark.parametrize("expanded", [False, True], ids=["closed", "more-settings"])
+def test_no_editor_is_clipped_in_the_side_column_at_1280x800(window, qtbot, gui_dir, expanded):
+    # Since "Levels fitted exactly" joined More settings the panel needed 327 px where the
+    # side column gives it 292: every editor's right edge was cut off. Open-ended whole
+    # numbers (seed, landmarks) sized for the ten digits of 2³¹ − 1, and the More settings
+    # form added margins of its own inside the collapsible's.
+    from PySide6.QtCore import QCoreApplication, QPoint
+    from PySide6.QtWidgets import QAbstractSpinBox, QComboBox
+
+    panel = window.parameters
+    if expanded:
+        panel.more.expand(animate=False)
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    for _ in range(3):
+        QCoreApplication.processEvents()
+    shown = "open" if expanded else "closed"
+    window.grab().save(str(gui_dir / f"parameters-fit-1280x800-{shown}.png"))
+    assert panel.minimumSizeHint().width() <= panel.width()
+    viewport = panel.settings_area.viewport()
+    clipped = []
+    for box in [*panel.findChildren(QAbstractSpinBox), *panel.findChildren(QComboBox)]:
+        if not box.isVisible():
+            continue
+        right = box.mapTo(viewport, QPoint(box.width(), 0)).x()
+        if right > viewport.width() or box.width() < box.minimumSizeHint().width():
+            clipped.append(f"{box.parentWidget().spec.name}: right edge {right} of "
+                           f"{viewport.width()} px, width {box.width()} < "
+                           f"{box.minimumSizeHint().width()}")
+    assert not clipped, clipped
+
+
+def test_an_open_ended_number_box_is_narrow_but_takes_the_whole_range(panel):
+    seed = panel.editors["random_state"].number
+    bounded = panel.editors["n_curve_points"].number  # up to 100 000: six digits
+    assert seed.minimumSizeHint().width() <= bounded.minimumSizeHint().width()
+    seed.setValue(2**31 - 1)
+    assert panel.parameters().random_state == 2**31 - 1

@@ -76,3 +76,21 @@ def test_a_file_with_no_usable_angle_column_names_the_file_and_why(tmp_path):
     message = str(info.value)
     assert str(path) in message and "no column" in message
     assert "'nan' appears more than once" in message
+
+
+def test_the_weight_column_is_named_frame_weights_not_provenance(tmp_path):
+    # 'weight' is carried like trajectory and time, but it says how much a frame counts
+    # (enhanced sampling), not where the row comes from.
+    from stpca_gui.io.preview import preview_table
+
+    rows = [f"{k * 10},{(k * 7) % 180 - 90},{(k * 13) % 360 - 180},{0.25 + k * 0.37:.2f}"
+            for k in range(40)]
+    path = tmp_path / "weighted.csv"
+    path.write_text("time,phi,psi,weight\n" + "\n".join(rows) + "\n")
+    preview = preview_table(path)
+    assert "weight" not in preview.suggested_angle_columns
+    notes = " ".join(preview.notes)
+    assert "'weight' holds frame weights" in notes and "'time' says where the rows" in notes
+    assert "'weight' says where" not in notes
+    with pytest.raises(ValueError, match="'weight' holds frame weights"):
+        import_table(path, ImportChoices(columns=("phi", "weight")))

@@ -543,6 +543,17 @@ def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
         others = sizes[LEGEND_GROUPS_MAX - 1:]
         assert labels[LEGEND_GROUPS_MAX - 1] == (f"{len(others)} other groups "
                                                  f"(n = {others.sum()})")
+        # The other groups' bars are one series in the style of their legend entry, not
+        # eight colours the legend does not explain.
+        bars = hist.axes.containers[:-1]  # the last: the selection
+        assert len(bars) == LEGEND_GROUPS_MAX
+        pooled = bars[-1].patches
+        entry = hist.axes.get_legend().legend_handles[LEGEND_GROUPS_MAX - 1]
+        assert {p.get_hatch() for p in pooled} == {entry.get_hatch()} == {"///"}
+        assert to_rgba(pooled[0].get_facecolor()) == to_rgba(entry.get_facecolor())
+        width = hist.edges[1] - hist.edges[0]
+        assert sum(p.get_height() for p in pooled) * width * len(codes) == pytest.approx(
+            others.sum())
         render(fig, output_dir, f"histogram_many_groups_{int(size[0] * 100)}.png")
         box = hist.axes.get_legend().get_window_extent()
         figure_box = fig.bbox
@@ -578,3 +589,26 @@ def test_the_shepard_key_covers_no_pairs(output_dir, size):
         extent = artist.get_window_extent(renderer)
         assert extent.x0 >= 0 and extent.x1 <= fig.bbox.x1 + 1, artist
         assert extent.y0 >= 0 and extent.y1 <= fig.bbox.y1 + 1, artist
+
+
+@pytest.mark.parametrize("width", [3.2, 4.0, 6.0])
+def test_the_cluster_note_stays_inside_a_narrow_histogram(width, output_dir):
+    # At 1280 × 800 the note "3 clusters — 3 modes (α = 0.05; k=1: p=…, k=2: p≤0.0…" ran
+    # past the figure's right edge: it wraps at the edge whatever the panel's width.
+    from stpca_gui.core.circstats import periodic_mode_clusters
+
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.normal(c, 0.2, 100) for c in (-2.0, 0.0, 1.8)])
+    clusters = periodic_mode_clusters(values, 2 * np.pi, n_boot=99)
+    assert clusters.n_clusters == 3
+    fig = new_figure(width, 3.2)
+    hist = ScoreHistogram(fig)
+    hist.draw(values, 2 * np.pi, group_codes=clusters.labels, bins=40)
+    hist.show_mode_clusters(clusters, paper=clusters)
+    render(fig, output_dir, f"histogram_cluster_note_{width:g}in.png")
+    renderer = fig.canvas.get_renderer()
+    note = hist.axes._left_title  # the title at loc="left"
+    box = note.get_window_extent(renderer)
+    assert "3 clusters" in hist.cluster_note
+    assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (box, fig.bbox)
+    assert box.y1 <= fig.bbox.y1 + 1

@@ -41,7 +41,7 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.landscape = FreeEnergyLandscape(self.figure)
-        self.picker = ComponentPicker(state, self.controls)
+        self.picker = ComponentPicker(self)
         options = QHBoxLayout()
         self.unit_combo = QComboBox()
         self.unit_combo.addItems(ENERGY_UNITS)
@@ -72,16 +72,13 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
         self.message.setWordWrap(True)
         self.message.setVisible(False)
         self._layout.insertWidget(2, self.message)
-        self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
-                        " Alt intersect")
-        self._drawn_components: tuple[int, int] | None = None
+        self.setToolTip(self.region_tip)
         self._show_temperature()
         self.unit_combo.currentIndexChanged.connect(self._on_option)
         self.temperature_box.editingFinished.connect(self._on_option)
         self.bins_box.editingFinished.connect(self._on_option)
         self.weights_combo.currentIndexChanged.connect(self._on_option)
         state.dataset_changed.connect(self._fill_weights)
-        state.view_options_changed.connect(self._on_view_option)
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_selection)
         state.color_mode_changed.connect(self.update_selection)
@@ -114,13 +111,6 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
     def _on_option(self, *_: object) -> None:
         self._show_temperature()
         if self._drawn or self._stale:
-            self.redraw()
-
-    def _on_view_option(self, name: str) -> None:
-        if name != "scatter_components":
-            return
-        self.picker.show_components()
-        if self._drawn and self._drawn_components != self.state.scatter_components:
             self.redraw()
 
     def view_state(self) -> dict[str, Any]:
@@ -165,11 +155,8 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
         self.message.setVisible(bool(text))
 
     def redraw(self, *_: object, force: bool = False) -> None:
-        result = self._result_or_blank()
+        result = self._result_to_draw(force)
         if result is None:
-            self._stale = False
-            return
-        if self._deferred(force):
             return
         self._say("")
         i, j = self.state.scatter_components
@@ -185,11 +172,7 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
                             weights=weights, weights_name=self.weights_column,
                             period=result.pns1_period, bins=self.bins_box.value() or None,
                             unit=self.unit, temperature=self.temperature_box.value())
-        self._attach_selectors(self.landscape.axes)
-        self.canvas.draw_idle()
-        self._drawn = True
-        self._drawn_components = (i, j)
-        self._drawn_result = result
+        self._show_pair(self.landscape.axes, result)
 
     def update_selection(self, *_: object) -> None:
         self.recolor(self.landscape)

@@ -151,6 +151,15 @@ class DrawnWhenShown:
         self._stale = not force and not self.isVisible()
         return self._stale
 
+    def _result_to_draw(self, force: bool) -> AnalysisResult | None:
+        """The result to draw now: None without one (the figure is cleared) or while the
+        tab is hidden and the drawing not forced (it is then stale)."""
+        result = self._result_or_blank()
+        if result is None:
+            self._stale = False
+            return None
+        return None if self._deferred(force) else result
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._stale:
@@ -168,17 +177,21 @@ class DrawnWhenShown:
 class ComponentPicker:
     """The x and y combo boxes of a view of two PNS components, bound to the state's
     ``scatter_components`` (the scores scatter and the free-energy landscape show the same
-    pair: switching between them keeps the axes).
+    pair: switching between them keeps the axes). When the state's pair changes, the boxes
+    show it and the view, if it drew another pair, is redrawn.
 
     Parameters
     ----------
-    state : AppState
-    controls : QHBoxLayout
-        The view's title row; the boxes are added to it.
+    view : MplView
+        The view; the boxes are added to its title row (``controls``).
     """
 
-    def __init__(self, state: AppState, controls) -> None:
-        self.state = state
+    def __init__(self, view: MplView) -> None:
+        self.view = view
+        self.state = state = view.state
+        controls = view.controls
+        #: The pair the view drew last (it sets it), None before.
+        self.drawn: tuple[int, int] | None = None
         self.x_combo = QComboBox()
         self.y_combo = QComboBox()
         self.x_combo.setToolTip("Horizontal axis")
@@ -190,6 +203,14 @@ class ComponentPicker:
         self.x_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("x"))
         self.y_combo.currentIndexChanged.connect(lambda: self._on_axes_chosen("y"))
         state.dataset_changed.connect(self.fill)
+        state.view_options_changed.connect(self._on_view_option)
+
+    def _on_view_option(self, name: str) -> None:
+        if name != "scatter_components":
+            return
+        self.show_components()
+        if self.view.has_content() and self.drawn != self.state.scatter_components:
+            self.view.redraw()
 
     def fill(self, *_: object) -> None:
         """One entry per PNS component of the data set, showing the state's choice."""
@@ -233,6 +254,9 @@ class RegionSelection:
     ``points_in_polygon`` and ``points_in_rectangle``)."""
 
     region_source = "scores"
+    #: The views' tooltip: how to select.
+    region_tip = ("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract, "
+                  "Alt intersect")
     _lasso: LassoSelector | None = None
     _rect: RectangleSelector | None = None
 
@@ -241,6 +265,15 @@ class RegionSelection:
 
     def selectors(self) -> list:
         return [s for s in (self._lasso, self._rect) if s is not None]
+
+    def _show_pair(self, ax, result: AnalysisResult) -> None:
+        """After drawing the state's pair of components into ``ax``: the selectors, the
+        repaint, and what was drawn."""
+        self._attach_selectors(ax)
+        self.canvas.draw_idle()
+        self._drawn = True
+        self.picker.drawn = self.state.scatter_components
+        self._drawn_result = result
 
     def _attach_selectors(self, ax) -> None:
         self._lasso = LassoSelector(ax, self._on_lasso, button=[1], useblit=True)
@@ -270,6 +303,27 @@ class RegionSelection:
         self.state.selection.apply(mask, mode, source=self.region_source)
 
 
+class SpanSelection:
+    """Selection of a range along the horizontal axis by dragging (the PNS1 histogram, the
+    scores over time), written to the shared selection by the view's
+    ``select_span(lo, hi, mode)``."""
+
+    _span: SpanSelector | None = None
+
+    def select_span(self, lo: float, hi: float, mode: str = "replace") -> None:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def selectors(self) -> list:
+        return [] if self._span is None else [self._span]
+
+    def _attach_span(self, ax, minspan: float) -> None:
+        self._span = SpanSelector(ax, self._on_span, "horizontal", useblit=True,
+                                  minspan=minspan, props={"alpha": 0.2, "facecolor": "#0072B2"})
+
+    def _on_span(self, lo: float, hi: float) -> None:
+        self.select_span(lo, hi, selection_mode_from_keyboard())
+
+
 class ScoresView(RegionSelection, MplView):
     """PNS_i vs PNS_j with lasso (drag) and rectangle (right-drag) selection.
 
@@ -283,12 +337,9 @@ class ScoresView(RegionSelection, MplView):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.scatter = ScoresScatter(self.figure)
-        self.picker = ComponentPicker(state, self.controls)
+        self.picker = ComponentPicker(self)
         self.x_combo, self.y_combo = self.picker.x_combo, self.picker.y_combo
-        self.setToolTip("Drag: lasso select · right-drag: rectangle · Shift add, Ctrl subtract,"
-                        " Alt intersect")
-        self._drawn_components: tuple[int, int] | None = None
-        state.view_options_changed.connect(self._on_view_option)
+        self.setToolTip(self.region_tip)
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self._on_color_mode)
@@ -307,13 +358,6 @@ class ScoresView(RegionSelection, MplView):
         self.picker.fill()
         self.redraw()
 
-    def _on_view_option(self, name: str) -> None:
-        if name != "scatter_components":
-            return
-        self.picker.show_components()
-        if self._drawn and self._drawn_components != self.state.scatter_components:
-            self.redraw()
-
     def redraw(self, *_: object) -> None:
         result = self._result_or_blank()
         if result is None:
@@ -322,17 +366,13 @@ class ScoresView(RegionSelection, MplView):
         colors, selected = current_colors(self.state)
         self.thaw_layout()
         self.scatter.draw(result.scores, i, j, colors=colors, selected=selected)
-        self._attach_selectors(self.scatter.axes)
-        self.canvas.draw_idle()
-        self._drawn = True
-        self._drawn_components = (i, j)
-        self._drawn_result = result
+        self._show_pair(self.scatter.axes, result)
 
     def update_colors(self, *_: object) -> None:
         self.recolor(self.scatter)
 
 
-class HistogramView(MplView):
+class HistogramView(SpanSelection, MplView):
     """Histogram and periodic KDE of PNS1; drag a range to select."""
 
     title_text = "PNS1 distribution"
@@ -341,7 +381,6 @@ class HistogramView(MplView):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(state, parent)
         self.histogram = ScoreHistogram(self.figure)
-        self._span: SpanSelector | None = None
         self.setToolTip("Drag a range of PNS1 to select · Shift add, Ctrl subtract, Alt intersect")
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_selection)
@@ -364,20 +403,17 @@ class HistogramView(MplView):
                             bandwidth=clusters.bandwidth)
         paper = result.paper_mode_clusters if self.state.show_paper_antimodes else None
         self.histogram.show_mode_clusters(clusters, paper=paper)
-        self._span = SpanSelector(self.histogram.axes, self._on_span, "horizontal",
-                                  useblit=True, minspan=1e-6,
-                                  props={"alpha": 0.2, "facecolor": "#0072B2"})
+        self._attach_span(self.histogram.axes, minspan=1e-6)
         self.canvas.draw_idle()
         self._drawn = True
         self._drawn_result = result
-
-    def _on_span(self, lo: float, hi: float) -> None:
-        self.select_range(lo, hi, selection_mode_from_keyboard())
 
     def select_range(self, lo: float, hi: float, mode: str = "replace") -> None:
         """Select the samples whose PNS1 lies in [lo, hi] (wrapping when lo > hi)."""
         mask = self.histogram.range_mask(lo, hi)
         self.state.selection.apply(mask, mode, source="histogram")
+
+    select_span = select_range
 
     def update_selection(self, *_: object) -> None:
         if not self._drawn:
@@ -387,9 +423,6 @@ class HistogramView(MplView):
             return
         self.histogram.update_selection(self.state.selection.mask())
         self.show_layer_changes(self.histogram.partial_redraw)
-
-    def selectors(self) -> list:
-        return [] if self._span is None else [self._span]
 
 
 class VarianceView(MplView):

@@ -3,17 +3,16 @@ per trajectory, linked with the other views (drag a time range to select its fra
 
 from __future__ import annotations
 
-from matplotlib.widgets import SpanSelector
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from ...model import AppState
 from ...plotting.mpl_common import fresh_axes
-from ...plotting.time_series import scores_over_time, time_axis
+from ...plotting.time_series import TimePoints, scores_over_time, time_axis
 from .base import current_colors
-from .mpl_views import DrawnWhenShown, MplView, selection_mode_from_keyboard
+from .mpl_views import DrawnWhenShown, MplView, SpanSelection
 
 
-class TimeView(DrawnWhenShown, MplView):
+class TimeView(DrawnWhenShown, SpanSelection, MplView):
     """A PNS component against time (the row number where the data have no time)."""
 
     title_text = "Scores over time"
@@ -27,7 +26,8 @@ class TimeView(DrawnWhenShown, MplView):
         self.controls.addWidget(self.component_combo)
         self.setToolTip("Drag a time range to select its frames (every trajectory) · Shift "
                         "add, Ctrl subtract, Alt intersect")
-        self._span: SpanSelector | None = None
+        #: The frames drawn, recoloured on a new selection (None before a drawing).
+        self.points: TimePoints | None = None
         self.component_combo.currentIndexChanged.connect(lambda: self.redraw())
         state.dataset_changed.connect(self._fill_components)
         state.result_changed.connect(self.redraw)
@@ -55,25 +55,19 @@ class TimeView(DrawnWhenShown, MplView):
         return time_axis(dataset.n_samples, dataset.provenance)
 
     def redraw(self, *_: object, force: bool = False) -> None:
-        result = self._result_or_blank()
+        result = self._result_to_draw(force)
         if result is None:
-            self._stale = False
-            return
-        if self._deferred(force):
             return
         colors, selected = current_colors(self.state)
         self.thaw_layout()
         ax = fresh_axes(self.figure)
-        scores_over_time(ax, result.scores, self.component, self.time_axis(), colors=colors,
-                         selected=selected, period=result.pns1_period)
-        self._span = SpanSelector(ax, self._on_span, "horizontal", useblit=True,
-                                  minspan=1e-9, props={"alpha": 0.2, "facecolor": "#0072B2"})
+        self.points = scores_over_time(ax, result.scores, self.component, self.time_axis(),
+                                       colors=colors, selected=selected,
+                                       period=result.pns1_period)
+        self._attach_span(ax, minspan=1e-9)
         self.canvas.draw_idle()
         self._drawn = True
         self._drawn_result = result
-
-    def _on_span(self, lo: float, hi: float) -> None:
-        self.select_time_range(lo, hi, selection_mode_from_keyboard())
 
     def select_time_range(self, lo: float, hi: float, mode: str = "replace") -> None:
         """Select the frames whose time lies in [lo, hi], in every trajectory."""
@@ -81,12 +75,11 @@ class TimeView(DrawnWhenShown, MplView):
         lo, hi = sorted((float(lo), float(hi)))
         self.state.selection.apply((time >= lo) & (time <= hi), mode, source="time")
 
-    def update_selection(self, *_: object) -> None:
-        if self._drawn:
-            self.redraw()
+    select_span = select_time_range
 
-    def selectors(self) -> list:
-        return [] if self._span is None else [self._span]
+    def update_selection(self, *_: object) -> None:
+        # Only the points change: redrawn over a snapshot of the lines, as the scatter's.
+        self.recolor(self.points)
 
 
 __all__ = ["TimeView"]

@@ -233,8 +233,11 @@ class TorusView(VtkView):
             self.controls.addWidget(combo)
         self.controls.addWidget(self.moving_button)
         self.layout_combo.currentIndexChanged.connect(self.redraw)
+        # ``activated``, not ``currentIndexChanged``: only a person's pick counts as a choice
+        # (which keeps the axes for later results); a repopulation or any programmatic
+        # change of the index must not.
         for combo in self.axis_combos:
-            combo.currentIndexChanged.connect(self._on_axes_chosen)
+            combo.activated.connect(self._on_axes_chosen)
         self._drawn_axes: tuple[int, ...] | None = None
         state.dataset_changed.connect(self._on_dataset)
         state.view_options_changed.connect(self._on_view_option)
