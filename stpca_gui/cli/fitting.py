@@ -24,7 +24,8 @@ from ..io.preview import preview_table
 from ..io.state_trajectories import state_trajectories
 from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
-from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
+from ..model.demos import DATA_DEMOS, DEMO_NAMES, STRUCTURE_DEMOS, list_demos
+from ..model.structures import structure_demo_dataset
 from .arguments import (
     add_fit_outputs,
     add_model_options,
@@ -119,12 +120,16 @@ def _angle_columns(args: argparse.Namespace) -> list[str]:
 def run_demo(args: argparse.Namespace) -> int:
     """``stpca demo``."""
     options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
-    if args.name in DATA_DEMOS:  # real data: no seed, labels of their own
-        data = Dataset.from_demo(args.name, **options)
+    if args.name in DATA_DEMOS or args.name in STRUCTURE_DEMOS:  # real data: no seed
+        if options:
+            raise ValueError(f"the demo {args.name!r} is real data: --cluster-sd does not "
+                             "apply")
+        data = (structure_demo_dataset(args.name) if args.name in STRUCTURE_DEMOS
+                else Dataset.from_demo(args.name))
         return _fit_and_report(
             args, data.angles, data.column_names, None,
             f"demo             {args.name}: {data.description}", labels=data.labels,
-            dataset=data, demo=args.name)
+            dataset=data, provenance=data.provenance, demo=args.name)
     dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,

@@ -442,10 +442,13 @@ class MainWindow(QMainWindow):
 
     def load_demo(self, name: str) -> None:
         from ..model import Dataset
-        from ..model.demos import DEMO_NAMES
+        from ..model.demos import DEMO_NAMES, STRUCTURE_DEMOS
 
         if name not in DEMO_NAMES:
             self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
+            return
+        if name in STRUCTURE_DEMOS:
+            self.structures.open_demo(name)  # read in the background, then fitted
             return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
 

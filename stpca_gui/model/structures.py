@@ -43,11 +43,20 @@ from ..io.structures.motion import check_trajectory_output, write_frames
 from ..io.structures.reader import ProgressCallback
 from ..io.structures.representatives import output_names
 from .dataset import Dataset
+from .demos import structure_demo
 from .motion import DEFAULT_MOTION_FRAMES, MotionFrames, motion_frames
 
-__all__ = ["LABEL_CHOICES", "dataset_from_torsions", "export_motion", "export_representatives",
-           "export_selection_frames", "frame_numbers",
-           "read_structure_dataset", "structure_files_unchanged"]
+__all__ = [
+    "LABEL_CHOICES",
+    "dataset_from_torsions",
+    "export_motion",
+    "export_representatives",
+    "export_selection_frames",
+    "frame_numbers",
+    "read_structure_dataset",
+    "structure_demo_dataset",
+    "structure_files_unchanged",
+]
 
 #: Bytes per row a pooled data set adds to its angles (labels and provenance, as numpy
 #: text and numbers), for the memory check before reading: counted generously.
@@ -123,6 +132,14 @@ def read_structure_dataset(topology: str | Path, trajectories: Sequence[str | Pa
     table = read_torsions(topology, trajectories, settings, callback=callback,
                           row_bytes=row_bytes)
     return dataset_from_torsions(table, label_by, in_place=True)
+
+
+def structure_demo_dataset(name: str, *, callback: ProgressCallback | None = None
+                           ) -> Dataset:
+    """The data set of a demo of :data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`, read from
+    its bundled files as any structure (with provenance and the files' record)."""
+    topology, runs, settings = structure_demo(name)
+    return read_structure_dataset(topology, runs, settings, callback=callback)
 
 
 def structure_files_unchanged(structure: Mapping[str, Any]) -> bool:
