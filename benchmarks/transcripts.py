@@ -6,11 +6,12 @@
 
 A fenced block of the page with ``$ `` lines is a shell session. ``$ stpca …`` runs
 ``stpca_gui.cli.main`` in a temporary folder shared by the page's commands (``$D`` is
-MDAnalysisTests' data folder, as the page defines it); ``$ head -N FILE`` reads a file
-written there. The lines under a command are what the page says it prints: each must be
-printed, in order (the page may leave lines out); ``…`` stands for any text, and a number
-may differ by one unit of its last printed digit (another CPU). tests/docs/test_doc_transcripts.py
-runs docs/structures.md's P-loop session this way.
+MDAnalysisTests' data folder and ``$A`` the folder of the package's AdK P-loop demo files,
+as the page defines them); ``$ head -N FILE`` reads a file written there. The lines under
+a command are what the page says it prints: each must be printed, in order (the page may
+leave lines out); ``…`` stands for any text, and a number may differ by one unit of its
+last printed digit (another CPU). tests/docs/test_doc_transcripts.py runs
+docs/structures.md's P-loop and two-run sessions this way.
 """
 
 from __future__ import annotations
@@ -65,9 +66,16 @@ def data_folder() -> str:
     return os.path.dirname(datafiles.PSF)
 
 
+def demo_folder() -> str:
+    """``$A`` of docs/structures.md: the folder of the bundled AdK P-loop demo."""
+    from stpca_gui.datasets._adk_loop import adk_loop_files
+
+    return str(adk_loop_files()[0].parent)
+
+
 def run(command: str, folder: Path) -> list[str]:
     """What ``command`` prints (stdout and stderr, in order), run in ``folder``."""
-    words = shlex.split(command.replace("$D", data_folder()))
+    words = shlex.split(command.replace("$D", data_folder()).replace("$A", demo_folder()))
     if words[0] == "head":
         count = int(words[1].lstrip("-"))
         return (folder / words[2]).read_text().splitlines()[:count]

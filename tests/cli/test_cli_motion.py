@@ -129,3 +129,13 @@ def test_a_fit_without_a_principal_curve_says_so(fitted):
     del model.principal_curve_
     with pytest.raises(ValueError, match="holds no principal curve"):
         motion_frames(model, session.dataset.angles, 1)
+
+
+def test_the_structure_demo_is_two_runs_with_their_states(tmp_path, capsys):
+    """stpca demo adk-loop reads the bundled P-loop files (issue 33 item 7) as two runs of
+    49 frames, and writes their state arrays."""
+    assert main(["demo", "adk-loop", "--out", str(tmp_path / "fit")]) == 0
+    out = capsys.readouterr().out
+    assert "98 rows × 14 torsions (backbone, per-frame, 2 runs, 98 of 98 frames)" in out
+    assert "states_1.npy: adk_loop_1.xtc 49 frames; states_2.npy: adk_loop_2.xtc 49" in out
+    assert [np.load(tmp_path / "fit" / f"states_{k}.npy").size for k in (1, 2)] == [49, 49]

@@ -27,7 +27,14 @@ PAGE = REPO / "docs" / "structures.md"
 
 
 def _in_the_p_loop_session(command) -> bool:
-    return "loop" in command.text  # ploop.csv, loop.stpca, reps_loop
+    # ploop.csv, loop.stpca, reps_loop; not the bundled demo's files ($A/adk_loop_1.xtc …)
+    return "loop" in command.text and "$A" not in command.text
+
+
+def _in_the_two_run_session(command) -> bool:
+    """The bundled demo's two runs: dihedrals, fit with states, motion, representatives
+    (not the refusals, which exit 1)."""
+    return "ak2" in command.text and "bad." not in command.text
 
 
 @pytest.mark.slow
@@ -45,6 +52,15 @@ def test_the_p_loop_walk_through_prints_what_the_page_shows():
         return [line for line in lines if line.startswith("cluster ")]
 
     assert medoid_lines(representatives.expected) == medoid_lines(printed[representatives.text])
+
+
+@pytest.mark.slow
+def test_the_two_run_walk_through_prints_what_the_page_shows():
+    printed = {}
+    problems = transcripts.check(PAGE, _in_the_two_run_session,
+                                 lambda command, lines: printed.update({command.text: lines}))
+    assert len(printed) == 6, "the two-run session lost a command"
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("shown, printed, same", [

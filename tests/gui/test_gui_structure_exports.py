@@ -134,3 +134,16 @@ def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, t
     exports.write_selection(str(tmp_path / "none.pdb"))
     assert window.messages.last_box.text().startswith("Select frames")
     assert not (tmp_path / "none.pdb").exists()
+
+
+def test_the_structure_demo_opens_from_the_demos_menu(qtbot, window):
+    """Demos → adk-loop fills in the structure dialog with the bundled files and reads them
+    in the background; the fit follows (issue 33 item 7)."""
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Demos")
+    action = next(a for a in menu.actions() if a.text().startswith("adk-loop — "))
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        action.trigger()
+    dataset = window.state.dataset
+    assert (dataset.n_samples, dataset.n_angles) == (98, 14)
+    assert sorted(set(dataset.provenance["trajectory"])) == ["adk_loop_1.xtc",
+                                                             "adk_loop_2.xtc"]
