@@ -105,8 +105,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     motion.add_argument("--frames", type=bounded_number(Interval(int, 2, MAX_MOTION_POINTS)),
                         default=DEFAULT_MOTION_FRAMES, metavar="N",
                         help="frames of the motion, each written once: points are spaced "
-                             "more densely until N distinct frames are nearest to them, or as "
-                             f"many as the data allow (default: {DEFAULT_MOTION_FRAMES})")
+                             "more densely until at least N distinct frames are nearest to "
+                             "them, or as many as the data allow (default: "
+                             f"{DEFAULT_MOTION_FRAMES})")
     motion.add_argument("--atoms", default="all",
                         help="atoms written (default: all)")
     motion.add_argument("--out", type=Path, required=True,

@@ -103,8 +103,8 @@ def motion_frames(model, angles: NDArray[np.float64], component: int,
 
     ``n_frames`` points are spaced along the component; where several share their nearest
     frame (each frame is written once), the points are spaced twice as densely, up to
-    :data:`_MOST_POINTS_PER_FRAME` × ``n_frames`` points, until ``n_frames`` distinct frames
-    are found: the motion then has ``n_frames`` frames, or as many as the data allow.
+    :data:`_MOST_POINTS_PER_FRAME` × ``n_frames`` points, until at least ``n_frames``
+    distinct frames are found (a doubling can give a few more), or as many as the data allow.
 
     Parameters
     ----------
