@@ -3,9 +3,11 @@
 Qt-free glue between :mod:`stpca_gui.io.structures` (MDAnalysis) and the app's
 :class:`~stpca_gui.model.dataset.Dataset`: the dialog's and the CLI's reading
 (:func:`read_structure_dataset`), the record that sessions and scripts keep
-(``Dataset.structure``), and the representatives of a fit's clusters
-(:func:`export_representatives`), taken from files checked against the record's
-fingerprints.
+(``Dataset.structure``), the structure demo (:func:`structure_demo_dataset`), and what
+goes back to the structures — the representatives of a fit's clusters
+(:func:`export_representatives`), the motion along a component (:func:`export_motion`)
+and the selected frames with their medoid (:func:`export_selection_frames`) — taken from
+files checked against the record's fingerprints.
 
 Reading keeps memory near the size of the data set it makes: the torsions are read into
 one array, converted to radians in place and handed to the data set without a copy, and
