@@ -37,30 +37,35 @@ def _in_the_two_run_session(command) -> bool:
     return "ak2" in command.text and "bad." not in command.text
 
 
+def _session_prints(keep, commands: int, what: str) -> dict[str, list[str]]:
+    """Run the page's commands ``keep`` accepts; check there are ``commands`` of them and
+    that they print every line the page shows. Returns what each printed."""
+    printed = {}
+    problems = transcripts.check(PAGE, keep,
+                                 lambda command, lines: printed.update({command.text: lines}))
+    assert len(printed) == commands, f"the {what} session lost a command"
+    assert not problems, "\n".join(problems)
+    return printed
+
+
+def _medoid_lines(lines):
+    return [line for line in lines if line.startswith("cluster ")]
+
+
 @pytest.mark.slow
 def test_the_p_loop_walk_through_prints_what_the_page_shows():
-    printed = {}
-    problems = transcripts.check(PAGE, _in_the_p_loop_session,
-                                 lambda command, lines: printed.update({command.text: lines}))
-    assert len(printed) == 4, "the P-loop session lost a command"
-    assert not problems, "\n".join(problems)
+    printed = _session_prints(_in_the_p_loop_session, 4, "P-loop")
     # The page lists every cluster, no more and no fewer than the fit gives.
     representatives = next(c for c in transcripts.commands(PAGE.read_text(encoding="utf-8"))
                            if c.text.startswith("stpca representatives loop.stpca"))
-
-    def medoid_lines(lines):
-        return [line for line in lines if line.startswith("cluster ")]
-
-    assert medoid_lines(representatives.expected) == medoid_lines(printed[representatives.text])
+    assert _medoid_lines(representatives.expected) == _medoid_lines(
+        printed[representatives.text])
 
 
 @pytest.mark.slow
 def test_the_two_run_walk_through_prints_what_the_page_shows():
-    printed = {}
-    problems = transcripts.check(PAGE, _in_the_two_run_session,
-                                 lambda command, lines: printed.update({command.text: lines}))
-    assert len(printed) == 6, "the two-run session lost a command"
-    assert not problems, "\n".join(problems)
+    """The bundled demo's two runs (issue 33): states, motion, representatives."""
+    _session_prints(_in_the_two_run_session, 6, "two-run")
 
 
 @pytest.mark.parametrize("shown, printed, same", [
