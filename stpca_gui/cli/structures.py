@@ -1,6 +1,6 @@
 """``stpca dihedrals``, ``stpca representatives`` and ``stpca motion``: torsion tables from
 structures and trajectories, the frames of a session's clusters and the motion along a
-component (need stpca-gui[structures])."""
+component (with MDAnalysis, imported when a structure is read)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     dihedrals = commands.add_parser(
         "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
         description="Read torsion angles (degrees) of a structure or trajectory with "
-                    "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
+                    "MDAnalysis into a CSV table that `stpca fit "
                     "TABLE --degrees` reads as it is; its provenance columns (trajectory, "
                     "frame, time; pooled also segid, resid, resname) are never read as "
                     "angles and are carried into scores.csv. Several trajectory files are "
