@@ -1,6 +1,7 @@
 """docs/structures.md's walk-through prints what the code prints (issues 30 and 31).
 
-benchmarks/transcripts.py runs the page's ``$ stpca …`` commands; here the P-loop session
+benchmarks/transcripts.py runs the page's ``$ stpca …`` commands; here the sessions of
+several trajectories (§1), of the bundled two-run demo (§4) and the P-loop session
 (the per-frame table of residues 7–13, its fit and its representatives) is run on
 MDAnalysisTests' AdK files, and the page's lines must all be printed — in particular as
 many clusters as the fit gives. The pooled session takes minutes: run the script by hand.
@@ -66,6 +67,19 @@ def test_the_p_loop_walk_through_prints_what_the_page_shows():
 def test_the_two_run_walk_through_prints_what_the_page_shows():
     """The bundled demo's two runs (issue 33): states, motion, representatives."""
     _session_prints(_in_the_two_run_session, 6, "two-run")
+
+
+def _in_the_several_trajectories_session(command) -> bool:
+    """§1's two halves of adk_dims.dcd (written by the script), their fit and
+    representatives, and the refusal of the files in the wrong order."""
+    return "runs" in command.text
+
+
+@pytest.mark.slow
+def test_the_several_trajectories_session_prints_what_the_page_shows():
+    printed = _session_prints(_in_the_several_trajectories_session, 5, "several-trajectories")
+    refusal = printed[next(text for text in printed if "reps_bad" in text)]
+    assert refusal[-1].startswith("stpca: error: part2.dcd: not the file")
 
 
 @pytest.mark.parametrize("shown, printed, same", [
