@@ -10,8 +10,11 @@ Source and licence: data/README.md. Rebuild (MDAnalysis and MDAnalysisTests need
 
 from __future__ import annotations
 
+import hashlib
 from importlib import resources
 from pathlib import Path
+
+from ..files.user_cache import copy_once, user_cache_root
 
 __all__ = ["ADK_LOOP_FILES", "ADK_LOOP_SELECTION", "adk_loop_files"]
 
@@ -25,8 +28,16 @@ _SPLIT = 49
 
 
 def adk_loop_files() -> tuple[Path, list[Path]]:
-    """The demo's topology and its two trajectory files (paths inside the package)."""
-    folder = Path(str(resources.files(__package__).joinpath("data")))
+    """The demo's topology and its two trajectory files: copies in the user's cache
+    (``$XDG_CACHE_HOME/stpca-gui/adk-loop-<digest>``), made once. MDAnalysis writes an
+    index of frame offsets beside an XTC it reads: never into the package (read-only
+    when installed so, and a clone's files would change), and a new package's files get
+    a new folder."""
+    shipped = [Path(str(resources.files(__package__).joinpath("data", name)))
+               for name in ADK_LOOP_FILES]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in shipped)).hexdigest()
+    folder = user_cache_root() / f"adk-loop-{digest[:12]}"
+    copy_once(shipped, folder)
     topology, *runs = (folder / name for name in ADK_LOOP_FILES)
     return topology, runs
 

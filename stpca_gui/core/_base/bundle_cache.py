@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+from ...files.user_cache import copy_once, user_cache_root
 
 #: The cache directory's name inside the bundle's data directory (``sys._MEIPASS``).
 BUNDLE_CACHE_NAME = "numba_cache"
@@ -65,32 +65,6 @@ def _build_id() -> str:
     return digest.hexdigest()[:16]
 
 
-def user_cache_root() -> Path:
-    """``$XDG_CACHE_HOME/stpca-gui`` (``~/.cache/stpca-gui`` by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "stpca-gui"
-
-
-def _copy_once(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` unless it exists; concurrent launches copy at most once
-    each and the first rename wins."""
-    if target.is_dir():
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
-        shutil.copytree(source, staging, dirs_exist_ok=True)
-        # Writable copies of read-only files: numba rewrites an index when it adds a kernel.
-        for path in (staging, *staging.rglob("*")):
-            path.chmod(path.stat().st_mode | 0o200)
-        try:
-            staging.rename(target)
-        except OSError:  # another launch won the race
-            pass
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 @functools.cache
 def bundle_cache_dir() -> Path | None:
     """The writable kernel cache of this bundle, or None when not frozen or none is writable."""
@@ -107,7 +81,7 @@ def bundle_cache_dir() -> Path | None:
     copy = user_cache_root() / f"numba-{_build_id()}"
     try:
         if shipped.is_dir():
-            _copy_once(shipped, copy)
+            copy_once(shipped, copy)
         else:
             copy.mkdir(parents=True, exist_ok=True)
     except OSError:
