@@ -11,7 +11,7 @@ from stpca_gui.core.demos import make_clusters
 from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
 from stpca_gui.core.smds import landmarks as lm
 from stpca_gui.core.smds.pair_stress import sampled_pair_stress
-from stpca_gui.core.stpca import LANDMARK_AGREEMENT_MIN_D
+from stpca_gui.core.stpca import LANDMARK_AGREEMENT_MIN_D, LANDMARK_SINGLE_SET_MIN_D
 from stpca_gui.core.torsion_states import make_torsion_states
 
 
@@ -220,3 +220,29 @@ def test_a_set_that_confirms_the_best_ends_the_search_from_d_8(t4_clusters, monk
     assert not np.array_equal(all_three.landmark_indices_, confirmed.landmark_indices_)
     low_d = fitted([1.0, 1.005, 0.5], t4_clusters)
     np.testing.assert_array_equal(low_d.landmark_trial_stress_, [1.0, 1.005, 0.5])
+
+
+def test_one_landmark_set_from_d_60(monkeypatch):
+    # From LANDMARK_SINGLE_SET_MIN_D angles one set is solved, without validation
+    # placements, and it is the first set the three-set search would have tried.
+    from stpca_gui.core import stpca
+
+    solved = []
+    original = ScaledTorusPCA._fit_smds
+
+    def counting(self, angles, *args):
+        solved.append(angles.shape[0])
+        return original(self, angles, *args)
+
+    monkeypatch.setattr(ScaledTorusPCA, "_fit_smds", counting)
+    monkeypatch.setattr(stpca, "all_pairs_stress", lambda *args: float(len(solved)))
+    angles = make_torsion_states(240, LANDMARK_SINGLE_SET_MIN_D, random_state=0).angles
+    model = ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
+                           landmark_trials=3).fit(angles)
+    assert solved == [60]
+    assert np.isnan(model.landmark_trial_stress_).all()
+    below = make_torsion_states(240, LANDMARK_SINGLE_SET_MIN_D - 1, random_state=0).angles
+    solved.clear()
+    ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
+                   landmark_trials=3).fit(below)
+    assert solved == [60, 60, 60]
