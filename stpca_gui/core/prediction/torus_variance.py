@@ -197,7 +197,8 @@ def estimate_torus_variance(
     scores: NDArray[np.float64], components: int, *,
     sample_order: NDArray[np.intp] | None = None, sample_sizes: Sequence[int] = (),
     target_se: float = 0.0, keep_projections: bool = False,
-    auxiliary: NDArray[np.float64] | None = None, report: ProgressReport | None = None,
+    auxiliary: NDArray[np.float64] | None = None, tol: float | None = None,
+    report: ProgressReport | None = None,
 ) -> TorusVarianceEstimate:
     """Estimate the torus variance of the first ``components`` components.
 
@@ -224,6 +225,8 @@ def estimate_torus_variance(
         An auxiliary variable per sample and step (q = K, + 1 when K < d), e.g.
         :func:`score_auxiliary`: the sums are then ratio estimates
         (:func:`auxiliary_ratio_estimates`). None: the sample's sums scaled to n.
+    tol : float, optional
+        T̃'s stopping tolerance (default that of :meth:`SMDSMatch.predict`).
     report : callable, optional
         ``report(fraction, message)`` between batches of predictions; it may raise to stop.
     """
@@ -250,7 +253,7 @@ def estimate_torus_variance(
             lambda fraction, message, lo=done, hi=size: report(
                 (lo + fraction * (hi - lo)) / total_work, message))
         new_terms, new_contributions, stack = _level_terms(
-            pns, match, angles[rows], scores[rows], levels, keep_projections, part_report)
+            pns, match, angles[rows], scores[rows], levels, keep_projections, part_report, tol)
         terms = np.concatenate([terms, new_terms], axis=1)
         contributions += new_contributions
         if stack is not None:
@@ -290,7 +293,7 @@ def estimate_torus_variance(
 def _level_terms(
     pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
     scores: NDArray[np.float64], levels: NDArray[np.intp], keep: bool,
-    report: ProgressReport | None,
+    report: ProgressReport | None, tol: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
     """Per step between consecutive levels and per sample, δ_T² (len(levels) − 1, s); per
     step, the squared angular differences summed over the samples per angle; and the
@@ -298,7 +301,7 @@ def _level_terms(
     s, d = angles.shape
     stack = np.empty((len(levels), s, d)) if keep else None
     descending = iterate_projections(pns, match, scores, angles, levels=levels,
-                                     report=report)
+                                     report=report, tol=tol)
 
     def kept() -> Iterator[NDArray[np.float64]]:
         for position, (_, points) in zip(range(len(levels) - 1, -1, -1), descending,

@@ -174,3 +174,18 @@ def test_sampled_estimate_stops_at_the_target_and_states_its_error(moving_fit):
                                            auxiliary=auxiliary)
     np.testing.assert_allclose(assisted_all.ratio, everyone.ratio, rtol=1e-9)
     assert np.all(assisted_all.ratio_se == 0.0)
+
+
+def test_loose_prediction_tolerance_agrees_with_the_default(moving_fit):
+    # The fit's looser T̃ tolerance for the first components' torus variance moves no
+    # ratio by more than 0.01 point against T̃'s default tolerance, on every sample.
+    from stpca_gui.core.stpca import TORUS_VARIANCE_PREDICTION_TOL
+
+    model, _ = moving_fit
+    k = model.torus_variance_components_
+    args = (model.pns_, model.match_, model.angles_, model.scores_, k)
+    default = estimate_torus_variance(*args)
+    loose = estimate_torus_variance(*args, tol=TORUS_VARIANCE_PREDICTION_TOL)
+    assert k < model.n_features_in_
+    np.testing.assert_allclose(loose.ratio, default.ratio, rtol=0, atol=1e-4)
+    assert abs(loose.remaining_ratio - default.remaining_ratio) <= 1e-4
