@@ -246,3 +246,31 @@ def test_one_landmark_set_from_d_60(monkeypatch):
     ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
                    landmark_trials=3).fit(below)
     assert solved == [60, 60, 60]
+
+
+def test_sampled_pair_stress_gathers_rows_in_bounded_memory():
+    # 2²⁰ + 10 random pairs on T⁶⁶: the estimate equals the direct sum over the same pairs,
+    # and the gathered rows never hold more than a few small blocks (whole blocks of 2²⁰
+    # pairs took 3 GB at this d).
+    import tracemalloc
+
+    from stpca_gui.core.geometry.torus import torus_distance
+    from stpca_gui.core.smds.pair_stress import random_distinct_pairs, sampled_pair_stress
+
+    rng = np.random.default_rng(0)
+    angles = rng.uniform(-np.pi, np.pi, (3000, 66))
+    units = rng.normal(size=(3000, 67))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    n_pairs = (1 << 20) + 10
+    tracemalloc.start()
+    estimate = sampled_pair_stress(angles, units, 1.3, np.random.default_rng(1), n_pairs)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 120e6
+    first, second = random_distinct_pairs(3000, n_pairs, np.random.default_rng(1))
+    direct = 0.0
+    for begin in range(0, n_pairs, 1 << 16):
+        i, j = first[begin:begin + (1 << 16)], second[begin:begin + (1 << 16)]
+        cosine = np.clip(np.sum(units[i] * units[j], axis=1), -1.0, 1.0)
+        direct += np.sum((torus_distance(angles[i], angles[j]) - 1.3 * np.arccos(cosine)) ** 2)
+    assert estimate == pytest.approx(direct / n_pairs, rel=1e-12)
