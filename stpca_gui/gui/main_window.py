@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from .script_export_action import ScriptExportAction
     from .session_actions import SessionActions
     from .structure_dialog import StructureActions
+    from .structure_exports import StructureExports
     from .tour import GuidedTour
     from .uniformity_dialog import UniformityDialog
     from .views.base import ViewFrame
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.sessions: SessionActions | None = None
         self.exports: ExportActions | None = None
         self.structures: StructureActions | None = None
+        self.structure_exports: StructureExports | None = None
         self.script_export: ScriptExportAction | None = None
         self.lagged: LaggedEmbeddingAction | None = None
         #: The running guided tour, if any, and Help → Guided Tour.
@@ -220,6 +222,7 @@ class MainWindow(QMainWindow):
         from .script_export_action import ScriptExportAction
         from .session_actions import SessionActions
         from .structure_dialog import StructureActions
+        from .structure_exports import StructureExports
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
         # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
@@ -234,6 +237,7 @@ class MainWindow(QMainWindow):
         self.sessions = SessionActions(self)
         self.exports = ExportActions(self, lambda: self.sessions.path)
         self.structures = StructureActions(self)
+        self.structure_exports = StructureExports(self)
         self.script_export = ScriptExportAction(self)
         self.lagged = LaggedEmbeddingAction(self)
         self._build_menus()
@@ -270,6 +274,7 @@ class MainWindow(QMainWindow):
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view,
                            "contributions": self.contributions_view})
+        self.structure_exports.attach(self.scores_view, self.variance_view)
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -365,7 +370,8 @@ class MainWindow(QMainWindow):
                 self.open_action, self.structures.open_action, sessions.open_action,
                 sessions.save_action, sessions.save_as_action, self.recent_menu, SEPARATOR,
                 self.exports.figure_menu, self.exports.results_action,
-                self.structures.export_action, self.script_export.action, SEPARATOR,
+                self.structures.export_action, self.structure_exports.selection_action,
+                self.script_export.action, SEPARATOR,
                 menu_action(self, "&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit),
             ]),
             ("D&ata", [self.lagged.action]),
@@ -436,10 +442,13 @@ class MainWindow(QMainWindow):
 
     def load_demo(self, name: str) -> None:
         from ..model import Dataset
-        from ..model.demos import DEMO_NAMES
+        from ..model.demos import DEMO_NAMES, STRUCTURE_DEMOS
 
         if name not in DEMO_NAMES:
             self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
+            return
+        if name in STRUCTURE_DEMOS:
+            self.structures.open_demo(name)  # read in the background, then fitted
             return
         self.set_dataset(Dataset.from_demo(name, random_state=0))
 
