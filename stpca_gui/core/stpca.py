@@ -60,6 +60,7 @@ from .prediction.projections import variance_attributes
 from .prediction.torus_variance import (
     TorusVarianceEstimate,
     estimate_torus_variance,
+    score_auxiliary,
     stored_projection_summary,
     torus_variance_components,
 )
@@ -90,6 +91,12 @@ TORUS_VARIANCE_SAMPLE = 10_000
 #: at most TORUS_VARIANCE_TARGET_SE (or the sample reaches TORUS_VARIANCE_SAMPLE or n).
 TORUS_VARIANCE_FIRST_SAMPLE = 500
 TORUS_VARIANCE_TARGET_SE = 0.005
+#: T̃'s stopping tolerance (relative stress decrease) for the torus variance of the first
+#: components (K < d), looser than a prediction's 1e-12: the sums need far less than the
+#: solver's rounding. Measured on 300 sampled points at d = 66, n = 10⁴ (K = 10): CPU
+#: 17.6 → 11.9 s, the ratios moved by at most 3e-4 point (PC1's standard error there:
+#: 0.19 point); at 1e-5, 8.6 s and up to 4e-3 point.
+TORUS_VARIANCE_PREDICTION_TOL = 1e-7
 #: From d = LANDMARK_AGREEMENT_MIN_D on, a landmark set whose validation stress is within
 #: this fraction of the best set's confirms it: no further set is tried. Measured spreads
 #: of three sets' stresses: 0.4 % on the 3-state data at d = 66 (each set 15–18 s of CPU
@@ -99,6 +106,12 @@ LANDMARK_AGREEMENT = 0.01
 #: there, and on 12,000 T³ cluster points two sets agreed within 0.2 % while the third,
 #: 0.3 % better, gave other scores (up to 0.94 apart).
 LANDMARK_AGREEMENT_MIN_D = 8
+#: From this d on a landmark fit solves SMDS on one landmark set only. Measured on the
+#: 3-state data at d = 66, n = 10⁴ (m = 1000): three single-set fits (seeds 0, 1, 2) gave
+#: PNS1 scores with correlation ≥ 0.999997 to the default three-set fit's, sphere PC1
+#: within 0.08 point (80.30–80.38 %) and all-pairs stresses within 0.4 %, while each set
+#: cost 15–16 s of CPU (plus 2,000 validation placements): the sets reach the same answer.
+LANDMARK_SINGLE_SET_MIN_D = 60
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
 
@@ -205,7 +218,9 @@ torus_remaining_variance_ratio_se_ : float
             f"{LANDMARK_VALIDATION_SAMPLE} points is kept (spherical MDS has local minima "
             "that depend on the landmark set). From "
             f"{LANDMARK_AGREEMENT_MIN_D} angles, a set within {100 * LANDMARK_AGREEMENT:g} % "
-            "of the best one's stress ends the search.",
+            "of the best one's stress ends the search; from "
+            f"{LANDMARK_SINGLE_SET_MIN_D} angles one set is solved (the sets were measured "
+            "to agree there).",
         label="Landmark sets", advanced=True)
     torus_variance: bool = parameter(
         True, Boolean(),
@@ -353,7 +368,11 @@ torus_remaining_variance_ratio_se_ : float
         (the remaining variance) and the sample grows from
         :data:`TORUS_VARIANCE_FIRST_SAMPLE` points, doubling, until every ratio's standard
         error is at most :data:`TORUS_VARIANCE_TARGET_SE` or the sample holds
-        :data:`TORUS_VARIANCE_SAMPLE` points (or all n).
+        :data:`TORUS_VARIANCE_SAMPLE` points (or all n); its sums are then ratio estimates
+        with the squared PNS scores as auxiliary variable
+        (:func:`~stpca_gui.core.prediction.torus_variance.score_auxiliary`), which on the
+        3-state data at d = 66, n = 10⁴ cut PC1's standard error at 500 points from above
+        0.5 to 0.14 point, so that 500 points suffice where 2,000 were drawn before.
         """
         n, d = angles.shape
         components = torus_variance_components(pns.explained_variance_ratio_,
@@ -374,7 +393,9 @@ torus_remaining_variance_ratio_se_ : float
             sizes.append(min(2 * sizes[-1], order.size))
         return estimate_torus_variance(pns, match, angles, pns.scores_, components,
                                        sample_order=order, sample_sizes=sizes,
-                                       target_se=TORUS_VARIANCE_TARGET_SE, report=report)
+                                       target_se=TORUS_VARIANCE_TARGET_SE,
+                                       auxiliary=score_auxiliary(pns.scores_, components),
+                                       tol=TORUS_VARIANCE_PREDICTION_TOL, report=report)
 
     def _set_torus_variance(self, variance: TorusVarianceEstimate | None, d: int) -> None:
         """The torus variance attributes, padded with NaN after the K computed components
@@ -434,21 +455,23 @@ torus_remaining_variance_ratio_se_ : float
         the stress over all pairs of samples, which is what the fit is for. A set whose
         stress lies within :data:`LANDMARK_AGREEMENT` of the best so far confirms it from
         d = :data:`LANDMARK_AGREEMENT_MIN_D` on, and no further set is tried (their stresses
-        are NaN in the result).
+        are NaN in the result). From d = :data:`LANDMARK_SINGLE_SET_MIN_D` on one set is
+        solved, without validation.
         """
         n = angles.shape[0]
+        trials = self.landmark_trials if angles.shape[1] < LANDMARK_SINGLE_SET_MIN_D else 1
         seeds = np.random.default_rng(landmark_seed).integers(
             0, 2**63 - 1, size=self.landmark_trials + 1)
         validation = np.sort(np.random.default_rng(int(seeds[-1])).choice(
             n, size=min(n, LANDMARK_VALIDATION_SAMPLE), replace=False))
         best = None
         trial_stress = np.full(self.landmark_trials, np.nan)
-        for trial in range(self.landmark_trials):
+        for trial in range(trials):
             start = time.perf_counter()
-            label = (f"choosing {n_landmarks} landmarks" if self.landmark_trials == 1 else
+            label = (f"choosing {n_landmarks} landmarks" if trials == 1 else
                      f"choosing {n_landmarks} landmarks (set {trial + 1} of "
                      f"{self.landmark_trials})")
-            report(ProgressEvent("landmarks", trial / self.landmark_trials, message=label))
+            report(ProgressEvent("landmarks", trial / trials, message=label))
             indices = choose_landmarks(
                 angles, n_landmarks, np.random.default_rng(int(seeds[trial])),
                 self.landmark_method, check=report.checkpoint("landmarks", label))
@@ -458,7 +481,7 @@ torus_remaining_variance_ratio_se_ : float
             if not isinstance(init, str):
                 init = np.asarray(init)[indices]
             report.landmarks = indices
-            if self.landmark_trials > 1:
+            if trials > 1:
                 report.note = f"landmark set {trial + 1} of {self.landmark_trials}: "
             try:
                 smds = self._fit_smds(angles[indices], init, smds_seed, report)
@@ -466,7 +489,7 @@ torus_remaining_variance_ratio_se_ : float
                 report.landmarks = None
                 report.note = ""
             match = SMDSMatch(smds.angles_, smds.embedding_, smds.radius_)
-            if self.landmark_trials > 1:
+            if trials > 1:
                 units, _ = match.interpolate(angles[validation])
                 trial_stress[trial] = all_pairs_stress(angles[validation], units,
                                                        smds.radius_)

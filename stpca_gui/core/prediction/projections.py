@@ -78,6 +78,7 @@ def iterate_projections(
     pns: PrincipalNestedSpheres, match: SMDSMatch, scores: NDArray[np.float64],
     angles: NDArray[np.float64], *, levels: Sequence[int] | None = None,
     order: Sequence[int] | None = None, report: ProgressReport | None = None,
+    tol: float | None = None,
 ) -> Iterator[tuple[int, NDArray[np.float64]]]:
     """(k, x̂^(k) = T̃(ŷ^(k))) for the ``levels`` k (default 0 … d), highest first.
 
@@ -85,8 +86,10 @@ def iterate_projections(
     ``angles``; each lower level starts from the one above (the projections move little
     from level to level), and level 0, the backwards mean, is predicted once from the
     nearest sample and broadcast to every sample. Arguments as for
-    :func:`predict_projections`.
+    :func:`predict_projections`; ``tol`` is T̃'s stopping tolerance (default
+    :data:`~.prediction.DEFAULT_TOL`).
     """
+    limits = {} if tol is None else {"tol": tol}
     n, d = scores.shape
     wanted = sorted({int(k) for k in (range(d + 1) if levels is None else levels)},
                     reverse=True)
@@ -101,14 +104,14 @@ def iterate_projections(
         level = np.empty((n, d))
         for begin in range(0, n, PREDICTION_BATCH):
             rows = slice(begin, min(n, begin + PREDICTION_BATCH))
-            level[rows], _ = match.predict(units[rows], start=previous[rows])
+            level[rows], _ = match.predict(units[rows], start=previous[rows], **limits)
             done += 1
             if report is not None:
                 report(done / total_batches, f"torus variance: projections onto S^{k}")
         yield k, level
         previous = level
     if wanted[-1] == 0:
-        mean_angles, _ = match.predict(pns.mean_[None, :])
+        mean_angles, _ = match.predict(pns.mean_[None, :], **limits)
         if report is not None:
             report(1.0, "torus variance: backwards mean")
         yield 0, np.broadcast_to(mean_angles[0], (n, d))

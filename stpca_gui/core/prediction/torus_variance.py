@@ -15,7 +15,10 @@ a user reads, so the estimate here is computed
   are; on the torus it is measured, docs/high_d_prediction.md);
 * on a random sample of the points when n is large (``sample_sizes`` of
   :func:`estimate_torus_variance`), every ratio with its standard error, so that the
-  sampling error is stated rather than hidden.
+  sampling error is stated rather than hidden. With K < d the sums are ratio estimates
+  with the squared PNS scores as auxiliary variable (:func:`auxiliary_ratio_estimates`):
+  those are known for every point at no cost and follow the torus steps closely, so the
+  same standard error needs a far smaller sample (docs/high_d_prediction.md).
 
 The ratios are var_T^(k) / (Σ_{j ≤ K} var_T^(j) + remaining). Only consecutive levels are
 held in memory: O(sample · d), never the (d + 1) × n × d stack of all projections.
@@ -34,9 +37,9 @@ from ..pns.pns import PrincipalNestedSpheres
 from .prediction import SMDSMatch
 from .projections import iterate_projections
 
-__all__ = ["TORUS_VARIANCE_COVERAGE", "TorusVarianceEstimate", "estimate_torus_variance",
-           "ratio_standard_errors", "stored_projection_summary", "torus_variance_components",
-           "torus_variance_levels"]
+__all__ = ["TORUS_VARIANCE_COVERAGE", "TorusVarianceEstimate", "auxiliary_ratio_estimates",
+           "estimate_torus_variance", "ratio_standard_errors", "score_auxiliary",
+           "stored_projection_summary", "torus_variance_components", "torus_variance_levels"]
 
 #: Share of the sphere variance the components with a torus variance cover by default.
 TORUS_VARIANCE_COVERAGE = 0.99
@@ -129,11 +132,72 @@ def ratio_standard_errors(terms: NDArray[np.float64], n_population: int
     return ratio, np.sqrt(variance)
 
 
+def score_auxiliary(scores: NDArray[np.float64], components: int) -> NDArray[np.float64]:
+    """The auxiliary variable of each step of the torus variance, per sample (n, q): the
+    squared PNS score of components 1 … K and, when K < d, the squared scores of the
+    components after K summed (the remaining step). Each is the sample's share of that
+    step's variance on the sphere, which its torus step follows."""
+    squared = np.asarray(scores, dtype=np.float64) ** 2
+    d = squared.shape[1]
+    columns = [squared[:, :components]]
+    if components < d:
+        columns.append(squared[:, components:].sum(axis=1, keepdims=True))
+    return np.concatenate(columns, axis=1)
+
+
+def auxiliary_ratio_estimates(
+    terms: NDArray[np.float64], auxiliary: NDArray[np.float64],
+    auxiliary_totals: NDArray[np.float64], n_population: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Totals T_j = Σ_i a_ij over the population, their shares T_j / Σ_k T_k and the shares'
+    standard errors, from a simple random sample without replacement and an auxiliary
+    variable b_ij known for every unit.
+
+    Each total is the ratio estimate B_j Σ_s a_ij / Σ_s b_ij, B_j = Σ_all b_ij (Cochran,
+    Sampling Techniques, §6.2–6.4): when a_ij is nearly proportional to b_ij its error is
+    that of the residuals e_ij = a_ij − R̂_j b_ij, not of a_ij. A column whose auxiliary sum
+    is not positive is estimated by the sample mean × n instead. The shares' errors are
+    linearised: z_ij = (B_j / b̄_j) e_ij per unit (n (a_ij − ā_j) for a mean column),
+    u_ij = z_ij − share_j Σ_k z_ik, SE_j = √((1 − s/n) S²(u_j) / s) / Σ_k T_k. With every
+    unit sampled the totals are the sums and the errors 0.
+
+    Parameters
+    ----------
+    terms, auxiliary : ndarray, shape (s, q)
+        a_ij and b_ij of the s sampled units.
+    auxiliary_totals : ndarray, shape (q,)
+        B_j, summed over all n units.
+    n_population : int
+    """
+    s, q = terms.shape
+    sample_sums = terms.sum(axis=0)
+    auxiliary_sums = auxiliary.sum(axis=0)
+    by_ratio = (auxiliary_sums > 0.0) & (np.asarray(auxiliary_totals) > 0.0)
+    totals = n_population * sample_sums / max(s, 1)
+    linear = n_population * (terms - sample_sums / max(s, 1))
+    for j in np.flatnonzero(by_ratio):
+        ratio = sample_sums[j] / auxiliary_sums[j]
+        totals[j] = auxiliary_totals[j] * ratio
+        linear[:, j] = (auxiliary_totals[j] * s / auxiliary_sums[j]) * (
+            terms[:, j] - ratio * auxiliary[:, j])
+    grand_total = float(totals.sum())
+    if not grand_total > 0.0:
+        nan = np.full(q, np.nan)
+        return totals, nan, nan
+    shares = totals / grand_total
+    if s < 2 or s >= n_population:
+        return totals, shares, np.zeros(q)
+    residuals = linear - shares[None, :] * linear.sum(axis=1, keepdims=True)
+    spread = np.var(residuals, axis=0, ddof=1)
+    return totals, shares, np.sqrt((1.0 - s / n_population) * spread / s) / grand_total
+
+
 def estimate_torus_variance(
     pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
     scores: NDArray[np.float64], components: int, *,
     sample_order: NDArray[np.intp] | None = None, sample_sizes: Sequence[int] = (),
     target_se: float = 0.0, keep_projections: bool = False,
+    auxiliary: NDArray[np.float64] | None = None, tol: float | None = None,
     report: ProgressReport | None = None,
 ) -> TorusVarianceEstimate:
     """Estimate the torus variance of the first ``components`` components.
@@ -157,6 +221,12 @@ def estimate_torus_variance(
         this (0: only the last size counts).
     keep_projections : bool
         Keep x̂^(k) for every level (only when K = d).
+    auxiliary : ndarray, shape (n, q), optional
+        An auxiliary variable per sample and step (q = K, + 1 when K < d), e.g.
+        :func:`score_auxiliary`: the sums are then ratio estimates
+        (:func:`auxiliary_ratio_estimates`). None: the sample's sums scaled to n.
+    tol : float, optional
+        T̃'s stopping tolerance (default that of :meth:`SMDSMatch.predict`).
     report : callable, optional
         ``report(fraction, message)`` between batches of predictions; it may raise to stop.
     """
@@ -169,6 +239,9 @@ def estimate_torus_variance(
     terms = np.empty((len(levels) - 1, 0))
     contributions = np.zeros((len(levels) - 1, d))
     projections = None
+    auxiliary_totals = None if auxiliary is None else auxiliary.sum(axis=0)
+    sampled_rows: list[NDArray[np.intp]] = []
+    estimate = None
     done = 0
     total_work = float(sizes[-1])
     for size in sizes:
@@ -180,20 +253,27 @@ def estimate_torus_variance(
             lambda fraction, message, lo=done, hi=size: report(
                 (lo + fraction * (hi - lo)) / total_work, message))
         new_terms, new_contributions, stack = _level_terms(
-            pns, match, angles[rows], scores[rows], levels, keep_projections, part_report)
+            pns, match, angles[rows], scores[rows], levels, keep_projections, part_report, tol)
         terms = np.concatenate([terms, new_terms], axis=1)
         contributions += new_contributions
         if stack is not None:
             projections = stack if projections is None else np.concatenate(
                 [projections, stack], axis=1)
         done = size
-        _, se = ratio_standard_errors(terms.T, n)
+        sampled_rows.append(rows)
+        if auxiliary is None:
+            _, se = ratio_standard_errors(terms.T, n)
+        else:
+            estimate = auxiliary_ratio_estimates(
+                terms.T, auxiliary[np.concatenate(sampled_rows)], auxiliary_totals, n)
+            se = estimate[2]
         if target_se > 0.0 and np.all(np.nan_to_num(se, nan=np.inf) <= target_se):
             break
     # Summed per level over contiguous rows, scaled to n and divided by their total, as
     # the paper's var_T^(k) always were here (the ratio estimator's own sums agree to
     # rounding).
-    scaled = n / done * np.array([np.sum(row) for row in terms])
+    scaled = (n / done * np.array([np.sum(row) for row in terms]) if estimate is None
+              else estimate[0])
     total = float(np.sum(scaled))
     ratio = scaled / total if total > 0 else np.full(len(scaled), np.nan)
     variance = scaled[:components]
@@ -213,7 +293,7 @@ def estimate_torus_variance(
 def _level_terms(
     pns: PrincipalNestedSpheres, match: SMDSMatch, angles: NDArray[np.float64],
     scores: NDArray[np.float64], levels: NDArray[np.intp], keep: bool,
-    report: ProgressReport | None,
+    report: ProgressReport | None, tol: float | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
     """Per step between consecutive levels and per sample, δ_T² (len(levels) − 1, s); per
     step, the squared angular differences summed over the samples per angle; and the
@@ -221,7 +301,7 @@ def _level_terms(
     s, d = angles.shape
     stack = np.empty((len(levels), s, d)) if keep else None
     descending = iterate_projections(pns, match, scores, angles, levels=levels,
-                                     report=report)
+                                     report=report, tol=tol)
 
     def kept() -> Iterator[NDArray[np.float64]]:
         for position, (_, points) in zip(range(len(levels) - 1, -1, -1), descending,

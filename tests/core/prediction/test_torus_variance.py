@@ -11,8 +11,10 @@ import pytest
 from stpca_gui.core import ScaledTorusPCA, make_demo
 from stpca_gui.core.prediction.projections import nested_variance, predict_projections
 from stpca_gui.core.prediction.torus_variance import (
+    auxiliary_ratio_estimates,
     estimate_torus_variance,
     ratio_standard_errors,
+    score_auxiliary,
     torus_variance_components,
     torus_variance_levels,
 )
@@ -117,6 +119,35 @@ def test_ratio_standard_error_matches_repeated_sampling():
     assert np.all(ratio_standard_errors(population, 5000)[1] == 0.0)
 
 
+def test_auxiliary_ratio_estimates_match_repeated_sampling():
+    # Terms nearly proportional to an auxiliary known for every unit (as torus steps follow
+    # the squared PNS scores): the stated errors match the spread of 400 repeated samples,
+    # the estimates are unbiased, the errors are far below those without the auxiliary,
+    # and with every unit sampled the totals are the sums.
+    rng = np.random.default_rng(1)
+    auxiliary = np.column_stack([rng.gamma(2.0, 1.0, 5000), rng.gamma(0.5, 0.2, 5000),
+                                 rng.gamma(0.3, 0.1, 5000)])
+    population = auxiliary * rng.uniform(0.8, 1.2, auxiliary.shape) * [1.0, 2.0, 0.5]
+    totals = auxiliary.sum(axis=0)
+    truth = population.sum(axis=0) / population.sum()
+    ratios, errors, plain = [], [], []
+    for _ in range(400):
+        rows = rng.choice(5000, size=300, replace=False)
+        _, ratio, se = auxiliary_ratio_estimates(population[rows], auxiliary[rows], totals,
+                                                 5000)
+        ratios.append(ratio)
+        errors.append(se)
+        plain.append(ratio_standard_errors(population[rows], 5000)[1])
+    spread = np.std(ratios, axis=0)
+    np.testing.assert_allclose(np.mean(errors, axis=0), spread, rtol=0.15)
+    assert np.all(np.abs(np.mean(ratios, axis=0) - truth) <= 3 * spread / np.sqrt(400))
+    assert np.all(np.mean(errors, axis=0) < 0.3 * np.mean(plain, axis=0))
+    whole, ratio, se = auxiliary_ratio_estimates(population, auxiliary, totals, 5000)
+    np.testing.assert_allclose(whole, population.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(ratio, truth, rtol=1e-12)
+    assert np.all(se == 0.0)
+
+
 def test_sampled_estimate_stops_at_the_target_and_states_its_error(moving_fit):
     model, _ = moving_fit
     k = model.torus_variance_components_
@@ -132,3 +163,29 @@ def test_sampled_estimate_stops_at_the_target_and_states_its_error(moving_fit):
                                        target_se=1e-9)
     assert complete.sample.size == 400 and np.all(complete.ratio_se == 0.0)
     np.testing.assert_allclose(complete.ratio, everyone.ratio, rtol=1e-9)
+    # With the squared scores as auxiliary: within the stated error of every sample's
+    # ratios, the same ratios when every sample is used.
+    auxiliary = score_auxiliary(model.scores_, k)
+    assisted = estimate_torus_variance(*args, sample_order=order, sample_sizes=[100, 200, 400],
+                                       target_se=0.02, auxiliary=auxiliary)
+    assert assisted.sample.size in (100, 200) and np.all(assisted.ratio_se > 0)
+    assert np.all(np.abs(assisted.ratio - everyone.ratio) <= 4 * assisted.ratio_se + 1e-9)
+    assisted_all = estimate_torus_variance(*args, sample_order=order, sample_sizes=[400],
+                                           auxiliary=auxiliary)
+    np.testing.assert_allclose(assisted_all.ratio, everyone.ratio, rtol=1e-9)
+    assert np.all(assisted_all.ratio_se == 0.0)
+
+
+def test_loose_prediction_tolerance_agrees_with_the_default(moving_fit):
+    # The fit's looser T̃ tolerance for the first components' torus variance moves no
+    # ratio by more than 0.01 point against T̃'s default tolerance, on every sample.
+    from stpca_gui.core.stpca import TORUS_VARIANCE_PREDICTION_TOL
+
+    model, _ = moving_fit
+    k = model.torus_variance_components_
+    args = (model.pns_, model.match_, model.angles_, model.scores_, k)
+    default = estimate_torus_variance(*args)
+    loose = estimate_torus_variance(*args, tol=TORUS_VARIANCE_PREDICTION_TOL)
+    assert k < model.n_features_in_
+    np.testing.assert_allclose(loose.ratio, default.ratio, rtol=0, atol=1e-4)
+    assert abs(loose.remaining_ratio - default.remaining_ratio) <= 1e-4

@@ -11,7 +11,7 @@ from stpca_gui.core.demos import make_clusters
 from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
 from stpca_gui.core.smds import landmarks as lm
 from stpca_gui.core.smds.pair_stress import sampled_pair_stress
-from stpca_gui.core.stpca import LANDMARK_AGREEMENT_MIN_D
+from stpca_gui.core.stpca import LANDMARK_AGREEMENT_MIN_D, LANDMARK_SINGLE_SET_MIN_D
 from stpca_gui.core.torsion_states import make_torsion_states
 
 
@@ -220,3 +220,57 @@ def test_a_set_that_confirms_the_best_ends_the_search_from_d_8(t4_clusters, monk
     assert not np.array_equal(all_three.landmark_indices_, confirmed.landmark_indices_)
     low_d = fitted([1.0, 1.005, 0.5], t4_clusters)
     np.testing.assert_array_equal(low_d.landmark_trial_stress_, [1.0, 1.005, 0.5])
+
+
+def test_one_landmark_set_from_d_60(monkeypatch):
+    # From LANDMARK_SINGLE_SET_MIN_D angles one set is solved, without validation
+    # placements, and it is the first set the three-set search would have tried.
+    from stpca_gui.core import stpca
+
+    solved = []
+    original = ScaledTorusPCA._fit_smds
+
+    def counting(self, angles, *args):
+        solved.append(angles.shape[0])
+        return original(self, angles, *args)
+
+    monkeypatch.setattr(ScaledTorusPCA, "_fit_smds", counting)
+    monkeypatch.setattr(stpca, "all_pairs_stress", lambda *args: float(len(solved)))
+    angles = make_torsion_states(240, LANDMARK_SINGLE_SET_MIN_D, random_state=0).angles
+    model = ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
+                           landmark_trials=3).fit(angles)
+    assert solved == [60]
+    assert np.isnan(model.landmark_trial_stress_).all()
+    below = make_torsion_states(240, LANDMARK_SINGLE_SET_MIN_D - 1, random_state=0).angles
+    solved.clear()
+    ScaledTorusPCA(random_state=0, n_landmarks=60, torus_variance=False,
+                   landmark_trials=3).fit(below)
+    assert solved == [60, 60, 60]
+
+
+def test_sampled_pair_stress_gathers_rows_in_bounded_memory():
+    # 2²⁰ + 10 random pairs on T⁶⁶: the estimate equals the direct sum over the same pairs,
+    # and the gathered rows never hold more than a few small blocks (whole blocks of 2²⁰
+    # pairs took 3 GB at this d).
+    import tracemalloc
+
+    from stpca_gui.core.geometry.torus import torus_distance
+    from stpca_gui.core.smds.pair_stress import random_distinct_pairs, sampled_pair_stress
+
+    rng = np.random.default_rng(0)
+    angles = rng.uniform(-np.pi, np.pi, (3000, 66))
+    units = rng.normal(size=(3000, 67))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    n_pairs = (1 << 20) + 10
+    tracemalloc.start()
+    estimate = sampled_pair_stress(angles, units, 1.3, np.random.default_rng(1), n_pairs)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 120e6
+    first, second = random_distinct_pairs(3000, n_pairs, np.random.default_rng(1))
+    direct = 0.0
+    for begin in range(0, n_pairs, 1 << 16):
+        i, j = first[begin:begin + (1 << 16)], second[begin:begin + (1 << 16)]
+        cosine = np.clip(np.sum(units[i] * units[j], axis=1), -1.0, 1.0)
+        direct += np.sum((torus_distance(angles[i], angles[j]) - 1.3 * np.arccos(cosine)) ** 2)
+    assert estimate == pytest.approx(direct / n_pairs, rel=1e-12)
