@@ -80,10 +80,11 @@ def test_app_parameters_default_to_automatic_landmarks(window):
 def test_progress_shows_the_landmark_stages(window):
     from stpca_gui.core import ProgressEvent
 
-    window._on_busy(True)
-    window._on_progress(ProgressEvent("landmarks", 0.0, message="choosing 1500 landmarks"))
+    status = window.fit_status
+    status.show_busy(True)
+    status.show_progress(ProgressEvent("landmarks", 0.0, message="choosing 1500 landmarks"))
     assert window.stage_label.text() == "choosing 1500 landmarks"
-    window._on_progress(ProgressEvent("interpolation", 0.25))
+    status.show_progress(ProgressEvent("interpolation", 0.25))
     assert window.stage_label.text() == "Placing points"
-    assert window.progress.value() == 25
-    window._on_busy(False)
+    assert status.progress.value() == 25
+    status.show_busy(False)
