@@ -49,6 +49,7 @@ from ._prediction_kernel import (
     _STRESS_ROUNDING,
     _VECTOR_MATH,
     _accepts,
+    _after_accepted,
     _at_rest,
     _count_accepted,
     _new_trial,
@@ -356,12 +357,10 @@ def _interpolate_one_cg(
             curvature = trial_curvature
             cap_shift = trial_shift
             rejected = False
-            if not first:
-                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
-                if converged or step_squared <= _STEP_TOL**2:
-                    break
+            accepted, lam, stop = _after_accepted(first, accepted, lam, decrease, value, tol,
+                                                  step_squared, max_iter)
             first = False
-            if accepted >= max_iter:
+            if stop:
                 break
             along = _dot(grad, y)
             for k in range(p):

@@ -213,6 +213,19 @@ def _count_accepted(accepted: int, lam: float, decrease: float, value: float, to
 
 
 @kernel()
+def _after_accepted(first: bool, accepted: int, lam: float, decrease: float, value: float,
+                    tol: float, step_squared: float, max_iter: int) -> tuple[int, float, bool]:
+    """T̂'s bookkeeping at an accepted point: :func:`_count_accepted` (the start is no
+    step), and whether the iteration ends there (converged, reached by a step shorter than
+    _STEP_TOL, or max_iter steps taken). Returns (accepted, damping, stop)."""
+    if not first:
+        accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
+        if converged or step_squared <= _STEP_TOL**2:
+            return accepted, lam, True
+    return accepted, lam, accepted >= max_iter
+
+
+@kernel()
 def _accepts(first: bool, trial_value: float, value: float, step_squared: float) -> bool:
     """Whether T̂'s kernels (dense and matrix-free) take a trial: the start, a lower
     stress, or a step no longer than :data:`_LAST_STEP` whose stress rose by rounding only
@@ -690,12 +703,10 @@ def _interpolate_one(
             curvature = trial_curvature
             cap_shift = trial_shift
             rejected = False
-            if not first:
-                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
-                if converged or step_squared <= _STEP_TOL**2:
-                    break
+            accepted, lam, stop = _after_accepted(first, accepted, lam, decrease, value, tol,
+                                                  step_squared, max_iter)
             first = False
-            if accepted >= max_iter:
+            if stop:
                 break
             # The model in the tangent basis T at y: g = Tᵀ grad, H = Tᵀ outer T + (Σ c_i) I,
             # the Hessian itself where it is positive definite (so that Newton's method
