@@ -7,12 +7,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from gui_probes import highlight_counts
+from gui_probes import FIT_TIMEOUT_MS, highlight_counts
 
 pytest.importorskip("pytestqt")
 
 from image_content import assert_has_content
-from test_gui import FIT_TIMEOUT_MS, figures_rendered
+from test_gui import figures_rendered
 
 from stpca_gui.model import FitParameters
 from stpca_gui.plotting import scores as scores_module
