@@ -23,7 +23,14 @@ if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
 
 __all__ = ["MAX_GROUPS_PER_CLUSTER", "SummaryItem", "angle_names", "fit_summary",
-           "mode_cluster_items", "stress_text", "summary_json"]
+           "mode_cluster_items", "stress_text", "summary_json", "superscript"]
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def superscript(k: int) -> str:
+    """``k`` in superscript digits for people's text, e.g. ``superscript(12) == "¹²"``."""
+    return str(int(k)).translate(_SUPERSCRIPTS)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from ..core.geometry.torus import torus_pdist
 from ..core.smds.smds import SphericalMDS, default_initial_radius
+from ..core.summary import superscript
 from .analysis import AnalysisResult
 from .live_fit import SMDSSnapshot
 from .tasks import TaskState
@@ -184,14 +185,6 @@ PAPER_EQUATIONS: dict[str, PaperEquation] = {eq.label: eq for eq in (
         r"\big(\hat x_i^{(k-1)},\hat x_i^{(k)}\big)^2,\quad"
         r"\hat x_i^{(k)}=\tilde T(\hat y_i^{(k)})"),
 )}
-
-
-_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def superscript(k: int) -> str:
-    """``k`` in superscript digits, e.g. ``superscript(12) == "¹²"``."""
-    return str(int(k)).translate(_SUPERSCRIPTS)
 
 
 def sphere_name(k: int, radius: str = "") -> str:

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from .colors import PALETTE
 from .mpl_common import fresh_axes
+from .text import MAX_NAME_LABEL, one_line
 
 #: Bars drawn: the largest values.
 SHOWN_BARS = 12
@@ -98,12 +99,12 @@ def draw_contributions(figure: Figure, measure: ComponentMeasure, names: Sequenc
     for bar, column in zip(bars, columns, strict=True):
         bar.set_picker(True)
         bar.set_gid(str(column))
-    ax.set_yticks(positions, [names[k] for k in columns])
+    ax.set_yticks(positions, [one_line(names[k], MAX_NAME_LABEL) for k in columns])
     for label, column in zip(ax.get_yticklabels(), columns, strict=True):
         if column in set(shown):
             label.set_fontweight("bold")
     ax.bar_label(bars, labels=[f"{v:.0f}" for v in values], padding=2, fontsize=7)
-    ax.set_xlabel(measure.label)
+    ax.set_xlabel(measure.label, wrap=True)  # the side column is about 290 px wide
     top = float(values.max()) if len(values) else 1.0
     ax.set_xlim(0.0, 1.18 * top if top > 0 else 1.0)
     ax.grid(False, axis="y")

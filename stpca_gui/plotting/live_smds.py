@@ -18,7 +18,7 @@ import numpy as np
 import pyvista as pv
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.summary import stress_text
+from ..core.summary import stress_text, superscript
 from .colors import CURVE_COLOR
 from .scene3d import SceneBase
 
@@ -72,7 +72,7 @@ class ConfigurationProjection:
             return "S¹"
         if self.dimension == 2:
             return ""
-        return f"S{_superscript(self.dimension)} seen on 3 principal axes of the start"
+        return f"S{superscript(self.dimension)} seen on 3 principal axes of the start"
 
     def __call__(self, units: ArrayLike) -> NDArray[np.float64]:
         """Points on the unit sphere in R³, shape (m, 3)."""
@@ -87,10 +87,6 @@ class ConfigurationProjection:
         xyz = y @ self.basis
         norms = np.linalg.norm(xyz, axis=1, keepdims=True)
         return xyz / np.where(norms > 1e-12, norms, 1.0)
-
-
-def _superscript(k: int) -> str:
-    return str(k).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def live_caption(iteration: int, stress: float, radius: float, note: str = "") -> str:

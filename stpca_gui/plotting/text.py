@@ -6,6 +6,10 @@ and with them pyvista and VTK, are loaded.
 
 from __future__ import annotations
 
+#: Longest column name drawn as a label (characters: an axis title, a bar's name); longer
+#: names are cut with an ellipsis.
+MAX_NAME_LABEL = 24
+
 
 def one_line(text: object, limit: int, ellipsis: str = "…") -> str:
     """``text`` on one line (control characters become spaces) and at most ``limit``

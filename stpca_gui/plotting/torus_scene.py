@@ -35,7 +35,7 @@ from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR
 from .curves import periodic_pieces
 from .scene3d import FONT, SceneBase, polylines
-from .text import one_line
+from .text import MAX_NAME_LABEL, one_line
 from .torus_geometry import (
     DOUGHNUT_MAJOR_RADIUS,
     DOUGHNUT_MINOR_RADIUS,
@@ -71,7 +71,7 @@ _PLUS_PI = "π" if FONT else "pi"
 
 
 #: Longest axis title drawn (characters); longer column names are cut with an ellipsis.
-MAX_AXIS_TITLE = 24
+MAX_AXIS_TITLE = MAX_NAME_LABEL
 
 
 def short_label(text: object, limit: int = MAX_AXIS_TITLE) -> str:

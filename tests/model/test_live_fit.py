@@ -231,7 +231,7 @@ def test_a_fit_is_drawn_live_then_replaced_by_its_result(qtbot, window, gui_dir)
     # The result replaced the live drawing.
     assert not view.showing_configuration and not view.live_scene.shown
     assert view.scene.point_layer is not None and not view.scene.hidden
-    assert view.note.text().startswith("projection onto the nested S²")
+    assert view.note.text() == "projection onto the nested S² of S³"  # d = 3: S³, not S^3
 
 
 def tiny_snapshot(iteration: int, n: int, first: bool = False) -> SMDSSnapshot:

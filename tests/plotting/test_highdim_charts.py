@@ -11,6 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from stpca_gui.plotting.contributions import component_measure, draw_contributions
+from stpca_gui.plotting.text import MAX_NAME_LABEL, one_line
 from stpca_gui.plotting.variance import SHOWN_COMPONENTS, draw_variance, first_components
 
 
@@ -101,3 +102,19 @@ def test_ten_components_or_fewer_are_not_grouped_when_they_fit(width):
     ax = draw_variance(figure, sphere, torus, title="")
     assert [t.get_text() for t in ax.get_xticklabels()] == [f"PNS{k}" for k in range(1, 8)] \
         or [t.get_text() for t in ax.get_xticklabels()] == [str(k) for k in range(1, 8)]
+
+
+def test_angles_chart_cuts_very_long_names_and_keeps_its_bars(recwarn):
+    """10,000-character column names (untrusted tables) left the bars no room: the layout
+    collapsed ('axes sizes collapsed to zero') and the names showed only their last letters."""
+    names = [f"{k}" + " long name" * 1000 for k in range(3)]
+    measure = component_measure(np.array([[0.5, 0.3, 0.2]]), None, 0)
+    figure = Figure(figsize=(3.0, 1.6), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    ax, columns = draw_contributions(figure, measure, names)
+    figure.canvas.draw()
+    texts = [t.get_text() for t in ax.get_yticklabels()]
+    assert texts == [one_line(names[k], MAX_NAME_LABEL) for k in columns]
+    assert all(len(text) == MAX_NAME_LABEL and text.endswith("…") for text in texts)
+    assert ax.get_position().width > 0.3  # the bars keep a real share of the figure
+    assert not [w for w in recwarn if "collapsed" in str(w.message)]

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QToolButton, QWidget
 from pyvista.plotting.plotter import BasePlotter
 from pyvistaqt import QtInteractor
 
+from ...core.summary import superscript
 from ...model import AppState
 from ...model.angle_labels import display_names
 from ...model.live_fit import SMDSSnapshot
@@ -467,7 +468,7 @@ class SphereView(VtkView):
             return
         d = result.scores.shape[1]
         self.note.setText("S² (fitted)" if d == 2 else
-                          f"projection onto the nested S² of S^{d}" if d > 2 else "S¹")
+                          f"projection onto the nested S² of S{superscript(d)}" if d > 2 else "S¹")
 
     def redraw(self, *_: object) -> None:
         self._end_live()
