@@ -17,7 +17,10 @@ Parts (``--part``, several allowed):
 * ``noise`` — uniform data on T², T³, T⁴ up to n = 10⁵ through the whole product (one fit
   each): k̂ and clusters under both rules;
 * ``data`` — demos, sunspots, small RNA: k̂, p-values, clusters and rates under both rules;
-* ``speed`` — both tests on n = 5371 and n = 10⁶ (with the load average).
+* ``speed`` — both tests on n = 5371 and n = 10⁶ (with the load average);
+* ``calibration`` — candidate calibrations of the first step (other Bonferroni weights, a
+  fast double bootstrap: ``_mode_calibration.py``) beside the product's, on the same samples
+  and resamples: rejection rates under the size nulls and issue 34's power cases.
 
 The Markdown report goes to stdout, progress to stderr; ``--json OUT`` keeps every number,
 written after every case, and ``--resume`` skips the size and power cases it already holds
@@ -36,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import add_record_option, load_average_text, one_minute_load, record
+from _mode_calibration import first_step_candidates, weighted_step
 
 from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core.circstats import mode_test as em
@@ -504,8 +508,64 @@ def headline(out: dict) -> dict[str, dict[str, float]]:
     return cases
 
 
+#: Power cases of the calibration part: (k, separation, weight of the last) at n = 500.
+CALIBRATION_POWER = ((2, 1.0, 0.5), (2, 1.6, 0.1), (2, 1.5, 0.1))
+#: The other Bonferroni split measured there (Silverman's p_k, the excess mass).
+OTHER_WEIGHTS = (0.3, 0.7)
+
+
+def part_calibration(args: argparse.Namespace, out: dict) -> None:
+    """Rejections of the first step under each candidate calibration, replicate by replicate:
+    size under the unimodal nulls, power (k̂ > 1) under issue 34's mixtures."""
+    out.setdefault("calibration", [])
+    weights = em.TEST_WEIGHTS
+    start_table("Candidate calibrations of the first step: rejections at α = 0.05, same "
+                "samples and resamples",
+                ["case", "n", "replicates", f"product ({weights[0]:g}/{weights[1]:g})",
+                 "Silverman p₁ alone", "excess mass alone",
+                 f"weights {OTHER_WEIGHTS[0]:g}/{OTHER_WEIGHTS[1]:g}",
+                 "fast double bootstrap", "2 SE at 0.05", "CPU s per replicate"])
+    cases = [(null, n) for n in args.calibration_sizes for null in SIZE_NULLS]
+    cases += [(f"mixture {k}:{separation:g}:{small:g}", 500)
+              for k, separation, small in CALIBRATION_POWER]
+    for index, (case, n) in enumerate(cases):
+        key = {"case": case, "n": n, "reps": args.calibration_reps, "n_boot": args.n_boot}
+        row = _done(out, "calibration", key)
+        if row is None:
+            if args.merge is not None or not _mine(args, index):
+                continue
+            rng = np.random.default_rng([index, n, 34])
+            cpu = time.process_time()
+            p = []
+            for r in range(args.calibration_reps):
+                if case.startswith("mixture"):
+                    k, separation, small = (float(t) for t in case.split()[1].split(":"))
+                    x = _mixture(rng, n, int(k), separation, small, 8.0)
+                else:
+                    x = _null_sampler(case, rng, n)
+                p.append(first_step_candidates(x, args.n_boot, 3000 + r, weights))
+            p = np.array(p)
+            cpu = (time.process_time() - cpu) / args.calibration_reps
+            rates = {"product": weighted_step(p[:, 0], p[:, 1], weights),
+                     "silverman": p[:, 0], "excess_mass": p[:, 1],
+                     "other_weights": weighted_step(p[:, 0], p[:, 1], OTHER_WEIGHTS),
+                     "double_bootstrap": p[:, 2]}
+            row = {**key, **{name: float(np.mean(v < ALPHA)) for name, v in rates.items()},
+                   "cpu_seconds_per_replicate": cpu, "load": load_average_text(),
+                   "p": np.round(p, 5).tolist()}
+            out["calibration"].append(row)
+            save_json(args, out)
+            log(f"calibration {case} n={n}: {row['product']} -> {row['double_bootstrap']}")
+        print(f"| {case} | {n} | {row['reps']} | {row['product']:.3f} | "
+              f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | "
+              f"{row['other_weights']:.3f} | {row['double_bootstrap']:.3f} | "
+              f"{2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
+              f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
+
+
 PARTS = {"size": part_size, "power": part_power, "pipeline": part_pipeline,
-         "noise": part_noise, "data": part_data, "speed": part_speed}
+         "noise": part_noise, "data": part_data, "speed": part_speed,
+         "calibration": part_calibration}
 
 
 def main() -> None:
@@ -515,6 +575,8 @@ def main() -> None:
     parser.add_argument("--noise-sizes", type=int, nargs="+", default=[2000, 20000, 100000])
     parser.add_argument("--reps", type=int, default=500, help="size replicates per case")
     parser.add_argument("--power-reps", type=int, default=100)
+    parser.add_argument("--calibration-reps", type=int, default=400)
+    parser.add_argument("--calibration-sizes", type=int, nargs="+", default=[500])
     parser.add_argument("--power-sizes", type=int, nargs="+", default=[200, 500, 5000])
     parser.add_argument("--power-cases", nargs="+", default=None,
                         help="k:separation:weight of the power cases to run (default: all)")
@@ -547,9 +609,9 @@ def main() -> None:
     if args.merge is not None:
         runs = [json.loads(path.read_text()) for path in args.merge]
         merged = {part: [row for run in runs for row in run.get(part, [])]
-                  for part in ("size", "power", "speed")}
+                  for part in ("size", "power", "speed", "calibration")}
         args.shard = "0/1"
-        for part in ("size", "power"):
+        for part in ("size", "power", "calibration"):
             if merged[part]:
                 PARTS[part](args, {part: merged[part]})
         if args.runs_out is not None:
@@ -566,7 +628,7 @@ def main() -> None:
     out: dict = {"load_start": load_average_text(), "n_boot": args.n_boot}
     if args.resume and args.json is not None and args.json.exists():
         out.update({part: rows for part, rows in json.loads(args.json.read_text()).items()
-                    if part in ("size", "power")})
+                    if part in ("size", "power", "calibration")})
     print(f"# Mode test benchmark\n\nload average at start: {out['load_start']}")
     for part in args.part or list(PARTS):
         PARTS[part](args, out)

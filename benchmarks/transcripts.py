@@ -6,11 +6,12 @@
 
 A fenced block of the page with ``$ `` lines is a shell session. ``$ stpca …`` runs
 ``stpca_gui.cli.main`` in a temporary folder shared by the page's commands (``$D`` is
-MDAnalysisTests' data folder, as the page defines it); ``$ head -N FILE`` reads a file
-written there. The lines under a command are what the page says it prints: each must be
-printed, in order (the page may leave lines out); ``…`` stands for any text, and a number
-may differ by one unit of its last printed digit (another CPU). tests/docs/test_doc_transcripts.py
-runs docs/structures.md's P-loop session this way.
+MDAnalysisTests' data folder and ``$A`` the folder of the package's AdK P-loop demo files,
+as the page defines them); ``$ head -N FILE`` reads a file written there. The lines under
+a command are what the page says it prints: each must be printed, in order (the page may
+leave lines out); ``…`` stands for any text, and a number may differ by one unit of its
+last printed digit (another CPU). tests/docs/test_doc_transcripts.py runs
+docs/structures.md's P-loop and two-run sessions this way.
 """
 
 from __future__ import annotations
@@ -65,9 +66,34 @@ def data_folder() -> str:
     return os.path.dirname(datafiles.PSF)
 
 
-def run(command: str, folder: Path) -> list[str]:
-    """What ``command`` prints (stdout and stderr, in order), run in ``folder``."""
-    words = shlex.split(command.replace("$D", data_folder()))
+def demo_folder() -> str:
+    """``$A`` of docs/structures.md: the folder of the bundled AdK P-loop demo."""
+    from stpca_gui.datasets._adk_loop import adk_loop_files
+
+    return str(adk_loop_files()[0].parent)
+
+
+#: Files the page's sessions start from that it says how to make rather than ships: the
+#: two halves of MDAnalysisTests' AdK trajectory ("written with MDAnalysis, times
+#: continued"), written into the session's folder by the tests' own writer.
+MADE_FILES = ("part1.dcd", "part2.dcd")
+
+
+def _make_files(words: list[str], folder: Path) -> None:
+    if any(name in words for name in MADE_FILES) and not (folder / MADE_FILES[0]).exists():
+        sys.path.insert(0, str(REPO_ROOT / "tests"))
+        try:
+            from structure_files import write_halves
+        finally:
+            sys.path.remove(str(REPO_ROOT / "tests"))
+        write_halves(folder, MADE_FILES)
+
+
+def run(command: str, folder: Path, refusal: bool = False) -> list[str]:
+    """What ``command`` prints (stdout and stderr, in order), run in ``folder``; a command
+    that fails is an error unless the page shows it as a ``refusal``."""
+    words = shlex.split(command.replace("$D", data_folder()).replace("$A", demo_folder()))
+    _make_files(words, folder)
     if words[0] == "head":
         count = int(words[1].lstrip("-"))
         return (folder / words[2]).read_text().splitlines()[:count]
@@ -83,7 +109,7 @@ def run(command: str, folder: Path) -> list[str]:
             code = main(words[1:])
     finally:
         os.chdir(here)
-    if code:
+    if code and not refusal:
         raise RuntimeError(f"{command!r} exited with {code}:\n{printed.getvalue()}")
     return printed.getvalue().splitlines()
 
@@ -136,7 +162,8 @@ def check(page: Path, keep: Callable[[Command], bool] = lambda command: True,
         for command in commands(page.read_text(encoding="utf-8")):
             if not keep(command):
                 continue
-            printed = run(command.text, Path(folder))
+            refusal = any(line.startswith("stpca: error:") for line in command.expected)
+            printed = run(command.text, Path(folder), refusal)
             if show is not None:
                 show(command, printed)
             problems += differences(command, printed)

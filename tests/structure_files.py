@@ -39,9 +39,11 @@ def _write(universe, path: Path, frames: range, istart: int) -> Path:
     return path
 
 
-def write_halves(folder: Path) -> tuple[Path, Path]:
-    """adk_dims.dcd (98 frames) written by MDAnalysis as two files, times continued."""
+def write_halves(folder: Path, names: tuple[str, str] = ("first.dcd", "second.dcd")
+                 ) -> tuple[Path, Path]:
+    """adk_dims.dcd (98 frames) written by MDAnalysis as two files, times continued
+    (docs/structures.md's part1.dcd and part2.dcd: benchmarks/transcripts.py)."""
     universe = quiet_universe(PSF, DCD)
-    first = _write(universe, folder / "first.dcd", range(0, SPLIT), 1)
-    second = _write(universe, folder / "second.dcd", range(SPLIT, 98), SPLIT + 1)
+    first = _write(universe, folder / names[0], range(0, SPLIT), 1)
+    second = _write(universe, folder / names[1], range(SPLIT, 98), SPLIT + 1)
     return first, second

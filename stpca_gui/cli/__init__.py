@@ -1,7 +1,7 @@
 """Command line interface: the ``stpca`` console script.
 
 Commands: ``fit``, ``demo``, ``demos``, ``info``, ``transform``, ``export-script``,
-``plot``, ``dihedrals``, ``representatives`` and ``reproduce``. One module per command
+``plot``, ``dihedrals``, ``representatives``, ``motion`` and ``reproduce``. One module per command
 group (:mod:`.fitting`, :mod:`.transform`, :mod:`.sessions`, :mod:`.plots`,
 :mod:`.structures`, :mod:`.reproduction`) registers its commands on the parser built by
 :mod:`.parser`; the argument groups several commands share are declared once in

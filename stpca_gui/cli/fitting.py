@@ -19,11 +19,13 @@ from ..core.scoring_only import SCORING_ONLY, model_kind
 from ..core.summary import fit_summary, mode_cluster_items
 from ..files.clash import check_outputs, same_file
 from ..files.output_folder import check_output_folder
-from ..io import RESULT_FILES, read_angle_table, write_results
+from ..io import read_angle_table, result_file_names, write_results
 from ..io.preview import preview_table
+from ..io.state_trajectories import state_trajectories
 from ..io.table_reading import TableReading
 from ..model import Dataset, FitParameters
-from ..model.demos import DATA_DEMOS, DEMO_NAMES, list_demos
+from ..model.demos import DATA_DEMOS, DEMO_NAMES, STRUCTURE_DEMOS, list_demos
+from ..model.structures import structure_demo_dataset
 from .arguments import (
     add_fit_outputs,
     add_model_options,
@@ -118,12 +120,16 @@ def _angle_columns(args: argparse.Namespace) -> list[str]:
 def run_demo(args: argparse.Namespace) -> int:
     """``stpca demo``."""
     options = {} if args.cluster_sd is None else {"cluster_sd": args.cluster_sd}
-    if args.name in DATA_DEMOS:  # real data: no seed, labels of their own
-        data = Dataset.from_demo(args.name, **options)
+    if args.name in DATA_DEMOS or args.name in STRUCTURE_DEMOS:  # real data: no seed
+        if options:
+            raise ValueError(f"the demo {args.name!r} is real data: --cluster-sd does not "
+                             "apply")
+        data = (structure_demo_dataset(args.name) if args.name in STRUCTURE_DEMOS
+                else Dataset.from_demo(args.name))
         return _fit_and_report(
             args, data.angles, data.column_names, None,
             f"demo             {args.name}: {data.description}", labels=data.labels,
-            dataset=data, demo=args.name)
+            dataset=data, provenance=data.provenance, demo=args.name)
     dataset = make_demo(args.name, random_state=args.data_seed, **options)
     return _fit_and_report(
         args, dataset.angles, dataset.column_names, None,
@@ -196,9 +202,9 @@ def _save_session(args: argparse.Namespace, model: ScaledTorusPCA, dataset: Data
     return save_session(session, args.save_session)
 
 
-def _check_fit_outputs(args: argparse.Namespace) -> None:
+def _check_fit_outputs(args: argparse.Namespace, names: Sequence[str]) -> None:
     """Refuse, before fitting, outputs that would replace the input table or each other."""
-    outputs = [(f"the result file {name}", args.out / name) for name in RESULT_FILES
+    outputs = [(f"the result file {name}", args.out / name) for name in names
                ] if args.out is not None else []
     if args.save_model is not None:
         outputs.append(("the model file", args.save_model))
@@ -249,13 +255,14 @@ def _fit_and_report(
     if reading is None:
         reading = TableReading(tuple(column_names), degrees=False)
     model = _model(args)
-    _check_fit_outputs(args)
+    result_names = result_file_names(provenance)
+    _check_fit_outputs(args, result_names)
     if args.save_session is not None:
         check_output_file(args.save_session)
         angles = dataset.angles
     if args.out is not None:
         # A bad output folder fails now, not after minutes of fitting.
-        check_output_folder(args.out, RESULT_FILES, inputs=_fit_inputs(args),
+        check_output_folder(args.out, result_names, inputs=_fit_inputs(args),
                             overwrite=args.overwrite, chosen=_companions(args))
     if args.save_model is not None:
         check_output_file(args.save_model)
@@ -295,4 +302,19 @@ def _fit_and_report(
                                 overwrite=args.overwrite, chosen=_companions(args),
                                 **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
+        _print_states(provenance, clusters)
     return EXIT_OK
+
+
+def _print_states(provenance: dict[str, np.ndarray] | None, clusters: ModeClustering
+                  ) -> None:
+    """Which state file is which run (and any frames missing from a run), for Markov-model
+    tools."""
+    states = state_trajectories(provenance, clusters.labels)
+    if states is None:
+        return
+    print(f"{'state arrays':<17} {states.describe()}")
+    if any(states.gaps):
+        print("warning: frames are missing from the fitted rows of a run (gaps above); a "
+              "Markov model counts transitions across them: split the state arrays there",
+              file=sys.stderr)

@@ -33,7 +33,7 @@ def _size(text: str) -> tuple[float, float]:
 def register(commands: argparse._SubParsersAction) -> None:
     """Add ``plot`` to the ``stpca`` parser."""
     from ..model.app_state import COLOR_MODES
-    from ..model.energy_units import BINS_RANGE, ENERGY_UNITS, TEMPERATURE_RANGE
+    from ..model.energy_units import AUTOMATIC_BINS, BINS_RANGE, ENERGY_UNITS, TEMPERATURE_RANGE
 
     plot = commands.add_parser(
         "plot", help="draw a figure of the app from a saved session",
@@ -62,7 +62,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                            f"{TEMPERATURE_RANGE.describe()} (default 300)")
     plot.add_argument("--bins", type=bounded_number(BINS_RANGE), default=None,
                       help=f"free-energy bins per axis, {BINS_RANGE.describe()} (default: "
-                           "Freedman–Diaconis)")
+                           f"{AUTOMATIC_BINS})")
     plot.add_argument("--weights", metavar="COLUMN",
                       help="free-energy: per-frame weights from this column of the data "
                            "(e.g. weight)")

@@ -1,5 +1,6 @@
-"""``stpca dihedrals`` and ``stpca representatives``: torsion tables from structures and
-trajectories, and the frames of a session's clusters (need stpca-gui[structures])."""
+"""``stpca dihedrals``, ``stpca representatives`` and ``stpca motion``: torsion tables from
+structures and trajectories, the frames of a session's clusters and the motion along a
+component (with MDAnalysis, imported when a structure is read)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,27 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from ..core import Interval
+from ..model.motion import DEFAULT_MOTION_FRAMES
 from .arguments import add_overwrite, add_structure_files, bounded_number
 from .common import EXIT_OK, check_output_file
 
 #: More frames than any trajectory has; frame options beyond it are refused when parsed.
 MAX_FRAMES = 10**12
+#: Most frames ``stpca motion --frames`` asks for.
+MAX_MOTION_POINTS = 10_000
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add ``dihedrals`` and ``representatives`` to the ``stpca`` parser."""
+    """Add ``dihedrals``, ``representatives`` and ``motion`` to the ``stpca`` parser."""
     from ..io.structures import LAYOUTS, SET_NAMES
 
     dihedrals = commands.add_parser(
         "dihedrals", help="torsion angles of a PDB/mmCIF file or an MD trajectory, as a table",
         description="Read torsion angles (degrees) of a structure or trajectory with "
-                    "MDAnalysis (stpca-gui[structures]) into a CSV table that `stpca fit "
+                    "MDAnalysis into a CSV table that `stpca fit "
                     "TABLE --degrees` reads as it is; its provenance columns (trajectory, "
                     "frame, time; pooled also segid, resid, resname) are never read as "
                     "angles and are carried into scores.csv. Several trajectory files are "
@@ -82,6 +88,33 @@ def register(commands: argparse._SubParsersAction) -> None:
     representatives.set_defaults(func=run_representatives,
                                  memory_hint="write fewer atoms (--atoms)")
 
+    motion = commands.add_parser(
+        "motion", help="the motion along a component, as a trajectory of real frames",
+        description="For a session fitted on torsions of a trajectory, one row per frame: "
+                    "the frames nearest on the torus to evenly spaced points of the "
+                    "principal curve (component 1) or of a component's range of scores "
+                    "(K > 1, the other scores 0), in order, each frame once, written as a "
+                    "multi-model PDB, or a DCD or XTC by the suffix of --out: VMD, PyMOL "
+                    "or nglview play it as a movie. The files must be those the data were "
+                    "read from (checked against the session's SHA-256 fingerprints).")
+    motion.add_argument("session", type=Path, help="a session file (e.g. work.stpca)")
+    add_structure_files(motion)
+    motion.add_argument("--component", type=int, default=1,
+                        metavar="K", help="the component, 1…d (default: 1, the principal "
+                                          "curve)")
+    motion.add_argument("--frames", type=bounded_number(Interval(int, 2, MAX_MOTION_POINTS)),
+                        default=DEFAULT_MOTION_FRAMES, metavar="N",
+                        help="frames of the motion, each written once: points are spaced "
+                             "more densely until at least N distinct frames are nearest to "
+                             "them, or as many as the data allow (default: "
+                             f"{DEFAULT_MOTION_FRAMES})")
+    motion.add_argument("--atoms", default="all",
+                        help="atoms written (default: all)")
+    motion.add_argument("--out", type=Path, required=True,
+                        help="the file to write: .pdb (a model per frame), .dcd or .xtc")
+    add_overwrite(motion)
+    motion.set_defaults(func=run_motion, memory_hint="write fewer atoms (--atoms)")
+
 
 def run_dihedrals(args: argparse.Namespace) -> int:
     """``stpca dihedrals``."""
@@ -112,17 +145,10 @@ def run_dihedrals(args: argparse.Namespace) -> int:
 
 def run_representatives(args: argparse.Namespace) -> int:
     """``stpca representatives``."""
-    from ..model.session_file import load_session
     from ..model.structures import export_representatives
 
-    session = load_session(args.session)
-    if session.result is None:
-        raise ValueError(f"{args.session}: the session holds no fit, so no clusters")
+    session = _fitted_session(args.session)
     clusters = session.result.mode_clusters.labels
-    if session.dataset.structure is None:
-        print(f"warning: {args.session} records no fingerprints of its structure files (a "
-              "table written before stpca dihedrals wrote them); the files given cannot be "
-              "checked against the fitted ones", file=sys.stderr)
     # With fingerprints, files other than the recorded ones are refused (nothing written).
     written = export_representatives(session.dataset, clusters, args.out, args.topology,
                                      args.trajectories, atoms=args.atoms,
@@ -134,6 +160,37 @@ def run_representatives(args: argparse.Namespace) -> int:
         run = f" of {written.medoid_runs[cluster]}" if several else ""
         print(f"cluster {cluster}: medoid frame {frame}{run}")
     print(f"wrote {', '.join(str(p) for p in written.files)}")
+    return EXIT_OK
+
+
+def _fitted_session(path: Path):
+    """A session with a fit, or a ValueError naming the file."""
+    from ..model.session_file import load_session
+
+    session = load_session(path)
+    if session.result is None:
+        raise ValueError(f"{path}: the session holds no fit")
+    if session.dataset.structure is None:
+        print(f"warning: {path} records no fingerprints of its structure files (a "
+              "table written before stpca dihedrals wrote them); the files given cannot be "
+              "checked against the fitted ones", file=sys.stderr)
+    return session
+
+
+def run_motion(args: argparse.Namespace) -> int:
+    """``stpca motion``."""
+    from ..model.structures import export_motion
+
+    session = _fitted_session(args.session)
+    motion = export_motion(session.dataset, session.result.model, args.component, args.out,
+                           args.topology, args.trajectories, n_frames=args.frames,
+                           atoms=args.atoms, where=str(args.session),
+                           inputs=[("the session", args.session)], overwrite=args.overwrite)
+    print(f"PNS{motion.component}: {len(motion.rows)} frames nearest to {motion.points} "
+          f"points {'of the principal curve' if motion.component == 1 else 'of its range'}"
+          f", torus distance {np.degrees(motion.distances.min()):.1f}–"
+          f"{np.degrees(motion.distances.max()):.1f}°")
+    print(f"wrote {args.out}")
     return EXIT_OK
 
 

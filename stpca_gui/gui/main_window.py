@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from .script_export_action import ScriptExportAction
     from .session_actions import SessionActions
     from .structure_dialog import StructureActions
+    from .structure_exports import StructureExports
     from .tour import GuidedTour
     from .uniformity_dialog import UniformityDialog
     from .views.base import ViewFrame
@@ -121,6 +122,7 @@ class MainWindow(QMainWindow):
         self.fit_status: FitStatus | None = None
         self.exports: ExportActions | None = None
         self.structures: StructureActions | None = None
+        self.structure_exports: StructureExports | None = None
         self.script_export: ScriptExportAction | None = None
         self.lagged: LaggedEmbeddingAction | None = None
         #: The running guided tour, if any, and Help → Guided Tour.
@@ -220,6 +222,7 @@ class MainWindow(QMainWindow):
         from .script_export_action import ScriptExportAction
         from .session_actions import SessionActions
         from .structure_dialog import StructureActions
+        from .structure_exports import StructureExports
 
         # The core was imported off the GUI thread; its one search of the loaded BLAS
         # libraries happens here, in the GUI thread, before any fit (see core/_base/threads.py).
@@ -232,10 +235,11 @@ class MainWindow(QMainWindow):
         self.parameters_slot.fill(self.parameters)
         self.summary_slot.fill(self.summary)
         self.sessions = SessionActions(self)
-        self.opening = OpenActions(self, self.sessions, self.recent)
         self.fit_status = FitStatus(self)
         self.exports = ExportActions(self, lambda: self.sessions.path)
         self.structures = StructureActions(self)
+        self.opening = OpenActions(self, self.sessions, self.structures, self.recent)
+        self.structure_exports = StructureExports(self)
         self.script_export = ScriptExportAction(self)
         self.lagged = LaggedEmbeddingAction(self)
         self._build_menus()
@@ -270,6 +274,7 @@ class MainWindow(QMainWindow):
                            "variance": self.variance_view,
                            "diagnostics": self.diagnostics_view,
                            "contributions": self.contributions_view})
+        self.structure_exports.attach(self.scores_view, self.variance_view)
 
     def _prepare_torus(self) -> None:
         from .views.vtk_views import TorusView
@@ -357,7 +362,8 @@ class MainWindow(QMainWindow):
                 opening.open_action, self.structures.open_action, sessions.open_action,
                 sessions.save_action, sessions.save_as_action, opening.recent_menu, SEPARATOR,
                 self.exports.figure_menu, self.exports.results_action,
-                self.structures.export_action, self.script_export.action, SEPARATOR,
+                self.structures.export_action, self.structure_exports.selection_action,
+                self.script_export.action, SEPARATOR,
                 menu_action(self, "&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit),
             ]),
             ("D&ata", [self.lagged.action]),

@@ -19,13 +19,14 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 from ..files.sniff import looks_like_stpca_file
 from ..io import TableError
 from ..model import Dataset, RecentFiles
-from ..model.demos import DEMO_NAMES, list_demos
+from ..model.demos import DEMO_NAMES, STRUCTURE_DEMOS, list_demos
 from ..model.table_import import import_with_suggestions
 from .import_dialog import ImportDialog
 from .menus import menu_action
 
 if TYPE_CHECKING:
     from .session_actions import SessionActions
+    from .structure_dialog import StructureActions
     from .window_services import WindowServices
 
 __all__ = ["OPEN_FILTERS", "SKIPPED_LINES_SHOWN", "OpenActions"]
@@ -43,6 +44,8 @@ class OpenActions(QObject):
     window : WindowServices
     sessions : SessionActions
         Opens ``.stpca`` files, and asks before unsaved work is replaced.
+    structures : StructureActions
+        Opens the structure demos (:data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`).
     recent : RecentFiles
         The list behind *Open Recent*.
 
@@ -57,11 +60,12 @@ class OpenActions(QObject):
     """
 
     def __init__(self, window: WindowServices, sessions: SessionActions,
-                 recent: RecentFiles) -> None:
+                 structures: StructureActions, recent: RecentFiles) -> None:
         parent = window.widget()
         super().__init__(parent)
         self.window = window
         self.sessions = sessions
+        self.structures = structures
         self.recent = recent
         self.open_action = menu_action(parent, "&Open…", self.open_file_dialog,
                                        shortcut=QKeySequence.StandardKey.Open)
@@ -73,10 +77,14 @@ class OpenActions(QObject):
 
     def load_demo(self, name: str) -> None:
         """Show the demo ``name`` (one of :data:`~stpca_gui.model.demos.DEMO_NAMES`) and
-        fit it; another name is a message."""
+        fit it (a structure demo through the structure dialog); another name is a
+        message."""
         if name not in DEMO_NAMES:
             self.window.messages.error(f"Unknown demo {name!r}",
                                        f"Demos: {', '.join(DEMO_NAMES)}")
+            return
+        if name in STRUCTURE_DEMOS:
+            self.structures.open_demo(name)  # read in the background, then fitted
             return
         self.window.set_dataset(Dataset.from_demo(name, random_state=0))
 

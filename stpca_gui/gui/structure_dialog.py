@@ -378,6 +378,20 @@ class StructureActions:
         dialog.open()
         return dialog
 
+    def open_demo(self, name: str) -> StructureDialog | None:
+        """A structure demo (:data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`): the dialog
+        filled in with its bundled files and settings, reading at once (in the background),
+        so that a person sees where the files and choices go."""
+        from ..model.demos import structure_demo
+
+        topology, runs, settings = structure_demo(name)
+        dialog = self.open_dialog(topology, tuple(runs))
+        if dialog is not None:
+            dialog.selection.setText(settings.select)
+            dialog.layout_choice.setCurrentText(settings.layout)
+            dialog.read()
+        return dialog
+
     def _read(self, dataset: Dataset | None) -> None:
         """Show the data read; say what the user should know about them (truncated
         trajectories, rows left out)."""

@@ -4,6 +4,7 @@ from ..files.atomic import atomic_file_set, atomic_path, atomic_write_text, chec
 from .data_copy import DataCopy, data_copy_text, read_data_copy
 from .export import (
     RESULT_FILES,
+    result_file_names,
     result_tables,
     summary_dict,
     summary_text,
@@ -34,6 +35,7 @@ __all__ = [
     "iter_angle_chunks",
     "read_angle_table",
     "read_data_copy",
+    "result_file_names",
     "result_tables",
     "summary_dict",
     "summary_text",

@@ -19,9 +19,16 @@ from ..core.stpca import ScaledTorusPCA
 from ..core.summary import fit_summary, mode_cluster_items, summary_json
 from ..files.atomic import atomic_path
 from ..files.output_folder import output_folder
+from .state_trajectories import state_file_names, state_trajectories
 
 #: The files :func:`write_results` writes, in order.
 RESULT_FILES = ("scores.csv", "embedding.csv", "principal_curve.csv", "summary.json")
+
+
+def result_file_names(provenance: Mapping[str, Any] | None = None) -> list[str]:
+    """The files :func:`write_results` writes for data with this provenance (with clusters):
+    :data:`RESULT_FILES`, and the state trajectories of rows that are frames."""
+    return [*RESULT_FILES, *state_file_names(provenance)]
 
 
 def _csv_text(header: Sequence[str] | None, columns: Sequence[Any]) -> str:
@@ -179,14 +186,17 @@ def write_results(
     labels: Sequence[str] | NDArray[np.str_] | None = None,
     provenance: Mapping[str, Any] | None = None,
     clusters: ModeClustering | None = None,
-    extra_files: Mapping[str, str] | None = None,
+    extra_files: Mapping[str, str | bytes] | None = None,
     inputs: Sequence[tuple[str, Any]] = (),
     overwrite: bool = False,
     chosen: Sequence[str] = (),
     option: str = "pass --overwrite",
     **summary_extra: Any,
 ) -> list[Path]:
-    """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder.
+    """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder,
+    and, for rows that are frames of trajectories with clusters, the state trajectories
+    (:mod:`~stpca_gui.io.state_trajectories`: ``states.csv``, ``states_k.npy``; the names
+    :func:`result_file_names` lists).
 
     Parameters
     ----------
@@ -194,8 +204,10 @@ def write_results(
         As for :func:`result_tables`; the clusters also go to summary.json.
     out_dir : str or path-like
         The folder; created if needed.
-    extra_files : mapping of str to str, optional
-        More files of the set (name to text), e.g. the app's ``selection.csv``.
+    extra_files : mapping of str to str or bytes, optional
+        More files of the set (name to text, or to bytes), e.g. the app's
+        ``selection.csv`` or the state trajectories
+        (:meth:`~stpca_gui.io.state_trajectories.StateTrajectories.files`).
     inputs, overwrite, chosen, option
         As for :func:`~stpca_gui.files.output_folder.output_folder`: the folder is an
         output folder written as a whole, never over an input, refused when it holds files
@@ -217,14 +229,23 @@ def write_results(
         folder holding files stpca-gui did not write.
     """
     folder = Path(out_dir)
-    texts = result_tables(model, column_names, row_ids, labels, provenance, clusters)
+    texts: dict[str, str | bytes] = dict(
+        result_tables(model, column_names, row_ids, labels, provenance, clusters))
     texts["summary.json"] = summary_text(model, clusters, angle_names=column_names,
                                          **summary_extra)
+    states = None if clusters is None else state_trajectories(
+        provenance, clusters.labels, where=str(summary_extra.get("input", "the data")))
+    if states is not None:
+        texts.update(states.files((provenance or {}).get("time")))
     texts.update(extra_files or {})
     with output_folder(folder, texts, kind="results", inputs=inputs, overwrite=overwrite,
                        chosen=chosen, option=option) as temporaries:
         for name, tmp in temporaries.items():
-            tmp.write_text(texts[name], encoding="utf-8", newline="")
+            content = texts[name]
+            if isinstance(content, bytes):
+                tmp.write_bytes(content)
+            else:
+                tmp.write_text(content, encoding="utf-8", newline="")
     return [folder / name for name in texts]
 
 

@@ -262,6 +262,8 @@ class Dataset:
                   cluster_sd: float | None = None) -> Dataset:
         """A built-in demo: a simulation (see :func:`stpca_gui.core.demos.make_demo`) or a
         bundled data set (:data:`stpca_gui.model.demos.DATA_DEMOS`, e.g. ``"small-rna"``).
+        A structure demo (:data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`) is read as any
+        structure: :func:`~stpca_gui.model.structures.structure_demo_dataset`.
 
         Labels are the demo's cluster numbers as text (``"0"``, ``"1"``, …), or a data set's
         own labels (the small RNA clusters ``"I"``, ``"II"``, ``"V"``). A

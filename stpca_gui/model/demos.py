@@ -15,8 +15,11 @@ from numpy.typing import NDArray
 
 from ..core.demos import SIMULATED_DEMO_NAMES, list_simulated_demos
 from ..datasets import load_small_rna
+from ..datasets._adk_loop import ADK_LOOP_SELECTION, adk_loop_files
+from ..io.structures import DihedralSettings
 
-__all__ = ["DATA_DEMOS", "DEMO_NAMES", "SMALL_RNA", "DataDemo", "data_demo", "list_demos"]
+__all__ = ["ADK_LOOP", "DATA_DEMOS", "DEMO_NAMES", "SMALL_RNA", "STRUCTURE_DEMOS", "DataDemo",
+           "data_demo", "list_demos", "structure_demo"]
 
 #: The small RNA data set of the paper's §5.2.
 SMALL_RNA = "small-rna"
@@ -25,8 +28,15 @@ DATA_DEMOS: dict[str, str] = {
     SMALL_RNA: "Small RNA (paper §5.2): 190 nucleotides, the 7 angles the paper fits (T⁷), "
                "labelled by cluster I / II / V",
 }
+#: AdK's P-loop in two runs, read from the bundled structure files (needs MDAnalysis).
+ADK_LOOP = "adk-loop"
+#: The demos read from bundled structure files, with their menu descriptions.
+STRUCTURE_DEMOS: dict[str, str] = {
+    ADK_LOOP: "AdK P-loop (MDAnalysisTests' adk_dims): 14 backbone torsions of residues "
+              "7–13 per frame (T¹⁴), 98 frames in 2 runs",
+}
 #: Every demo name, simulations first.
-DEMO_NAMES: tuple[str, ...] = (*SIMULATED_DEMO_NAMES, *DATA_DEMOS)
+DEMO_NAMES: tuple[str, ...] = (*SIMULATED_DEMO_NAMES, *DATA_DEMOS, *STRUCTURE_DEMOS)
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,19 @@ class DataDemo:
 
 def list_demos() -> list[tuple[str, str]]:
     """Every demo as ``(name, description)``, in :data:`DEMO_NAMES` order."""
-    return [*list_simulated_demos(), *DATA_DEMOS.items()]
+    return [*list_simulated_demos(), *DATA_DEMOS.items(), *STRUCTURE_DEMOS.items()]
+
+
+def structure_demo(name: str) -> tuple[str, list[str], DihedralSettings]:
+    """The topology, trajectory files and reading settings of a demo of
+    :data:`STRUCTURE_DEMOS` (files inside the package; source and licence in
+    stpca_gui/datasets/data/README.md)."""
+    if name != ADK_LOOP:
+        raise ValueError(f"unknown structure demo {name!r}; structure demos: "
+                         f"{', '.join(STRUCTURE_DEMOS)}")
+    topology, runs = adk_loop_files()
+    return str(topology), [str(p) for p in runs], DihedralSettings(
+        select=ADK_LOOP_SELECTION, layout="per-frame")
 
 
 def data_demo(name: str) -> DataDemo:

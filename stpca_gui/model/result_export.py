@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..files.output_folder import ForeignFilesError, check_output_folder
-from ..io import RESULT_FILES, write_results
+from ..io import RESULT_FILES, result_file_names, write_results
 from .analysis import AnalysisResult
 
 __all__ = ["APP_RESULT_FILES", "ASKED", "SELECTION_FILE", "foreign_question", "selection_table",
@@ -55,7 +55,8 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
                       session: str | os.PathLike[str] | None = None,
                       overwrite: bool = False) -> list[Path]:
     """Write :data:`APP_RESULT_FILES` of ``result`` and the selection ``groups`` into
-    ``folder``.
+    ``folder``, with the state trajectories of data whose rows are frames
+    (:func:`~stpca_gui.io.export.result_file_names`).
 
     Parameters
     ----------
@@ -90,7 +91,8 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
     inputs = [("the open session", session or "")]
     if not dataset.is_demo:
         inputs.append(("the data set's source file", dataset.source))
-    check_output_folder(folder, APP_RESULT_FILES, inputs=inputs, overwrite=overwrite,
+    names = [*result_file_names(dataset.provenance), SELECTION_FILE]
+    check_output_folder(folder, names, inputs=inputs, overwrite=overwrite,
                         option=ASKED)
     selection = selection_table(dataset.row_ids, groups)
     return write_results(result.model, folder, dataset.column_names, dataset.row_ids,

@@ -3,9 +3,11 @@
 Qt-free glue between :mod:`stpca_gui.io.structures` (MDAnalysis) and the app's
 :class:`~stpca_gui.model.dataset.Dataset`: the dialog's and the CLI's reading
 (:func:`read_structure_dataset`), the record that sessions and scripts keep
-(``Dataset.structure``), and the representatives of a fit's clusters
-(:func:`export_representatives`), taken from files checked against the record's
-fingerprints.
+(``Dataset.structure``), the structure demo (:func:`structure_demo_dataset`), and what
+goes back to the structures — the representatives of a fit's clusters
+(:func:`export_representatives`), the motion along a component (:func:`export_motion`)
+and the selected frames with their medoid (:func:`export_selection_frames`) — taken from
+files checked against the record's fingerprints.
 
 Reading keeps memory near the size of the data set it makes: the torsions are read into
 one array, converted to radians in place and handed to the data set without a copy, and
@@ -24,6 +26,7 @@ from numpy.typing import NDArray
 
 from ..core import wrap_angles
 from ..files.output_folder import check_output_folder
+from ..io.state_trajectories import frame_numbers as _frame_numbers
 from ..io.structures import (
     LABEL_CHOICES,
     DihedralSettings,
@@ -34,15 +37,28 @@ from ..io.structures import (
     check_structure_record,
     read_torsions,
     record_runs,
+    torus_medoid,
     write_representatives,
 )
 from ..io.structures.frames import RunFrames
+from ..io.structures.motion import check_trajectory_output, write_frames
 from ..io.structures.reader import ProgressCallback
 from ..io.structures.representatives import output_names
 from .dataset import Dataset
+from .demos import structure_demo
+from .motion import DEFAULT_MOTION_FRAMES, MotionFrames, motion_frames
 
-__all__ = ["LABEL_CHOICES", "dataset_from_torsions", "export_representatives", "frame_numbers",
-           "read_structure_dataset", "structure_files_unchanged"]
+__all__ = [
+    "LABEL_CHOICES",
+    "dataset_from_torsions",
+    "export_motion",
+    "export_representatives",
+    "export_selection_frames",
+    "frame_numbers",
+    "read_structure_dataset",
+    "structure_demo_dataset",
+    "structure_files_unchanged",
+]
 
 #: Bytes per row a pooled data set adds to its angles (labels and provenance, as numpy
 #: text and numbers), for the memory check before reading: counted generously.
@@ -120,6 +136,14 @@ def read_structure_dataset(topology: str | Path, trajectories: Sequence[str | Pa
     return dataset_from_torsions(table, label_by, in_place=True)
 
 
+def structure_demo_dataset(name: str, *, callback: ProgressCallback | None = None
+                           ) -> Dataset:
+    """The data set of a demo of :data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`, read from
+    its bundled files as any structure (with provenance and the files' record)."""
+    topology, runs, settings = structure_demo(name)
+    return read_structure_dataset(topology, runs, settings, callback=callback)
+
+
 def structure_files_unchanged(structure: Mapping[str, Any]) -> bool:
     """Whether every file of a ``Dataset.structure`` record is there with its SHA-256."""
     try:
@@ -168,18 +192,39 @@ def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str 
         frames, bad selections.
     """
     where = where or dataset.source
+    rows = _frame_rows(dataset, where)
+    # Outputs over inputs (or over a user's files) are refused before any file is read.
+    given = [("the topology", topology),
+             *(("a trajectory", path) for path in trajectories or ())]
+    check_output_folder(out_dir, output_names(clusters, pooled="resid" in rows),
+                        inputs=[*inputs, *given], overwrite=overwrite, option=option)
+    with _frame_source(dataset, rows, topology, trajectories, where) as source:
+        return write_representatives(out_dir, source, dataset.angles, clusters, rows,
+                                     atoms=atoms, where=where, inputs=inputs,
+                                     overwrite=overwrite, option=option)
+
+
+def _frame_rows(dataset: Dataset, where: str) -> dict[str, Any]:
+    """The data's provenance with its frames as integers; refused without frames."""
     provenance = dataset.provenance or {}
     if "frame" not in provenance:
         raise StructureError(f"{where}: the data have no frame column, so their clusters "
                              "cannot be mapped back to a structure; read them with "
                              "stpca dihedrals or File → Open Structure or Trajectory…")
-    frames = frame_numbers(provenance["frame"], where)
-    rows = {**provenance, "frame": frames}
-    # Outputs over inputs (or over a user's files) are refused before any file is read.
-    given = [("the topology", topology),
-             *(("a trajectory", path) for path in trajectories or ())]
-    check_output_folder(out_dir, output_names(clusters, pooled="resid" in provenance),
-                        inputs=[*inputs, *given], overwrite=overwrite, option=option)
+    return {**provenance, "frame": frame_numbers(provenance["frame"], where)}
+
+
+def _frame_source(dataset: Dataset, rows: dict[str, Any], topology: str | Path | None,
+                  trajectories: Sequence[str | Path] | None, where: str) -> RunFrames:
+    """The runs the data were read from, from the files given (default: the recorded
+    ones), checked against the record's SHA-256 when there is one. Adds a ``trajectory``
+    column to ``rows`` for data of one recorded run without one.
+
+    Raises
+    ------
+    StructureError
+        A file that is not the recorded one, or no topology for data without a record.
+    """
     if dataset.structure is not None:
         record = check_structure_record(dataset.structure, where)
         topology, files = check_fingerprints(record, topology, trajectories,
@@ -187,30 +232,114 @@ def export_representatives(dataset: Dataset, clusters: np.ndarray, out_dir: str 
         given = dict(zip(record["trajectories"], map(str, files), strict=True))
         runs = [{**run, "files": [given.get(f, f) for f in run["files"]]}
                 for run in record_runs(record)]
-        if "trajectory" not in provenance and len(runs) == 1:
-            rows["trajectory"] = np.full(len(frames), runs[0]["label"])
-        source = RunFrames(topology, runs)
-    elif topology is None:
+        if "trajectory" not in rows and len(runs) == 1:
+            rows["trajectory"] = np.full(len(rows["frame"]), runs[0]["label"])
+        return RunFrames(topology, runs)
+    if topology is None:
         raise StructureError(f"{where}: give the topology (and trajectories) the angles "
                              "were read from")
-    else:
-        source = RunFrames.of_files(topology, trajectories or (),
-                                    concatenate="trajectory" not in provenance)
-    with source:
-        return write_representatives(out_dir, source, dataset.angles, clusters, rows,
-                                     atoms=atoms, where=where, inputs=inputs,
-                                     overwrite=overwrite, option=option)
+    return RunFrames.of_files(topology, trajectories or (),
+                              concatenate="trajectory" not in rows)
+
+
+def _picks(rows: Mapping[str, Any], chosen: Sequence[int]) -> list[tuple[str, int]]:
+    """(run, frame) of chosen data rows."""
+    runs = np.asarray(rows["trajectory"]).astype(str)
+    return [(str(runs[i]), int(rows["frame"][i])) for i in chosen]
+
+
+def _per_frame_rows(dataset: Dataset, where: str, what: str) -> dict[str, Any]:
+    rows = _frame_rows(dataset, where)
+    if "resid" in rows:
+        raise StructureError(f"{where}: the rows are residues in frames (a pooled table), "
+                             f"so {what} has no frame to take; fit a per-frame table "
+                             "(stpca dihedrals --layout per-frame)")
+    return rows
+
+
+def export_motion(dataset: Dataset, model: Any, component: int, out: str | Path,
+                  topology: str | Path | None = None,
+                  trajectories: Sequence[str | Path] | None = None, *,
+                  n_frames: int = DEFAULT_MOTION_FRAMES, atoms: str = "all",
+                  where: str | None = None, inputs: Sequence[tuple[str, Any]] = (),
+                  overwrite: bool = False, option: str = "pass --overwrite"
+                  ) -> MotionFrames:
+    """Write the motion along a component (:func:`~stpca_gui.model.motion.motion_frames`)
+    as a trajectory file: the frames nearest to evenly spaced points of it, in order.
+
+    Parameters
+    ----------
+    dataset, model
+        The fitted per-frame data (with frame provenance) and their model.
+    component : int
+        1…d.
+    out : path
+        ``.pdb`` (a model per frame), ``.dcd`` or ``.xtc``.
+    topology, trajectories, atoms, where, inputs, overwrite, option
+        As for :func:`export_representatives`.
+    n_frames : int
+        Frames wanted (as many as the data allow).
+
+    Raises
+    ------
+    StructureError
+        Data without frames or of pooled rows, files that are not the recorded ones.
+    ValueError
+        A component out of range, a fit without a principal curve.
+    """
+    where = where or dataset.source
+    rows = _per_frame_rows(dataset, where, "a motion")
+    motion = motion_frames(model, dataset.angles, component, n_frames)
+    given = [("the topology", topology),
+             *(("a trajectory", path) for path in trajectories or ())]
+    check_trajectory_output(out, inputs=[*inputs, *given], overwrite=overwrite, option=option)
+    with _frame_source(dataset, rows, topology, trajectories, where) as source:
+        if "trajectory" not in rows:
+            rows["trajectory"] = np.full(len(rows["frame"]), next(iter(source.runs)))
+        source.check(rows["trajectory"], rows["frame"], where)
+        write_frames(out, source, _picks(rows, motion.rows), atoms=atoms, where=where,
+                     kind="motion", inputs=inputs, overwrite=overwrite, option=option)
+    return motion
+
+
+def export_selection_frames(dataset: Dataset, selected: NDArray[np.bool_],
+                            trajectory_out: str | Path, medoid_out: str | Path, *,
+                            atoms: str = "all", inputs: Sequence[tuple[str, Any]] = (),
+                            overwrite: bool = False, option: str = "pass --overwrite"
+                            ) -> int:
+    """Write the selected frames as a trajectory (in data order) and their medoid on the
+    torus as a PDB file, from the files the data were read from (checked against the
+    record). Returns the medoid's data row.
+
+    Raises
+    ------
+    StructureError
+        No frame selected, data without frames or of pooled rows, changed files.
+    """
+    where = dataset.source
+    rows = _per_frame_rows(dataset, where, "a selection")
+    chosen = np.flatnonzero(np.asarray(selected, dtype=bool))
+    if chosen.size == 0:
+        raise StructureError("no frame is selected")
+    medoid = int(chosen[torus_medoid(dataset.angles[chosen])])
+    for path in (trajectory_out, medoid_out):
+        check_trajectory_output(path, inputs=inputs, overwrite=overwrite, option=option)
+    with _frame_source(dataset, rows, None, None, where) as source:
+        if "trajectory" not in rows:
+            rows["trajectory"] = np.full(len(rows["frame"]), next(iter(source.runs)))
+        source.check(rows["trajectory"], rows["frame"], where)
+        write_frames(trajectory_out, source, _picks(rows, chosen), atoms=atoms, where=where,
+                     kind="selection", inputs=inputs, overwrite=overwrite, option=option)
+        write_frames(medoid_out, source, _picks(rows, [medoid]), atoms=atoms, where=where,
+                     kind="selection medoid", inputs=inputs, overwrite=overwrite,
+                     option=option)
+    return medoid
 
 
 def frame_numbers(values: Any, where: str) -> NDArray[np.int64]:
-    """The frame column as integers (a table's provenance is text), refusing others."""
+    """The frame column as integers (a table's provenance is text), refusing others
+    (:func:`~stpca_gui.io.state_trajectories.frame_numbers`, as a StructureError)."""
     try:
-        frames = np.asarray(values).astype(np.float64)
-    except (TypeError, ValueError):
-        raise StructureError(f"{where}: the frame column does not hold frame numbers"
-                             ) from None
-    if not np.all(np.isfinite(frames)) or np.any(frames != np.round(frames)) or (
-            len(frames) and (frames.min() < 0 or frames.max() >= 2**53)):
-        raise StructureError(f"{where}: the frame column does not hold frame numbers "
-                             "(whole numbers from 0)")
-    return frames.astype(np.int64)
+        return _frame_numbers(values, where)
+    except ValueError as exc:
+        raise StructureError(str(exc)) from None

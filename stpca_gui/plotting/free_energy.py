@@ -3,9 +3,9 @@
 The probability of a cell is the (weighted) share of the frames in it; F is shown relative
 to its minimum (the most populated cell has F = 0), in units of kT or, at a temperature,
 in kJ/mol or kcal/mol. Cells without frames have no free energy: they are left blank (NaN,
-drawn transparent), never 0 nor the maximum. The bins follow the Freedman–Diaconis rule
-per axis (Scott's where the interquartile range is 0) unless a number is given, and the
-figure states which. PNS1 is an angle: on its axis the bins tile exactly one period, so
+drawn transparent), never 0 nor the maximum. The bins per axis follow the smaller width of
+the Freedman–Diaconis and Sturges rules unless a number is given, and the figure states
+which. PNS1 is an angle: on its axis the bins tile exactly one period, so
 the first and the last bin are neighbours, and the contour lines continue across the seam.
 """
 
@@ -21,17 +21,16 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from numpy.typing import ArrayLike, NDArray
 
-from ..model.energy_units import BOLTZMANN, ENERGY_UNITS
+from ..model.energy_units import AUTOMATIC_BINS, AUTOMATIC_MAX_BINS, BOLTZMANN, ENERGY_UNITS
 from ..model.frame_weights import check_weights
 from .mpl_common import FigurePlot, as_mask, as_rgba, fresh_axes, pns_label, style_axes
 from .partial_redraw import PartialRedraw
 from .regions import points_in_polygon, points_in_rectangle
 
-__all__ = ["BOLTZMANN", "ENERGY_UNITS", "FreeEnergyGrid", "FreeEnergyLandscape", "FreeEnergyPlot",
-           "bin_edges", "check_weights", "free_energy", "free_energy_grid"]
+__all__ = ["AUTOMATIC_BINS", "BOLTZMANN", "ENERGY_UNITS", "FreeEnergyGrid", "FreeEnergyLandscape",
+           "FreeEnergyPlot",
+           "automatic_bin_width", "bin_edges", "check_weights", "free_energy", "free_energy_grid"]
 
-#: Bins per axis at most (a rule asking for more is capped, and the figure says so).
-MAX_BINS = 150
 #: The quartiles of the Freedman–Diaconis rule come from an even subset of this many
 #: values at most.
 IQR_SAMPLE = 100_000
@@ -45,6 +44,32 @@ MARKED_UP_TO = 3000
 _MARKS_Z = 3.0
 
 
+def automatic_bin_width(x: NDArray[np.float64]) -> tuple[float, str]:
+    """The bin width of the automatic choice (:data:`AUTOMATIC_BINS`) for the values ``x``,
+    and the rule that gave it.
+
+    The Freedman–Diaconis width 2·IQR·n^(−1/3) alone is far too wide for multimodal data
+    (the interquartile range spans the gaps between basins: three well-separated states of
+    300 frames got 6 bins over the period, one basin drawn); Sturges' range/(log₂ n + 1)
+    resolves them at small n and is the wider of the two at large n (numpy's "auto").
+    Scott's 3.49·σ·n^(−1/3) stands in for Freedman–Diaconis when the IQR is 0.
+    """
+    n = max(x.size, 1)
+    if not x.size:
+        return 0.0, "Sturges"
+    # The quartiles of an even subset of at most IQR_SAMPLE values: their error is far
+    # below a bin's width, and 10⁶ frames redraw without two full partitions.
+    sample = x[::max(1, x.size // IQR_SAMPLE)]
+    q75, q25 = np.percentile(sample, [75, 25])
+    width, rule = 2.0 * (q75 - q25) * n ** (-1 / 3), "Freedman–Diaconis"
+    if not width > 0:
+        width, rule = 3.49 * float(np.std(x)) * n ** (-1 / 3), "Scott"
+    sturges = float(np.ptp(x)) / (np.log2(n) + 1.0)
+    if sturges > 0 and not width <= sturges:
+        width, rule = sturges, "Sturges"
+    return width, rule
+
+
 def bin_edges(values: ArrayLike, bins: int | None = None, period: float | None = None
               ) -> tuple[NDArray[np.float64], str]:
     """Edges of the bins of one axis, and the rule that chose their number.
@@ -53,8 +78,8 @@ def bin_edges(values: ArrayLike, bins: int | None = None, period: float | None =
     ----------
     values : array_like, shape (n,)
     bins : int, optional
-        A number of bins; default: the Freedman–Diaconis width 2·IQR·n^(−1/3) (Scott's
-        3.49·σ·n^(−1/3) when the IQR is 0), at most :data:`MAX_BINS` bins.
+        A number of bins; default: :data:`AUTOMATIC_BINS` (see
+        :func:`automatic_bin_width`).
     period : float, optional
         The axis is an angle of this period: the bins tile [−period/2, period/2).
     """
@@ -73,17 +98,10 @@ def bin_edges(values: ArrayLike, bins: int | None = None, period: float | None =
             raise ValueError(f"the number of bins must be ≥ 1, got {bins}")
         rule = "set"
     else:
-        n = max(x.size, 1)
-        # The quartiles of an even subset of at most IQR_SAMPLE values: their error is
-        # far below a bin's width, and 10⁶ frames redraw without two full partitions.
-        sample = x[::max(1, x.size // IQR_SAMPLE)]
-        q75, q25 = np.percentile(sample, [75, 25]) if x.size else (0.0, 0.0)
-        width, rule = 2.0 * (q75 - q25) * n ** (-1 / 3), "Freedman–Diaconis"
-        if not width > 0:
-            width, rule = 3.49 * float(np.std(x)) * n ** (-1 / 3), "Scott"
+        width, rule = automatic_bin_width(x)
         count = int(np.ceil((hi - lo) / width)) if width > 0 else 1
-        if count > MAX_BINS:
-            count, rule = MAX_BINS, f"{rule}, capped"
+        if count > AUTOMATIC_MAX_BINS:  # a rule asking for more is capped, and said so
+            count, rule = AUTOMATIC_MAX_BINS, f"{rule}, capped"
     return np.linspace(lo, hi, count + 1), rule
 
 

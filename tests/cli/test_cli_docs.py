@@ -37,11 +37,13 @@ def test_the_reference_shows_every_command_argument_default_and_help():
                         re.split(r"^### stpca \S+$", text, flags=re.M)[1:], strict=True))
     assert list(sections) == list(commands(parser)) == [
         "fit", "demo", "demos", "info", "transform", "export-script", "plot", "dihedrals",
-        "representatives", "reproduce"]
+        "representatives", "motion", "reproduce"]
     for name, action in _every_option(parser):
         section = sections[name]
         if "as for [`stpca fit`]" in section and name in ("demo", "transform"):
             section += sections["fit"]  # shared groups are shown once, under fit
+        if "as for [`stpca representatives`]" in section and name == "motion":
+            section += sections["representatives"]  # its session and structure files
         for flag in action.option_strings or [action.metavar or action.dest]:
             assert f"`{flag}" in section, (name, flag)
         if action.help and action.option_strings:

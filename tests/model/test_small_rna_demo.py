@@ -28,11 +28,12 @@ def test_the_demo_is_the_seven_fitted_angles_labelled_by_cluster():
 def test_listed_after_the_simulations():
     from stpca_gui import core
 
-    assert DEMO_NAMES[-1] == SMALL_RNA and DEMO_NAMES[:3] == (
+    assert DEMO_NAMES[-2:] == (SMALL_RNA, "adk-loop") and DEMO_NAMES[:3] == (
         "clusters-t2", "clusters-t3", "wrapped-normal-t2")
     assert dict(list_demos())[SMALL_RNA].startswith("Small RNA (paper §5.2)")
-    # One name per fact: the core's are the simulations, the model's every demo.
-    assert DEMO_NAMES == (*core.SIMULATED_DEMO_NAMES, SMALL_RNA)
+    # One name per fact: the core's are the simulations, the model's every demo (the
+    # structure demo last: it is read through the structure dialog).
+    assert DEMO_NAMES == (*core.SIMULATED_DEMO_NAMES, SMALL_RNA, "adk-loop")
     assert [name for name, _ in core.list_simulated_demos()] == list(core.SIMULATED_DEMO_NAMES)
     assert not hasattr(core, "DEMO_NAMES") and not hasattr(core, "list_demos")
 

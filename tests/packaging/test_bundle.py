@@ -123,3 +123,30 @@ def test_read_only_bundle_uses_a_copy_of_its_cache(bundle):
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(work)], check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_bundle_reads_a_psf_and_dcd_and_writes_the_motion(bundle, tmp_path):
+    """MDAnalysis is in the bundle (issue 33 item 7): its stpca reads AdK's PSF/DCD (the
+    dev group's MDAnalysisTests files) as the checkout does, fits them and writes a PDB."""
+    datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
+    from stpca_gui.io.structures import DihedralSettings, read_torsions
+
+    home = tmp_path / "home"
+    table, session = tmp_path / "loop.csv", tmp_path / "loop.stpca"
+    completed = run_bundle(bundle / "stpca", home, "dihedrals", datafiles.PSF, datafiles.DCD,
+                           "--select", "resid 7:13", "--layout", "per-frame", "--out",
+                           str(table))
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    expected = read_torsions(datafiles.PSF, [datafiles.DCD],
+                             DihedralSettings(select="resid 7:13", layout="per-frame"))
+    import numpy as np
+
+    values = np.loadtxt(table, delimiter=",", skiprows=1, usecols=range(3, 17))
+    assert values.shape == (98, 14)
+    assert np.allclose(values, expected.angles, atol=1e-5)
+    for args in (["fit", str(table), "--degrees", "--save-session", str(session)],
+                 ["motion", str(session), datafiles.PSF, datafiles.DCD, "--out",
+                  str(tmp_path / "pns1.pdb")]):
+        completed = run_bundle(bundle / "stpca", home, *args)
+        assert completed.returncode == 0, completed.stderr[-3000:]
+    assert (tmp_path / "pns1.pdb").read_text().count("\nMODEL") >= 9

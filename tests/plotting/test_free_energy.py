@@ -78,6 +78,25 @@ def test_pns1_bins_tile_one_period_and_wrap():
     assert np.isnan(grid.energy[0, 1:]).all()
 
 
+def test_three_separated_states_get_three_basins_not_one():
+    """Freedman–Diaconis alone gave the clusters-t3 demo's PNS1 (three states, 300 frames)
+    6 bins over the period, one basin; Sturges' narrower width separates them."""
+    rng = np.random.default_rng(0)
+    pns1 = np.concatenate([rng.normal(c, 0.15, 100) for c in (-1.8, 0.0, 1.8)])
+    edges, rule = bin_edges(pns1, period=2 * np.pi)
+    assert rule == "Sturges"
+    assert len(edges) - 1 == int(np.ceil(2 * np.pi / (np.ptp(pns1) / (np.log2(300) + 1))))
+
+    def basins(edges):  # runs of occupied bins
+        occupied = np.flatnonzero(np.histogram(pns1, edges)[0])
+        return len(np.split(occupied, np.flatnonzero(np.diff(occupied) > 1) + 1))
+
+    assert basins(edges) == 3  # the bins between the states are empty (blank cells)
+    iqr = np.subtract(*np.percentile(pns1, [75, 25]))
+    old = int(np.ceil(2 * np.pi / (2 * iqr * 300 ** (-1 / 3))))
+    assert basins(np.linspace(-np.pi, np.pi, old + 1)) < 3  # Freedman–Diaconis alone
+
+
 def test_freedman_diaconis_by_default_and_stated_on_the_figure():
     rng = np.random.default_rng(1)
     scores = rng.normal(size=(4000, 3))

@@ -119,6 +119,21 @@ def data_range_mask(parameter: NDArray[np.float64], scores: NDArray[np.float64],
     return ~((offset > 0.0) & (offset < gaps[widest]))
 
 
+def data_arc_offsets(parameter: NDArray[np.float64], scores: NDArray[np.float64],
+                     circumference: float) -> tuple[NDArray[np.float64], float]:
+    """Where PNS1 values lie along the data's arc of the circle: the distance from the
+    arc's start (the first score after the widest gap between the ``scores``), and the
+    arc's length (the circle minus that gap). ``parameter`` values with offsets in
+    [0, length] lie on the arc, in order along it (:func:`data_range_mask`'s arc)."""
+    if scores.size < 2 or not circumference > 0:
+        values = np.sort(scores)
+        start = values[0] if values.size else 0.0
+        return np.mod(parameter - start, circumference), 0.0
+    values, gaps, widest = _widest_gap(scores, circumference)
+    start = values[(widest + 1) % values.size]
+    return np.mod(parameter - start, circumference), float(circumference - gaps[widest])
+
+
 def trace_principal_curve(
     pns: PrincipalNestedSpheres, match: SMDSMatch, n_points: int,
     report: Callable[[ProgressEvent], None] | None = None,

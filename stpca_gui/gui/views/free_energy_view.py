@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...model import AppState
-from ...model.energy_units import ENERGY_UNITS
+from ...model.energy_units import AUTOMATIC_BINS, ENERGY_UNITS
 from ...model.frame_weights import frame_weights, weight_columns
 from ...plotting.free_energy import FreeEnergyLandscape
 from .base import current_colors
@@ -55,8 +55,7 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
         self.bins_box = QSpinBox()
         self.bins_box.setRange(0, 500)
         self.bins_box.setSpecialValueText("auto")
-        self.bins_box.setToolTip("Bins per axis; auto: the Freedman–Diaconis rule (Scott's "
-                                 "when the interquartile range is 0), at most 150")
+        self.bins_box.setToolTip(f"Bins per axis; auto: {AUTOMATIC_BINS}")
         self.weights_combo = QComboBox()
         self.weights_combo.setToolTip("Per-frame weights from a column of the table (e.g. "
                                       "'weight' from enhanced sampling)")

@@ -1,8 +1,7 @@
 """Torsion angles from PDB/mmCIF files and MD trajectories, and cluster representatives.
 
-Needs the optional MDAnalysis (``pip install 'stpca-gui[structures]'``); importing this
-package does not import it: the first reading does, and says how to install it when it is
-missing (:data:`INSTALL_HINT`).
+Needs MDAnalysis, part of the install; importing this package does not import it: the
+first reading does, and says how to install it when it is missing (:data:`INSTALL_HINT`).
 """
 
 from .dihedral_sets import DIHEDRAL_SETS, default_angles

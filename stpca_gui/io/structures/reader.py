@@ -33,9 +33,9 @@ __all__ = ["DIHEDRALS_STAGE", "INSTALL_HINT", "TorsionBlocks", "TorsionPlan",
            "residue_class"]
 
 #: How to get the optional reader, repeated wherever a structure is opened without it.
-INSTALL_HINT = ("reading structures and trajectories needs MDAnalysis: install it with "
-                "pip install 'stpca-gui[structures]' (or, in a checkout, uv sync --extra "
-                "structures)")
+INSTALL_HINT = ("reading structures and trajectories needs MDAnalysis, part of stpca-gui's "
+                "install but missing here: install it with pip install 'stpca-gui[structures]' "
+                "(or, in a checkout, uv sync)")
 #: Coordinates (float32 values) held per block of frames: 16 MB.
 BLOCK_FLOATS = 4_000_000
 #: The largest block of frames read at once.

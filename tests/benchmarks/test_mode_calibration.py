@@ -1,0 +1,90 @@
+"""The candidate calibrations measured by ``bench_modetest.py --part calibration``
+(benchmarks/_mode_calibration.py, issue 34): the table compares them with the product's step
+on the same samples and resamples, and their batched pieces must equal the product's one at a
+time."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+from project_paths import REPO
+
+from stpca_gui.core.circstats.mode_test import TEST_WEIGHTS, step_p_values
+from stpca_gui.core.circstats.silverman import (
+    BinnedSample,
+    binned_critical_bandwidth,
+    coarse_probabilities,
+    resample_counts,
+    unit_angles,
+)
+
+TWO_PI = 2.0 * np.pi
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}",
+                                                  REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+calibration = _load("_mode_calibration")
+
+
+def _two_bumps(n: int) -> np.ndarray:
+    rng = np.random.default_rng(4)
+    return np.concatenate([rng.vonmises(-0.5, 6.0, n - n // 4), rng.vonmises(0.9, 6.0, n // 4)])
+
+
+@pytest.mark.parametrize("n", [300, 6000])
+def test_the_first_two_p_values_are_the_products_on_the_same_resamples(n):
+    x = _two_bumps(n)
+    theta = unit_angles(x, TWO_PI)
+    sample = BinnedSample(theta)
+    h_1 = binned_critical_bandwidth(sample, 1)
+    product = step_p_values(sample, theta, h_1, 1, 200, np.random.default_rng(9))
+    p_bandwidth, p_mass, p_double = calibration.first_step_candidates(x, 200, 9, TEST_WEIGHTS)
+    assert (p_bandwidth, p_mass) == (product.bandwidth, product.excess_mass)
+    assert 1 / 201 <= p_double <= 1.0
+
+
+def test_batched_critical_bandwidths_match_the_products_bisection_row_by_row():
+    x = _two_bumps(400)
+    sample = BinnedSample(unit_angles(x, TWO_PI))
+    h_1 = binned_critical_bandwidth(sample, 1)
+    probabilities = coarse_probabilities(sample.density(h_1), h_1)
+    rows = resample_counts(probabilities, 400, 12, np.random.default_rng(3))
+    batched = calibration.critical_bandwidths(rows, 1, h_1)
+    for counts, h in zip(rows, batched, strict=True):
+        one = binned_critical_bandwidth(BinnedSample.from_counts(counts, 400), 1)
+        assert h == pytest.approx(one, rel=3e-3)
+
+
+@pytest.mark.parametrize("n", [200, 5000])
+def test_one_draw_per_row_follows_that_rows_probabilities(n):
+    cells = 256
+    grid = np.arange(cells)
+    first = np.exp(4 * np.cos(TWO_PI * grid / cells))
+    second = np.exp(4 * np.cos(TWO_PI * grid / cells - np.pi))
+    probabilities = np.array([first / first.sum(), second / second.sum()] * 200)
+    draws = calibration._draw_rows(probabilities, n, np.random.default_rng(1))
+    if n < cells:
+        assert np.all(draws.sum(axis=1) == n)
+    mean = draws.reshape(200, 2, cells).mean(axis=0) / n
+    # each row's draws sit on its own probabilities (the two rows' modes are half a turn apart)
+    assert np.abs(mean - probabilities[:2]).max() < 6 * np.sqrt(probabilities[:2].max() / (n * 200))
+    near_zero = np.abs(np.angle(np.exp(1j * TWO_PI * grid / cells))) < np.pi / 2
+    assert mean[0][near_zero].sum() > 0.9 and mean[1][~near_zero].sum() > 0.9
+
+
+def test_other_weights_drop_a_test_given_weight_zero():
+    p_bandwidth = np.array([0.01, 0.5, 0.02])
+    p_mass = np.array([0.5, 0.01, 0.03])
+    assert calibration.weighted_step(p_bandwidth, p_mass, (0.0, 1.0)).tolist() == [0.5, 0.01, 0.03]
+    assert calibration.weighted_step(p_bandwidth, p_mass, (0.5, 0.5)) == pytest.approx(
+        [0.02, 0.02, 0.04])

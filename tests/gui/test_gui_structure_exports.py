@@ -1,0 +1,149 @@
+"""The motion along a component from its context menu, and the selected frames as a
+trajectory with their medoid (issue 33 item 5), on AdK's P-loop in two runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+pytest.importorskip("MDAnalysis")
+datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
+
+from image_content import assert_has_content  # noqa: E402
+from structure_files import quiet_universe, write_halves  # noqa: E402
+from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
+
+from stpca_gui.io.structures import DihedralSettings  # noqa: E402
+from stpca_gui.io.structures.representatives import torus_medoid  # noqa: E402
+from stpca_gui.model.structures import read_structure_dataset  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("display")
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    halves = write_halves(tmp_path_factory.mktemp("halves"))
+    settings = DihedralSettings(select="resid 7:13", layout="per-frame")
+    return read_structure_dataset(datafiles.PSF, halves, settings)
+
+
+def _context_menu(widget, position) -> None:
+    """Right-click ``widget`` at ``position`` as the window system reports it (a
+    context-menu event)."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(widget, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, position,
+                                                     widget.mapToGlobal(position)))
+
+
+def test_motion_from_a_variance_bars_context_menu(qtbot, window, loop, gui_dir, tmp_path):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    exports = window.structure_exports
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        window.set_dataset(loop)
+    qtbot.waitUntil(lambda: figures_rendered(window))
+    view = window.variance_view
+    view.canvas.draw()
+    bars = view.figure.axes[0].containers[0].patches
+    menus = {}
+    for k in (1, 2):
+        box = bars[k - 1].get_window_extent()
+        ratio = view.canvas.device_pixel_ratio
+        position = QPoint(round((box.x0 + box.x1) / 2 / ratio),
+                          round(view.canvas.height() - (box.y0 + 2) / ratio))
+        exports.last_menu = None
+        _context_menu(view.canvas, position)
+        qtbot.waitUntil(lambda: exports.last_menu is not None)
+        menus[k] = exports.last_menu
+        assert [a.text() for a in menus[k].actions()] == [
+            f"Motion along PNS{k} as Structures…"]
+        assert menus[k].actions()[0].isEnabled()
+        menus[k].close()
+    # The scores view's component boxes offer it too.
+    exports.last_menu = None
+    combo = window.scores_view.y_combo
+    _context_menu(combo, QPoint(5, 5))
+    qtbot.waitUntil(lambda: exports.last_menu is not None)
+    assert exports.last_menu.actions()[0].text() == (
+        f"Motion along PNS{combo.currentIndex() + 1} as Structures…")
+    exports.last_menu.close()
+    menu = menus[1]
+    screen = QApplication.primaryScreen()
+    for size in ((1280, 800), (1600, 1000)):
+        window.resize(*size)
+        window.move(0, 0)
+        qtbot.waitUntil(lambda size=size: window.width() == size[0])
+        view.canvas.draw()
+        box = bars[0].get_window_extent()
+        spot = view.canvas.mapToGlobal(QPoint(round((box.x0 + box.x1) / 2
+                                                    / view.canvas.device_pixel_ratio),
+                                              view.canvas.height() // 2))
+        menu.popup(spot)
+        qtbot.waitExposed(menu)
+        QApplication.processEvents()
+        path = gui_dir / f"motion-menu-{size[0]}x{size[1]}.png"
+        screen.grabWindow(0, 0, 0, *size).save(str(path))
+        assert_has_content(path, min_fraction=0.3, min_colors=30)
+        assert menu.geometry().right() <= size[0] and menu.geometry().bottom() <= size[1]
+        menu.close()
+    out = tmp_path / "pns1.pdb"
+    with qtbot.waitSignal(exports.runner.succeeded, timeout=60_000):
+        exports.write_motion(1, str(out))
+    assert exports.last_written == [out]
+    models = quiet_universe(out).trajectory.n_frames
+    assert models >= 10
+    assert f"Wrote {models} frames along PNS1" in window.statusBar().currentMessage()
+
+
+def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, tmp_path):
+    exports = window.structure_exports
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        window.set_dataset(loop)
+    clusters = window.state.result.mode_clusters.labels
+    # Export Results writes the state trajectories beside scores.csv (issue 33 item 4).
+    written = window.exports.export_results(tmp_path / "results")
+    assert [p.name for p in written if p.name.startswith("states")] == [
+        "states.csv", "states_1.npy", "states_2.npy"]
+    runs = loop.provenance["trajectory"]
+    for k, run in enumerate(dict.fromkeys(runs.tolist()), start=1):
+        assert np.array_equal(np.load(tmp_path / "results" / f"states_{k}.npy"),
+                              clusters[runs == run])  # frames in order in each run
+    mask = clusters == clusters[0]
+    window.state.selection.apply(mask, "replace", source="test")
+    out = tmp_path / "picked.dcd"
+    with qtbot.waitSignal(exports.runner.succeeded, timeout=60_000):
+        exports.write_selection(str(out))
+    medoid = tmp_path / "picked_medoid.pdb"
+    assert exports.last_written == [out, medoid]
+    written = quiet_universe(datafiles.PSF, out)
+    assert written.trajectory.n_frames == int(mask.sum())
+    # The medoid file holds the frame the torus medoid of the selection names.
+    row = np.flatnonzero(mask)[torus_medoid(loop.angles[mask])]
+    run, frame = loop.provenance["trajectory"][row], int(loop.provenance["frame"][row])
+    source = quiet_universe(datafiles.PSF, next(p for p in loop.structure["trajectories"]
+                                                if p.endswith(str(run))))
+    source.trajectory[frame]
+    assert np.allclose(quiet_universe(medoid).atoms.positions, source.atoms.positions,
+                       atol=1e-3)
+    # Without a selection the app says so and writes nothing.
+    window.state.selection.clear()
+    exports.write_selection(str(tmp_path / "none.pdb"))
+    assert window.messages.last_box.text().startswith("Select frames")
+    assert not (tmp_path / "none.pdb").exists()
+
+
+def test_the_structure_demo_opens_from_the_demos_menu(qtbot, window):
+    """Demos → adk-loop fills in the structure dialog with the bundled files and reads them
+    in the background; the fit follows (issue 33 item 7)."""
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Demos")
+    action = next(a for a in menu.actions() if a.text().startswith("adk-loop — "))
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        action.trigger()
+    dataset = window.state.dataset
+    assert (dataset.n_samples, dataset.n_angles) == (98, 14)
+    assert sorted(set(dataset.provenance["trajectory"])) == ["adk_loop_1.xtc",
+                                                             "adk_loop_2.xtc"]

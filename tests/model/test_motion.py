@@ -1,0 +1,62 @@
+"""model.motion: the frames nearest to evenly spaced points of a component (issue 33 item
+5), on the clusters-t3 demo (T³)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from stpca_gui.core import ScaledTorusPCA
+from stpca_gui.io.structures import StructureError
+from stpca_gui.model import Dataset
+from stpca_gui.model.motion import motion_frames
+from stpca_gui.model.structures import export_motion
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    data = Dataset.from_demo("clusters-t3", random_state=0)
+    return data.angles, ScaledTorusPCA(random_state=0).fit(data.angles)
+
+
+def _distance(a, b):
+    return np.sqrt(np.sum(np.angle(np.exp(1j * (np.asarray(a) - b))) ** 2, axis=-1))
+
+
+@pytest.mark.parametrize("component", [1, 2, 3])
+def test_each_frame_is_the_nearest_to_its_point_and_the_points_go_in_order(fitted,
+                                                                            component):
+    angles, model = fitted
+    motion = motion_frames(model, angles, component, 12)
+    assert len(motion.rows) == len(set(motion.rows.tolist())) >= 2
+    for row, point, distance in zip(motion.rows, motion.targets, motion.distances,
+                                    strict=True):
+        every = _distance(angles, point)  # brute force, every frame
+        assert row == int(np.argmin(every)) and distance == pytest.approx(every[row])
+    if component == 1:  # along the data's arc of PNS1, in order
+        assert np.all(np.diff(np.unwrap(motion.positions / model.pns_.circle_radius_)) > 0)
+    else:  # the component's scores, every other score 0
+        assert np.all(np.diff(motion.positions) > 0)
+        scores = np.zeros((len(motion.positions), 3))
+        scores[:, component - 1] = motion.positions
+        assert np.allclose(motion.targets, model.inverse_transform(scores))
+
+
+def test_frames_asked_for_are_found_where_the_data_allow(fitted):
+    angles, model = fitted
+    assert len(motion_frames(model, angles, 1, 30).rows) >= 30  # 300 frames: enough
+    with pytest.raises(ValueError, match="--component 4: the fit has components 1…3"):
+        motion_frames(model, angles, 4)
+
+
+def test_pooled_rows_or_rows_without_frames_are_refused(fitted, tmp_path):
+    angles, model = fitted
+    n = len(angles)
+    pooled = Dataset(angles=angles, column_names=("a", "b", "c"), source="pooled.csv",
+                     provenance={"frame": np.zeros(n, dtype=int), "resid": np.arange(n)})
+    with pytest.raises(StructureError, match="residues in frames"):
+        export_motion(pooled, model, 1, tmp_path / "m.pdb")
+    plain = Dataset(angles=angles, column_names=("a", "b", "c"), source="plain.csv")
+    with pytest.raises(StructureError, match="no frame column"):
+        export_motion(plain, model, 1, tmp_path / "m.pdb")
+    assert list(tmp_path.iterdir()) == []
