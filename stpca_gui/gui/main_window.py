@@ -11,8 +11,8 @@ placeholder saying so. Dialogs import what they need when opened.
 
 Hence every import of more than Qt, the standard library and light modules is in the
 method that needs it: a stage's in its ``_prepare_*`` method, the rest where they are used
-after the *numerics* stage. The window's parts (sessions, exports, structures, script
-export, the tour, the live fit) see it only as a
+after the *numerics* stage. The window's parts (opening data, the fits' status line,
+sessions, exports, structures, script export, the tour, the live fit) see it only as a
 :class:`~stpca_gui.gui.window_services.WindowServices`; the menus are a table
 (:meth:`MainWindow._build_menus`, :mod:`~stpca_gui.gui.menus`).
 """
@@ -29,13 +29,9 @@ from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSizePolicy,
     QSplitter,
     QTabWidget,
@@ -44,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..files.sniff import looks_like_stpca_file
 from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
@@ -61,11 +56,12 @@ from .views.slot import ViewSlot
 from .window_services import WindowMessages
 
 if TYPE_CHECKING:
-    from ..core import ProgressEvent
     from ..model import AnalysisResult, Dataset
     from .compare_dialog import CompareMethodsDialog
     from .export_actions import ExportActions
+    from .fit_status import FitStatus
     from .lagged_embedding import LaggedEmbeddingAction
+    from .open_actions import OpenActions
     from .script_export_action import ScriptExportAction
     from .session_actions import SessionActions
     from .structure_dialog import StructureActions
@@ -122,6 +118,8 @@ class MainWindow(QMainWindow):
         self._recent_path = recent_path
         #: The window's parts (built with the numerics).
         self.sessions: SessionActions | None = None
+        self.opening: OpenActions | None = None
+        self.fit_status: FitStatus | None = None
         self.exports: ExportActions | None = None
         self.structures: StructureActions | None = None
         self.structure_exports: StructureExports | None = None
@@ -216,8 +214,10 @@ class MainWindow(QMainWindow):
         from ..model import AppState, RecentFiles
         from .export_actions import ExportActions
         from .fit_controller import FitController
+        from .fit_status import FitStatus
         from .lagged_embedding import LaggedEmbeddingAction
         from .live_fit import connect_live_fit
+        from .open_actions import OpenActions
         from .panels import ParametersPanel, SummaryPanel
         from .script_export_action import ScriptExportAction
         from .session_actions import SessionActions
@@ -235,8 +235,10 @@ class MainWindow(QMainWindow):
         self.parameters_slot.fill(self.parameters)
         self.summary_slot.fill(self.summary)
         self.sessions = SessionActions(self)
+        self.fit_status = FitStatus(self)
         self.exports = ExportActions(self, lambda: self.sessions.path)
         self.structures = StructureActions(self)
+        self.opening = OpenActions(self, self.sessions, self.structures, self.recent)
         self.structure_exports = StructureExports(self)
         self.script_export = ScriptExportAction(self)
         self.lagged = LaggedEmbeddingAction(self)
@@ -244,11 +246,9 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
 
         self.parameters.fit_requested.connect(self.fit)
-        self.controller.progress.connect(self._on_progress)
         self.controller.succeeded.connect(self._on_result)
         self.controller.failed.connect(self._on_failure)
         self.controller.cancelled.connect(self._on_cancelled)
-        self.controller.busy_changed.connect(self._on_busy)
         connect_live_fit(self)
         self.state.selection.changed.connect(self._on_selection)
         self.state.selection.active_group_changed.connect(self._on_selection)
@@ -345,13 +345,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(outer)
 
     def _build_menus(self) -> None:
-        from ..model.demos import list_demos
-
-        self.open_action = menu_action(self, "&Open…", self.open_file_dialog,
-                                       shortcut=QKeySequence.StandardKey.Open)
         self.fit_action = menu_action(self, "&Fit", self.fit, shortcut="Ctrl+R")
-        self.cancel_action = menu_action(self, "&Cancel fit", self.cancel_fit, shortcut="Esc",
-                                         enabled=False)
         self.paper_antimodes_action = toggle_action(
             self, "Show the &paper rule's antimodes", self.state.set_show_paper_antimodes,
             tip="Add the antimodes of every mode of the plug-in KDE (the paper's rule, "
@@ -362,23 +356,20 @@ class MainWindow(QMainWindow):
                                        tip="Walk through ST-PCA step by step on the data shown")
         self.state.dataset_changed.connect(
             lambda dataset: self.tour_action.setEnabled(dataset is not None))
-        self.recent_menu = QMenu("Open &Recent", self)
-        self._refresh_recent_menu()
-        sessions, selection = self.sessions, self.state.selection
+        sessions, selection, opening = self.sessions, self.state.selection, self.opening
         add_menus(self.menuBar(), [
             ("&File", [
-                self.open_action, self.structures.open_action, sessions.open_action,
-                sessions.save_action, sessions.save_as_action, self.recent_menu, SEPARATOR,
+                opening.open_action, self.structures.open_action, sessions.open_action,
+                sessions.save_action, sessions.save_as_action, opening.recent_menu, SEPARATOR,
                 self.exports.figure_menu, self.exports.results_action,
                 self.structures.export_action, self.structure_exports.selection_action,
                 self.script_export.action, SEPARATOR,
                 menu_action(self, "&Quit", self.close, shortcut=QKeySequence.StandardKey.Quit),
             ]),
             ("D&ata", [self.lagged.action]),
-            ("&Demos", [menu_action(self, f"{name} — {description}", partial(self.load_demo, name))
-                        for name, description in list_demos()]),
+            ("&Demos", opening.demo_actions),
             ("&Analysis", [
-                self.fit_action, self.cancel_action, SEPARATOR,
+                self.fit_action, self.fit_status.cancel_action, SEPARATOR,
                 menu_action(self, "Compare &methods…", self.compare_methods),
                 menu_action(self, "&Uniformity tests…", self.uniformity_tests), SEPARATOR,
                 self.paper_antimodes_action,
@@ -400,7 +391,7 @@ class MainWindow(QMainWindow):
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main-toolbar")
-        toolbar.addAction(self.open_action)
+        toolbar.addAction(self.opening.open_action)
         toolbar.addAction(self.fit_action)
         toolbar.addSeparator()
         toolbar.addWidget(QLabel(" Colour by "))
@@ -417,17 +408,10 @@ class MainWindow(QMainWindow):
         toolbar.addWidget(self.selection_label)
 
     def _build_status_bar(self) -> None:
-        status = self.statusBar()
+        # What the window is doing or last did; the fits' progress bar and Cancel join it
+        # with the numerics (gui/fit_status.py).
         self.stage_label = QLabel("Ready")
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(220)
-        self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setVisible(False)
-        self.cancel_button.clicked.connect(self.cancel_fit)
-        status.addWidget(self.stage_label, 1)
-        status.addPermanentWidget(self.progress)
-        status.addPermanentWidget(self.cancel_button)
+        self.statusBar().addWidget(self.stage_label, 1)
 
     # ------------------------------------------------------------------ data
     def set_dataset(self, dataset: Dataset, *, fit: bool = True) -> None:
@@ -441,60 +425,13 @@ class MainWindow(QMainWindow):
             self.fit()
 
     def load_demo(self, name: str) -> None:
-        from ..model import Dataset
-        from ..model.demos import DEMO_NAMES, STRUCTURE_DEMOS
-
-        if name not in DEMO_NAMES:
-            self.messages.error(f"Unknown demo {name!r}", f"Demos: {', '.join(DEMO_NAMES)}")
-            return
-        if name in STRUCTURE_DEMOS:
-            self.structures.open_demo(name)  # read in the background, then fitted
-            return
-        self.set_dataset(Dataset.from_demo(name, random_state=0))
-
-    def open_file_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open angle table", str(Path.home()),
-            "Tables and sessions (*.csv *.tsv *.txt *.dat *.stpca);;All files (*)")
-        if path:
-            self.open_path(Path(path))
+        """Show a demo and fit it (:meth:`.OpenActions.load_demo`)."""
+        self.opening.load_demo(name)
 
     def open_path(self, path: Path, *, interactive: bool = True) -> bool:
-        """Open a table: through the import dialog, or with its suggestions when not
-        interactive (command line). Returns whether a dataset was loaded."""
-        from ..io import TableError
-        from ..model.table_import import import_with_suggestions
-        from .import_dialog import ImportDialog
-
-        if looks_like_stpca_file(Path(path)):
-            return self.sessions.open_session(Path(path))
-        if interactive:
-            try:
-                dialog = ImportDialog(path, self)
-            except (TableError, OSError, ValueError) as exc:
-                self.messages.error("Cannot open the file", str(exc))
-                return False
-            if dialog.exec() != ImportDialog.DialogCode.Accepted:
-                return False
-            dataset = dialog.dataset()
-            assert dataset is not None
-        else:
-            try:
-                dataset = import_with_suggestions(path)
-            except (OSError, ValueError) as exc:
-                self.messages.error("Cannot read the file", str(exc))
-                return False
-        if not self.sessions.may_replace_work():
-            return False
-        self.remember_file(path)
-        if dataset.dropped:
-            lines = ", ".join(str(line) for line, _ in dataset.dropped[:20])
-            more = "" if len(dataset.dropped) <= 20 else f" and {len(dataset.dropped) - 20} more"
-            self.messages.info(f"{len(dataset.dropped)} row(s) were skipped",
-                       f"Rows with missing or non-numeric angles were skipped: lines "
-                       f"{lines}{more}.\n\nFirst reason: {dataset.dropped[0][1]}")
-        self.set_dataset(dataset)
-        return True
+        """Open a table or a session (:meth:`.OpenActions.open_path`); whether data were
+        loaded."""
+        return self.opening.open_path(path, interactive=interactive)
 
     def _show_color_mode(self, mode: str) -> None:
         index = self.color_combo.findData(mode)
@@ -522,15 +459,7 @@ class MainWindow(QMainWindow):
 
     def remember_file(self, path: Path) -> None:
         """Add ``path`` to *File → Open Recent* (OSError when the list cannot be written)."""
-        self.recent.add(path)
-        self._refresh_recent_menu()
-
-    def _refresh_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        paths = self.recent.paths()
-        for path in paths:
-            self.recent_menu.addAction(menu_action(self, str(path), partial(self.open_path, path)))
-        self.recent_menu.setEnabled(bool(paths))
+        self.opening.remember_file(path)
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
@@ -590,43 +519,11 @@ class MainWindow(QMainWindow):
     def cancel_fit(self) -> None:
         self.controller.cancel()
 
-    def _on_busy(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
-        self.cancel_action.setEnabled(busy)
-        if busy:
-            self.progress.setRange(0, 100)
-            self.progress.setValue(0)
-
-    def _on_progress(self, event: ProgressEvent) -> None:
-        from ..core.summary import stress_text
-        from .progress_labels import stage_label
-
-        name = stage_label(event.stage)
-        if event.stage == "smds":
-            # No known end; the text moves with every iteration. (An animated busy bar
-            # would repaint the window continuously.)
-            self.progress.setRange(0, 100)
-            self.progress.setValue(0)
-            text = (f"{name}: iteration {event.iteration}, stress {stress_text(event.stress)}"
-                    if event.iteration else f"{name}…")
-        else:
-            self.progress.setRange(0, 100)
-            self.progress.setValue(round(100 * event.fraction))
-            text = event.message or name
-        self.stage_label.setText(text)
-
     def _on_result(self, result: AnalysisResult) -> None:
         if result.dataset is not self.state.dataset:
             return  # a result for data that is no longer shown
-        from ..core.summary import stress_text
-
         self.state.set_result(result)
-        seconds = sum(result.stage_seconds.values())
-        landmarks = f" ({result.landmark_note})" if result.landmark_note else ""
-        self.stage_label.setText(
-            f"Fitted in {seconds:.2f} s{landmarks}: r = {result.radius:.3f}, stress "
-            f"{stress_text(result.stress)}, PNS1 {100 * result.sphere_ratio[0]:.1f} % (sphere)")
+        self.fit_status.show_result(result)
         # Shown once every view is there to draw it.
         self.when_ready(self.result_shown.emit)
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from superqt import QCollapsible
 
 from ..model import AnalysisResult, AppState, FitParameters
+from ..model.fit_cost import estimate_fit_cost
 from .param_form import ParameterEditor, editor_for
 
 
@@ -108,8 +109,6 @@ class ParametersPanel(QGroupBox):
         self._update_cost()
 
     def _update_cost(self) -> None:
-        from ..model.fit_cost import estimate_fit_cost
-
         if self._data_size is None:
             return
         try:

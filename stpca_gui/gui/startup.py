@@ -32,6 +32,7 @@ STAGE_MODULES: dict[str, tuple[str, ...]] = {
     # The core and the model, the panels, and the window's parts (its menus' actions).
     "numerics": ("stpca_gui.model", "stpca_gui.gui.panels", "stpca_gui.gui.fit_controller",
                  "stpca_gui.gui.live_fit", "stpca_gui.gui.session_actions",
+                 "stpca_gui.gui.open_actions", "stpca_gui.gui.fit_status",
                  "stpca_gui.gui.export_actions", "stpca_gui.gui.lagged_embedding",
                  "stpca_gui.gui.structure_dialog", "stpca_gui.gui.structure_exports",
                  "stpca_gui.gui.script_export_action", "stpca_gui.gui.progress_labels"),

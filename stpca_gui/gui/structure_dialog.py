@@ -40,6 +40,8 @@ from ..io.structures import (
     SET_NAMES,
     DihedralSettings,
     StructureError,
+    open_topology,
+    select_atoms,
 )
 from ..model.result_export import ASKED, foreign_question
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
@@ -67,15 +69,11 @@ PREVIEW_TIME_LIMIT_MS = 5000
 
 
 def _topology_task(path: str, state: TaskState) -> Any:
-    from ..io.structures import open_topology
-
     state.progress(0.0, f"reading {Path(path).name}…")
     return open_topology(path)  # a PSF without coordinates is enough to check selections
 
 
 def _preview_task(universe: Any, text: str, where: str, state: TaskState) -> tuple[int, int]:
-    from ..io.structures import select_atoms
-
     atoms = select_atoms(universe, text, where)
     return atoms.n_atoms, len(atoms.residues)
 

@@ -10,6 +10,10 @@ Everything it computes (the fit when there is none, the SMDS replay, the refits 
 radius) runs in a :class:`~stpca_gui.gui.tasks.TaskRunner`. Closing the tour puts the
 window back as it was. :class:`TourExport` renders every step to a PNG with an index
 (``stpca-gui --demo NAME --tour-export DIR``).
+
+matplotlib (the panel's figure and equations) is imported where it is used, when the tour
+opens: this module loads with the window's numerics, which must not wait for matplotlib
+(gui/startup.py).
 """
 
 from __future__ import annotations
@@ -97,8 +101,6 @@ class TourPanel(QDockWidget):
         self.citation = QLabel("")
         self.citation.setWordWrap(True)
         self.citation.setStyleSheet("color: #555555; font-style: italic;")
-        # matplotlib when the tour opens: this module loads with the window's numerics,
-        # which must not wait for it (gui/startup.py).
         from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
         from matplotlib.figure import Figure
 
@@ -363,7 +365,7 @@ class GuidedTour(QObject):
         self.step_shown.emit(self.index)
 
     def _show_equation(self, step: TourStep) -> None:
-        from ..plotting.tour_figures import equation_png  # matplotlib: see TourPanel
+        from ..plotting.tour_figures import equation_png
 
         label = step.equations[0]
         if label not in self._equation_images:  # a rendering takes a quarter second
@@ -382,7 +384,7 @@ class GuidedTour(QObject):
         self.panel.citation.setText(citation)
 
     def _draw_figure(self, **options: object) -> object:
-        from ..plotting.tour_figures import draw_tour_figure  # matplotlib: see TourPanel
+        from ..plotting.tour_figures import draw_tour_figure
 
         figure = self.panel.figure
         figure.set_layout_engine("constrained")

@@ -1,10 +1,10 @@
 """What the main window's parts may use of the window: a narrow interface, passed in.
 
-The parts (session actions, exports, structures, the guided tour, script export, live
-fits) are built by the window and given the window as a :class:`WindowServices`; they
-never import the window's module, so the app has no import circles (an
-``acyclic_siblings`` contract in pyproject.toml). The window implements the protocol;
-:class:`WindowMessages` is the one way a part shows a message.
+The parts (opening data, the fits' status line, session actions, exports, structures,
+the guided tour, script export, live fits) are built by the window and given the window
+as a :class:`WindowServices`; they never import the window's module, so the app has no
+import circles (an ``acyclic_siblings`` contract in pyproject.toml). The window implements
+the protocol; :class:`WindowMessages` is the one way a part shows a message.
 """
 
 from __future__ import annotations

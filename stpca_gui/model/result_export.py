@@ -75,16 +75,14 @@ def write_app_results(result: AnalysisResult, groups: NDArray[np.integer],
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The files written (:func:`~stpca_gui.io.export.write_results`).
 
     Raises
     ------
     OSError
-        When a file would replace the data set's source file or the session
-        (:class:`~stpca_gui.files.clash.OutputClashError`), the folder holds files
-        stpca-gui did not write
-        (:class:`~stpca_gui.files.output_folder.ForeignFilesError`), or a file cannot be
-        written; then no file of the set has changed.
+        As :func:`~stpca_gui.io.export.write_results` (then no file of the set has
+        changed), and :class:`~stpca_gui.files.clash.OutputClashError` when a file would
+        replace the data set's source file or the session.
     ValueError
         When ``groups`` does not have one entry per sample.
     """

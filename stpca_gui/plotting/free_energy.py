@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..model.energy_units import AUTOMATIC_BINS, AUTOMATIC_MAX_BINS, BOLTZMANN, ENERGY_UNITS
 from ..model.frame_weights import check_weights
-from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label, style_axes
+from .mpl_common import FigurePlot, as_mask, as_rgba, fresh_axes, pns_label, style_axes
 from .partial_redraw import PartialRedraw
 from .regions import points_in_polygon, points_in_rectangle
 
@@ -327,29 +327,18 @@ def free_energy(ax: Axes, scores: ArrayLike, i: int = 0, j: int = 1, *,
     return FreeEnergyPlot(grid, image, contours, bar)
 
 
-class FreeEnergyLandscape:
-    """The app's landscape view in a given Figure: :func:`free_energy` of two components,
-    the selected frames marked on top, and the frames inside a drawn region.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-        The figure to draw into (it is cleared; this object owns its content).
-    """
+class FreeEnergyLandscape(FigurePlot):
+    """The app's landscape view in a given figure
+    (:class:`~stpca_gui.plotting.mpl_common.FigurePlot`): :func:`free_energy` of two
+    components, the selected frames marked on top, and the frames inside a drawn region."""
 
     def __init__(self, figure: Figure) -> None:
-        self.figure = figure
-        self._ax = fresh_axes(figure)
+        super().__init__(figure)
         self._scores = np.empty((0, 2))
         self._pair = (0, 1)
         self._xy: NDArray[np.float64] | None = None
         self._plot: FreeEnergyPlot | None = None
         self._marks: PathCollection | None = None
-        self._partial: PartialRedraw | None = None
-
-    @property
-    def axes(self) -> Axes:
-        return self._ax
 
     @property
     def plot(self) -> FreeEnergyPlot | None:
@@ -367,11 +356,6 @@ class FreeEnergyLandscape:
     def n_marked(self) -> int:
         """How many selected frames are marked."""
         return 0 if self._marks is None else len(self._marks.get_offsets())
-
-    @property
-    def partial_redraw(self) -> PartialRedraw | None:
-        """Redraws the marks over a snapshot of the landscape (None before :meth:`draw`)."""
-        return self._partial
 
     def draw(self, scores: ArrayLike, i: int, j: int, *, colors: ArrayLike | None = None,
              selected: ArrayLike | None = None, **options) -> FreeEnergyPlot:

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba, to_rgba_array
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
@@ -28,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..core.circstats.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
 from ..core.geometry.torus import wrap_angles
 from .colors import CURVE_COLOR, NEUTRAL, SELECTION_PALETTE, label_palette
-from .mpl_common import as_mask, fresh_axes
+from .mpl_common import FigurePlot, as_mask, fresh_axes
 from .partial_redraw import PartialRedraw
 
 if TYPE_CHECKING:
@@ -77,25 +76,21 @@ def periodic_range_mask(
     return np.mod(np.asarray(values, dtype=np.float64) - lo, period) <= length
 
 
-class ScoreHistogram:
-    """Histogram + periodic KDE of PNS1 over one period, with a highlighted selection.
+class ScoreHistogram(FigurePlot):
+    """Histogram + periodic KDE of PNS1 over one period, with a highlighted selection, in
+    a given figure (:class:`~stpca_gui.plotting.mpl_common.FigurePlot`).
 
     Parameters
     ----------
     figure : matplotlib.figure.Figure
-        The figure to draw into (it is cleared; this object owns its content).
-
-    Notes
-    -----
-    Methods change artists only; the caller asks the canvas to repaint
-    (``figure.canvas.draw_idle()``).
+    shows_selection : bool, default True
+        Whether the selection has a legend entry and a count (not in a report's figure).
     """
 
     def __init__(self, figure: Figure, shows_selection: bool = True) -> None:
-        self.figure = figure
+        super().__init__(figure)
         # A figure for a report or a file has no selection: no legend entry, no count.
         self.shows_selection = shows_selection
-        self._ax = fresh_axes(figure)
         self._values = np.empty(0)
         self._bin_of = np.empty(0, dtype=np.intp)
         self._whole_binned: NDArray[np.float64] | None = None
@@ -109,21 +104,10 @@ class ScoreHistogram:
         self._selection_text: Text | None = None
         self._range_artists: list = []
         self._antimode_artists: list = []
-        self._partial: PartialRedraw | None = None
         self._legend_entries: tuple[list, list[str]] = ([], [])
         self._legend_has_selection = False
 
     # ------------------------------------------------------------------ access
-    @property
-    def axes(self) -> Axes:
-        return self._ax
-
-    @property
-    def partial_redraw(self) -> PartialRedraw | None:
-        """Redraws the selection layers over a snapshot after :meth:`update_selection`
-        (None before :meth:`draw`)."""
-        return self._partial
-
     @property
     def values(self) -> NDArray[np.float64]:
         """The drawn values, wrapped into [−P/2, P/2)."""

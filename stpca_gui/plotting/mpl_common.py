@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba_array
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from .partial_redraw import PartialRedraw
 
 #: Colour of auxiliary lines (grids, zero lines) that must not compete with the data.
 GRID_COLOR = "#d9d9d9"
@@ -27,6 +32,38 @@ def fresh_axes(figure: Figure) -> Axes:
     ax = figure.add_subplot(111)
     style_axes(ax)
     return ax
+
+
+class FigurePlot:
+    """A view's plot that owns the content of one figure: one styled axes, and the
+    partial redraw that puts its fast updates on screen.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+        The figure to draw into (it is cleared; this object owns its content).
+
+    Notes
+    -----
+    Methods change artists only; the caller asks the canvas to repaint
+    (``figure.canvas.draw_idle()``) when it wants the change on screen.
+    """
+
+    def __init__(self, figure: Figure) -> None:
+        self.figure = figure
+        self._ax = fresh_axes(figure)
+        self._partial: PartialRedraw | None = None
+
+    @property
+    def axes(self) -> Axes:
+        """The axes the plot is drawn in."""
+        return self._ax
+
+    @property
+    def partial_redraw(self) -> PartialRedraw | None:
+        """Redraws the layers a fast update changes (the selection, the colours) over a
+        snapshot of the rest (None before the first drawing)."""
+        return self._partial
 
 
 def style_axes(ax: Axes) -> None:

@@ -13,7 +13,6 @@ horizontal line PNS2 = 0 (the black curve of the paper's scores plots).
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
@@ -24,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from .colors import CURVE_COLOR, PALETTE
 from .density_image import DensityGrid
 from .marker_collection import ColorGroupedCollection, grouped_scatter
-from .mpl_common import as_mask, as_rgba, fresh_axes, pns_label
+from .mpl_common import FigurePlot, as_mask, as_rgba, fresh_axes, pns_label
 from .partial_redraw import PartialRedraw
 from .regions import points_in_polygon, points_in_rectangle
 
@@ -59,30 +58,18 @@ def selected_marker_size(n_selected: int, base: float) -> float:
     return float(max(2.5 * marker_size(n_selected), 2.0 * base, 4.0))
 
 
-class ScoresScatter:
-    """PNS_i versus PNS_j scatter plot with a fast colour/selection update.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-        The figure to draw into (it is cleared; this object owns its content).
-
-    Notes
-    -----
-    Methods change artists only; the caller asks the canvas to repaint
-    (``figure.canvas.draw_idle()``) when it wants the change on screen.
-    """
+class ScoresScatter(FigurePlot):
+    """PNS_i versus PNS_j scatter plot with a fast colour/selection update, in a given
+    figure (:class:`~stpca_gui.plotting.mpl_common.FigurePlot`)."""
 
     def __init__(self, figure: Figure) -> None:
-        self.figure = figure
-        self._ax = fresh_axes(figure)
+        super().__init__(figure)
         self._points: ColorGroupedCollection | None = None
         self._overlay: ColorGroupedCollection | None = None
         self._circle_line: Line2D | None = None
         self._xy = np.empty((0, 2))
         self._one_d = False
         self._size = marker_size(0)
-        self._partial: PartialRedraw | None = None
         self._grid: DensityGrid | None = None
         self._base_image: AxesImage | None = None
         self._selection_image: AxesImage | None = None
@@ -92,11 +79,6 @@ class ScoresScatter:
         self._everyone_sums: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
 
     # ------------------------------------------------------------------ access
-    @property
-    def axes(self) -> Axes:
-        """The axes the scores are drawn in."""
-        return self._ax
-
     @property
     def points(self) -> ColorGroupedCollection | None:
         """The collection of all n points (None before :meth:`draw` and in density mode)."""
@@ -130,12 +112,6 @@ class ScoresScatter:
     def overlay(self) -> ColorGroupedCollection | None:
         """The collection of the selected points, drawn on top (None before :meth:`draw`)."""
         return self._overlay
-
-    @property
-    def partial_redraw(self) -> PartialRedraw | None:
-        """Redraws the points over a snapshot of the axes after :meth:`update_colors`
-        (None before :meth:`draw`)."""
-        return self._partial
 
     @property
     def positions(self) -> NDArray[np.float64]:

@@ -8,15 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from structure_files import DCD, PSF, SPLIT, datafiles, write_halves
 
-pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
-
-from structure_files import SPLIT, write_halves  # noqa: E402
-
-from stpca_gui.cli import main  # noqa: E402
-
-PSF, DCD = datafiles.PSF, datafiles.DCD
+from stpca_gui.cli import main
 
 
 @pytest.fixture(scope="module")

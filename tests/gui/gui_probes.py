@@ -7,6 +7,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from stpca_gui.gui.main_window import MainWindow
+    from stpca_gui.model import Dataset
+
+#: The longest a GUI test waits for a fit (or what follows one) before it fails.
+FIT_TIMEOUT_MS = 120_000
+
+
+def fit_shown(qtbot, window: MainWindow, dataset: Dataset) -> None:
+    """Show ``dataset`` in ``window`` and wait until its fit is drawn in every view."""
+    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
+        window.set_dataset(dataset)
 
 
 def highlight_counts(window: MainWindow) -> dict[str, int]:

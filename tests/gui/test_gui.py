@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gui_probes import highlight_counts
+from gui_probes import FIT_TIMEOUT_MS, highlight_counts
 from image_content import assert_has_content
 from PIL import Image
 from PySide6.QtCore import QCoreApplication, Qt
@@ -25,8 +25,6 @@ pytest.importorskip("pytestqt")
 from stpca_gui.core import make_demo
 from stpca_gui.core.demos import make_clusters_t3
 from stpca_gui.model import Dataset
-
-FIT_TIMEOUT_MS = 120_000
 
 pytestmark = pytest.mark.usefixtures("display")
 

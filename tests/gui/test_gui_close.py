@@ -14,6 +14,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 
 pytest.importorskip("pytestqt")
 
@@ -24,7 +25,6 @@ from stpca_gui.model import Dataset, FitParameters
 
 pytestmark = pytest.mark.gui
 
-FIT_TIMEOUT_MS = 120_000
 
 
 def large_dataset(n_per_cluster: int = 1700) -> Dataset:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 
 pytest.importorskip("pytestqt")
 
 from image_content import assert_has_content
-from test_gui import FIT_TIMEOUT_MS, fit_demo, process_pending_events
+from test_gui import fit_demo, process_pending_events
 
 from stpca_gui.gui.views.base import current_colors
 from stpca_gui.model import Dataset, FitParameters

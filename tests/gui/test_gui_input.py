@@ -8,13 +8,13 @@ import sys
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 
 pytest.importorskip("pytestqt")
 
 from stpca_gui.core.geometry.validation import MIN_TORUS_SPREAD
 from stpca_gui.model import Dataset
 
-FIT_TIMEOUT_MS = 120_000
 #: The file that crashed the import preview (a repeated header name over ragged rows).
 CRASHING_TABLE = "nan,0.0,nan\n0.0\n0.0\n0.0\n0.0\n0.0,0.0\n"
 

@@ -7,12 +7,12 @@ import dataclasses
 
 import numpy as np
 import pytest
-from gui_probes import highlight_counts
+from gui_probes import FIT_TIMEOUT_MS, highlight_counts
 
 pytest.importorskip("pytestqt")
 
 from image_content import assert_has_content
-from test_gui import FIT_TIMEOUT_MS, figures_rendered
+from test_gui import figures_rendered
 
 from stpca_gui.model import FitParameters
 from stpca_gui.plotting import scores as scores_module
@@ -80,10 +80,11 @@ def test_app_parameters_default_to_automatic_landmarks(window):
 def test_progress_shows_the_landmark_stages(window):
     from stpca_gui.core import ProgressEvent
 
-    window._on_busy(True)
-    window._on_progress(ProgressEvent("landmarks", 0.0, message="choosing 1500 landmarks"))
+    status = window.fit_status
+    status.show_busy(True)
+    status.show_progress(ProgressEvent("landmarks", 0.0, message="choosing 1500 landmarks"))
     assert window.stage_label.text() == "choosing 1500 landmarks"
-    window._on_progress(ProgressEvent("interpolation", 0.25))
+    status.show_progress(ProgressEvent("interpolation", 0.25))
     assert window.stage_label.text() == "Placing points"
-    assert window.progress.value() == 25
-    window._on_busy(False)
+    assert status.progress.value() == 25
+    status.show_busy(False)

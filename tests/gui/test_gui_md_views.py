@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_probes import click_tab
+from gui_probes import click_tab, fit_shown
 from image_content import assert_has_content
 
 pytest.importorskip("pytestqt")
@@ -12,14 +12,8 @@ pytest.importorskip("pytestqt")
 from stpca_gui.core import make_demo
 from stpca_gui.model import Dataset
 
-FIT_TIMEOUT_MS = 120_000
-
 pytestmark = pytest.mark.usefixtures("display")
 
-
-def fit(qtbot, window, dataset: Dataset) -> None:
-    with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
-        window.set_dataset(dataset)
 
 
 def weighted_demo(weights: np.ndarray) -> Dataset:
@@ -37,7 +31,7 @@ def show_landscape(qtbot, window):
 
 
 def test_landscape_tab_draws_and_selects_the_frames_inside(qtbot, window, gui_dir):
-    fit(qtbot, window, weighted_demo(np.ones(300)))
+    fit_shown(qtbot, window, weighted_demo(np.ones(300)))
     view = window.free_energy_view
     assert not view._drawn  # hidden: drawn when shown
     view = show_landscape(qtbot, window)
@@ -67,7 +61,7 @@ def test_landscape_tab_draws_and_selects_the_frames_inside(qtbot, window, gui_di
 def test_weights_column_changes_the_landscape_and_bad_weights_are_said(qtbot, window):
     weights = np.ones(300)
     weights[:100] = 5.0
-    fit(qtbot, window, weighted_demo(weights))
+    fit_shown(qtbot, window, weighted_demo(weights))
     view = show_landscape(qtbot, window)
     plain = view.landscape.plot.grid.energy.copy()
     assert view.weights_combo.count() == 2
@@ -77,7 +71,7 @@ def test_weights_column_changes_the_landscape_and_bad_weights_are_said(qtbot, wi
     assert "weights: weight" in view.landscape.axes.get_title(loc="left")
     assert not np.allclose(np.nan_to_num(plain, nan=-1), np.nan_to_num(weighted, nan=-1))
     weights[7] = -1.0
-    fit(qtbot, window, weighted_demo(weights))
+    fit_shown(qtbot, window, weighted_demo(weights))
     view = show_landscape(qtbot, window)
     view.weights_combo.setCurrentIndex(1)
     assert "weights column 'weight', row 8: -1 is negative" in view.message.text()
@@ -101,7 +95,7 @@ def show_time(qtbot, window):
 
 
 def test_time_view_selects_a_time_range_in_every_trajectory(qtbot, window, gui_dir):
-    fit(qtbot, window, runs_demo())
+    fit_shown(qtbot, window, runs_demo())
     view = show_time(qtbot, window)
     ax = view.figure.axes[0]
     assert ax.get_xlabel() == "time (ps)"
@@ -128,7 +122,7 @@ def test_time_view_selects_a_time_range_in_every_trajectory(qtbot, window, gui_d
 
 
 def test_time_view_without_time_uses_the_row_number_and_says_so(qtbot, window):
-    fit(qtbot, window, runs_demo(with_time=False))
+    fit_shown(qtbot, window, runs_demo(with_time=False))
     view = show_time(qtbot, window)
     assert view.figure.axes[0].get_xlabel() == "row (the data have no time)"
     window.state.set_color_mode("time")

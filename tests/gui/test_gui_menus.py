@@ -16,13 +16,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 from PySide6.QtCore import QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMenu, QMessageBox
 
 pytest.importorskip("pytestqt")
 
-FIT_TIMEOUT_MS = 120_000
 #: Actions that are disabled on a fitted, idle window (checked separately).
 DISABLED_WHEN_IDLE = {"&Cancel fit"}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS, fit_shown
 from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
@@ -14,13 +15,8 @@ pytest.importorskip("pytestqt")
 
 from stpca_gui.model import Dataset
 
-FIT_TIMEOUT_MS = 120_000
 pytestmark = pytest.mark.usefixtures("display")
 
-
-def fit(qtbot, win, dataset: Dataset) -> None:
-    with qtbot.waitSignal(win.result_shown, timeout=FIT_TIMEOUT_MS):
-        win.set_dataset(dataset)
 
 
 def twelve_labels() -> Dataset:
@@ -43,7 +39,7 @@ def test_twelve_labels_each_have_their_own_colour_and_legend_entry(qtbot, window
     from stpca_gui.plotting.colors import label_palette
 
     dataset = twelve_labels()
-    fit(qtbot, window, dataset)
+    fit_shown(qtbot, window, dataset)
     assert window.state.effective_color_mode == "label"
     ax = window.histogram_view.histogram.axes
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -63,7 +59,7 @@ def test_twelve_labels_each_have_their_own_colour_and_legend_entry(qtbot, window
 
 
 def test_scores_view_draws_and_writes_the_state_components(qtbot, window):
-    fit(qtbot, window, Dataset.from_demo("clusters-t3"))
+    fit_shown(qtbot, window, Dataset.from_demo("clusters-t3"))
     scores = window.state.result.scores
     view = window.scores_view
     assert (view.x_combo.currentIndex(), view.y_combo.currentIndex()) == (0, 1)
@@ -113,7 +109,7 @@ def test_torus_axis_choosers_follow_the_state(qtbot, window):
 
 
 def test_summary_and_selection_label_follow_the_state(qtbot, window):
-    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    fit_shown(qtbot, window, Dataset.from_demo("clusters-t2"))
     rows = dict(window.summary.rows())
     assert rows["samples n"] == "300"
     window.state.set_result(None)
@@ -128,7 +124,7 @@ def test_monte_carlo_runs_in_the_background_and_can_be_cancelled(qtbot, window):
 
     from stpca_gui.core.circstats.uniformity import uniformity_tests
 
-    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    fit_shown(qtbot, window, Dataset.from_demo("clusters-t2"))
     uniformity_tests(np.linspace(0, 6, 20), n_replicates=10, calibration="monte_carlo",
                      random_state=0)  # compile the kernel before timing anything
     dialog = window.uniformity_tests()
@@ -165,7 +161,7 @@ def test_monte_carlo_runs_in_the_background_and_can_be_cancelled(qtbot, window):
 
 def start_a_long_monte_carlo(qtbot, window):
     """The uniformity dialog, running 100,000 replicates (its first progress received)."""
-    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    fit_shown(qtbot, window, Dataset.from_demo("clusters-t2"))
     dialog = window.uniformity_tests()
     dialog.calibration.setCurrentIndex(1)
     dialog.replicates.setValue(100_000)
@@ -189,7 +185,7 @@ def test_a_failing_comparison_is_a_message_box(qtbot, window, monkeypatch):
     def explode(angles, state):
         raise RuntimeError("synthetic baseline failure")
 
-    fit(qtbot, window, Dataset.from_demo("clusters-t2"))
+    fit_shown(qtbot, window, Dataset.from_demo("clusters-t2"))
     monkeypatch.setattr(compare_dialog, "baselines_task", explode)
     dialog = window.compare_methods()
     qtbot.addWidget(dialog)

@@ -7,16 +7,15 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
-pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
-from image_content import assert_has_content  # noqa: E402
-from structure_files import quiet_universe, write_halves  # noqa: E402
-from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
+from gui_probes import FIT_TIMEOUT_MS
+from image_content import assert_has_content
+from structure_files import datafiles, quiet_universe, write_halves
+from test_gui import figures_rendered
 
-from stpca_gui.io.structures import DihedralSettings  # noqa: E402
-from stpca_gui.io.structures.representatives import torus_medoid  # noqa: E402
-from stpca_gui.model.structures import read_structure_dataset  # noqa: E402
+from stpca_gui.io.structures import DihedralSettings
+from stpca_gui.io.structures.representatives import torus_medoid
+from stpca_gui.model.structures import read_structure_dataset
 
 pytestmark = pytest.mark.usefixtures("display")
 

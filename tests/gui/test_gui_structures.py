@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 
 pytest.importorskip("pytestqt")
-pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
 
-from image_content import assert_has_content  # noqa: E402
-from structure_files import SPLIT, write_halves  # noqa: E402
-from test_gui import FIT_TIMEOUT_MS, figures_rendered  # noqa: E402
+from image_content import assert_has_content
+from structure_files import SPLIT, datafiles, write_halves
+from test_gui import figures_rendered
 
-from stpca_gui.files.output_folder import MANIFEST_NAME  # noqa: E402
+from stpca_gui.files.output_folder import MANIFEST_NAME
 
 pytestmark = pytest.mark.usefixtures("display")
 

@@ -18,14 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gui_probes import highlight_counts
+from gui_probes import FIT_TIMEOUT_MS, highlight_counts
 
 from stpca_gui.gui.head_start import ENV as HEAD_START_ENV
 from stpca_gui.gui.startup import HEAVY_MODULES, TRACE_ENV
 
 pytestmark = pytest.mark.usefixtures("display")
 
-FIT_TIMEOUT_MS = 120_000
 LAUNCH_TIMEOUT_S = 180.0
 #: Marks of an interactive launch in the order they must happen.
 ORDERED_MARKS = ("main", "window_shown", "first_paint", "numerics_ready", "fit_started",

@@ -14,6 +14,7 @@ import itertools
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel
 
@@ -21,7 +22,6 @@ from stpca_gui.model import Dataset
 
 pytestmark = pytest.mark.usefixtures("display")
 
-FIT_TIMEOUT_MS = 120_000
 #: The app's own window size (``stpca-gui`` without --screenshot) and a small laptop's.
 SIZES = ((1500, 950), (1280, 800))
 

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from gui_probes import FIT_TIMEOUT_MS
 
 from stpca_gui.model import Dataset, FitParameters, run_analysis
 from stpca_gui.model.tasks import TaskState
@@ -28,7 +29,6 @@ from stpca_gui.model.tour import (
 PAPER_LABELS = {"eq:sdist": 1, "eq:mds": 2, "eq:gmds": 3, "eq:smds": 4, "eq:smds2": 5,
                 "eq:smds3": 6, "eq:wasser": 7, "eq:PNS": 8, "eq:invmds2": 9, "eq:interp": 10,
                 "eq:totalvar": 11}
-FIT_TIMEOUT_MS = 120_000
 
 
 @pytest.fixture(scope="module")

@@ -8,22 +8,17 @@ import warnings
 
 import numpy as np
 import pytest
+from structure_files import DCD, PSF, datafiles, quiet_universe
 
-mda = pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
-
-from structure_files import quiet_universe  # noqa: E402
-
-from stpca_gui.io.structures import (  # noqa: E402
+from stpca_gui.io.structures import (
     DihedralSettings,
     StructureError,
     read_torsions,
     torus_medoid,
     write_representatives,
 )
-from stpca_gui.io.structures.representatives import torus_distances  # noqa: E402
+from stpca_gui.io.structures.representatives import torus_distances
 
-PSF, DCD = datafiles.PSF, datafiles.DCD
 RNA_PSF, RNA_PDB = datafiles.RNA_PSF, datafiles.RNA_PDB
 
 

@@ -78,7 +78,8 @@ def _row_sums(
 ) -> tuple:
     """Centred pair terms of row i against j > i: (ψ − π/2, sin ψ − 2/π, PAD term − mean).
 
-    ``buffer``, ``mantissa_bits`` and ``exponents`` are scratch arrays of length ≥ 2n.
+    ``buffer``, ``mantissa_bits`` and ``exponents`` are scratch arrays of length ≥ 2n
+    (:func:`_row_sums_work`).
     """
     n = theta.size
     count = n - 1 - i
@@ -101,13 +102,18 @@ def _row_sums(
 
 
 @kernel()
+def _row_sums_work(n: int) -> tuple:
+    """The scratch arrays of :func:`_row_sums` for n angles: buffer, mantissa bits and
+    exponents, each of length 2n."""
+    return np.empty(2 * n), np.empty(2 * n, dtype=np.int64), np.empty(2 * n)
+
+
+@kernel()
 def pair_sums_serial(theta: NDArray) -> tuple:
     n = theta.size
     cosines = np.cos(theta)
     sines = np.sin(theta)
-    buffer = np.empty(2 * n)
-    mantissa_bits = np.empty(2 * n, dtype=np.int64)
-    exponents = np.empty(2 * n)
+    buffer, mantissa_bits, exponents = _row_sums_work(n)
     s_psi = 0.0
     s_sin = 0.0
     s_pad = 0.0
@@ -124,9 +130,7 @@ def _paired_row_sums(theta: NDArray, cosines: NDArray, sines: NDArray, lo: int,
                      hi: int) -> tuple:
     """Sums of rows lo … hi − 1, each with its partner row n − 1 − i (equal work per i)."""
     n = theta.size
-    buffer = np.empty(2 * n)
-    mantissa_bits = np.empty(2 * n, dtype=np.int64)
-    exponents = np.empty(2 * n)
+    buffer, mantissa_bits, exponents = _row_sums_work(n)
     s_psi = 0.0
     s_sin = 0.0
     s_pad = 0.0

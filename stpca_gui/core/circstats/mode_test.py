@@ -53,6 +53,7 @@ from .silverman import (
     coarse_probabilities,
     resample_counts,
     resamples_with_more_modes,
+    sequential_mode_count,
     unit_angles,
     with_test_parameters,
 )
@@ -150,21 +151,19 @@ def mode_test(
     theta = unit_angles(tested.values, period)
     sample = BinnedSample(theta)
     rng = check_random_state(random_state)
-    steps: list[float] = []
     bandwidths: list[float] = []
     silverman: list[float] = []
     excess: list[float] = []
-    n_modes = int(k_max)
-    for k in range(1, int(k_max) + 1):
+
+    def step(k: int) -> float:
         h_k = binned_critical_bandwidth(sample, k, check)
         p = step_p_values(sample, theta, h_k, k, n_boot, rng, check)
         bandwidths.append(h_k * period / TWO_PI)
         silverman.append(p.bandwidth)
         excess.append(p.excess_mass)
-        steps.append(min(1.0, p.bandwidth / TEST_WEIGHTS[0], p.excess_mass / TEST_WEIGHTS[1]))
-        if steps[-1] >= alpha:
-            n_modes = k
-            break
-    return ModeTest(n_modes=n_modes, p_values=tuple(steps), critical_bandwidths=tuple(bandwidths),
+        return min(1.0, p.bandwidth / TEST_WEIGHTS[0], p.excess_mass / TEST_WEIGHTS[1])
+
+    n_modes, steps = sequential_mode_count(step, alpha, k_max)
+    return ModeTest(n_modes=n_modes, p_values=steps, critical_bandwidths=tuple(bandwidths),
                     raw_p_values=tuple(silverman), excess_mass_p_values=tuple(excess),
                     **record)

@@ -67,6 +67,7 @@ __all__ = [
     "mode_count",
     "resample_counts",
     "resamples_with_more_modes",
+    "sequential_mode_count",
     "silverman_mode_test",
     "step_p_value",
     "unit_angles",
@@ -441,6 +442,20 @@ def with_test_parameters(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
+def sequential_mode_count(step_p_value_of: Callable[[int], float], alpha: float,
+                          k_max: int) -> tuple[int, tuple[float, ...]]:
+    """The sequential rule of every mode test: test "at most k modes" for k = 1, 2, …
+    (``step_p_value_of(k)``, called in that order) until a step is not rejected at level
+    ``alpha``. Returns that k (``k_max`` when every step is rejected) and the steps'
+    p-values."""
+    steps: list[float] = []
+    for k in range(1, int(k_max) + 1):
+        steps.append(step_p_value_of(k))
+        if steps[-1] >= alpha:
+            return k, tuple(steps)
+    return int(k_max), tuple(steps)
+
+
 def check_test_parameters(alpha: float, k_max: int, n_boot: int) -> None:
     """Raise ValueError for a level outside (0, 1), k_max < 1 or n_boot < 1."""
     if not 0.0 < alpha < 1.0:
@@ -539,15 +554,12 @@ def silverman_mode_test(
                                              check)[0]))
         bandwidths.append(h_k * period / TWO_PI)
 
-    steps: list[float] = []
-    n_modes = int(k_max)
-    test_at_most(1)
-    for k in range(1, int(k_max) + 1):
+    def step(k: int) -> float:
         test_at_most(k + 1)
-        steps.append(step_p_value(raw[k - 1], raw[k]))
-        if steps[-1] >= alpha:
-            n_modes = k
-            break
-    return ModeTest(n_modes=n_modes, p_values=tuple(steps), critical_bandwidths=tuple(bandwidths),
+        return step_p_value(raw[k - 1], raw[k])
+
+    test_at_most(1)
+    n_modes, steps = sequential_mode_count(step, alpha, k_max)
+    return ModeTest(n_modes=n_modes, p_values=steps, critical_bandwidths=tuple(bandwidths),
                     alpha=float(alpha), calibration=str(calibration), n_boot=int(n_boot),
                     k_max=int(k_max), period=period, n=sample.n, raw_p_values=tuple(raw))

@@ -49,14 +49,17 @@ from ._prediction_kernel import (
     _STRESS_ROUNDING,
     _VECTOR_MATH,
     _accepts,
+    _after_accepted,
     _at_rest,
     _count_accepted,
     _new_trial,
     _partner_block,
     _remember_rejected,
     _targets_for,
-    _torus_directions,
+    _torus_gradient_pass,
     _torus_targets,
+    _unit_vector_into,
+    run_prediction_rows,
 )
 
 #: Relative CG residual of a Newton step far from the minimum (the step only has to lead
@@ -323,9 +326,7 @@ def _interpolate_one_cg(
     trial_weights = partners[2]
     trial_shifts = partners[3]
     partner_work = partners[4]
-    norm = math.sqrt(_dot(start, start))
-    for k in range(p):
-        trial[k] = start[k] / norm
+    _unit_vector_into(start, trial)
     value = math.inf
     curvature = 0.0
     model_curvature = 0.0
@@ -356,12 +357,10 @@ def _interpolate_one_cg(
             curvature = trial_curvature
             cap_shift = trial_shift
             rejected = False
-            if not first:
-                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
-                if converged or step_squared <= _STEP_TOL**2:
-                    break
+            accepted, lam, stop = _after_accepted(first, accepted, lam, decrease, value, tol,
+                                                  step_squared, max_iter)
             first = False
-            if accepted >= max_iter:
+            if stop:
                 break
             along = _dot(grad, y)
             for k in range(p):
@@ -529,15 +528,9 @@ def _torus_gradient(
     x is closer than half its target distance to some x_i); ``scratch`` as in
     ``_torus_directions``. Returns (mean stress, Σ c_i, Σ w_i)."""
     d, n = angles_t.shape
-    total = _torus_directions(x, angles_t, targets, scratch)
+    total = _torus_gradient_pass(x, angles_t, targets, scratch, grad)
     residual = scratch[d]
     inverse = scratch[d + 1]
-    for k in range(d):
-        row = scratch[k]
-        acc = 0.0
-        for i in range(n):
-            acc += residual[i] * row[i]
-        grad[k] = acc
     curvature = 0.0
     weight_sum = 0.0
     for i in range(n):
@@ -661,18 +654,5 @@ def predict_torus_cg(
     (with ``chain``, only the first start is used and each later query starts from the
     previous answer, on one thread), as ``_prediction_kernel.predict_torus`` but with
     O(n·d) work per pass."""
-    queries, embedding, starts = (kernel_array(a) for a in (queries, embedding, starts))
-    m = queries.shape[0]
-    n, d = angles.shape
-    angles_t = kernel_array(angles.T)
-    out = np.empty((m, d))
-    stress = np.empty(m)
-
-    def run(block: tuple[int, int]) -> None:
-        lo, hi = block
-        _predict_rows_cg(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi],
-                         max_iter, tol, chain, out[lo:hi], stress[lo:hi],
-                         *_prediction_work_arrays(n, d))
-
-    map_parallel(run, [(0, m)] if chain and m else row_blocks(m))
-    return out, stress
+    return run_prediction_rows(_predict_rows_cg, _prediction_work_arrays, queries, angles,
+                               embedding, radius, starts, max_iter, tol, chain=chain)

@@ -15,6 +15,7 @@ Queries are independent; blocks of them run on the kernel threads (:mod:`.parall
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -109,6 +110,24 @@ def _torus_directions(x: NDArray, angles_t: NDArray, targets: NDArray, scratch: 
 
 
 @kernel(fastmath=_VECTOR_MATH)
+def _torus_gradient_pass(x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
+                         grad: NDArray) -> float:
+    """Sum of squared residuals at x, with ``scratch`` filled as by
+    :func:`_torus_directions` and the gradient Σ res_i u_i in ``grad`` (d,); the pass both
+    T̃ kernels make (this module's Gauss–Newton model and the matrix-free one's)."""
+    d, n = angles_t.shape
+    total = _torus_directions(x, angles_t, targets, scratch)
+    residual = scratch[d]
+    for k in range(d):
+        row = scratch[k]
+        acc = 0.0
+        for i in range(n):
+            acc += residual[i] * row[i]
+        grad[k] = acc
+    return total
+
+
+@kernel(fastmath=_VECTOR_MATH)
 def _torus_model(
     x: NDArray, angles_t: NDArray, targets: NDArray, scratch: NDArray,
     grad: NDArray, hess: NDArray,
@@ -120,14 +139,7 @@ def _torus_model(
     :func:`_torus_directions` for ``scratch`` (d + 2, n).
     """
     d, n = angles_t.shape
-    total = _torus_directions(x, angles_t, targets, scratch)
-    residual = scratch[d]
-    for k in range(d):
-        row = scratch[k]
-        acc = 0.0
-        for i in range(n):
-            acc += residual[i] * row[i]
-        grad[k] = acc
+    total = _torus_gradient_pass(x, angles_t, targets, scratch, grad)
     for k in range(d):
         row = scratch[k]
         for m in range(k + 1):
@@ -198,6 +210,19 @@ def _count_accepted(accepted: int, lam: float, decrease: float, value: float, to
     tenth of the damping (at least 1e-9), and whether the stress fell by at most ``tol``
     of itself (converged)."""
     return accepted + 1, max(lam * 0.1, 1e-9), decrease <= tol * max(value, 1e-300)
+
+
+@kernel()
+def _after_accepted(first: bool, accepted: int, lam: float, decrease: float, value: float,
+                    tol: float, step_squared: float, max_iter: int) -> tuple[int, float, bool]:
+    """T̂'s bookkeeping at an accepted point: :func:`_count_accepted` (the start is no
+    step), and whether the iteration ends there (converged, reached by a step shorter than
+    _STEP_TOL, or max_iter steps taken). Returns (accepted, damping, stop)."""
+    if not first:
+        accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
+        if converged or step_squared <= _STEP_TOL**2:
+            return accepted, lam, True
+    return accepted, lam, accepted >= max_iter
 
 
 @kernel()
@@ -341,20 +366,8 @@ def predict_torus(
     Blocks of queries run on the kernel threads. Returns the predicted angles (m, d),
     wrapped, and the attained stress per query.
     """
-    queries, embedding, starts = (kernel_array(a) for a in (queries, embedding, starts))
-    m = queries.shape[0]
-    n, d = angles.shape
-    angles_t = kernel_array(angles.T)
-    out = np.empty((m, d))
-    stress = np.empty(m)
-
-    def run(block: tuple[int, int]) -> None:
-        lo, hi = block
-        _predict_rows(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi], max_iter,
-                      tol, False, out[lo:hi], stress[lo:hi], *_work_arrays(n, d))
-
-    map_parallel(run, row_blocks(m))
-    return out, stress
+    return run_prediction_rows(_predict_rows, _work_arrays, queries, angles, embedding,
+                               radius, starts, max_iter, tol, chain=False)
 
 
 def predict_torus_chain(
@@ -371,14 +384,33 @@ def predict_torus_chain(
     This is how the paper traces the principal curve: continuity of the starts keeps the
     predictions on one branch of the (set-valued) prediction map.
     """
+    first = np.reshape(first_start, (1, angles.shape[1]))
+    return run_prediction_rows(_predict_rows, _work_arrays, queries, angles, embedding,
+                               radius, first, max_iter, tol, chain=True)
+
+
+def run_prediction_rows(
+    rows_kernel: Callable[..., None], work_arrays: Callable[[int, int], tuple[NDArray, ...]],
+    queries: NDArray, angles: NDArray, embedding: NDArray, radius: float, starts: NDArray,
+    max_iter: int, tol: float, *, chain: bool,
+) -> tuple[NDArray, NDArray]:
+    """Run a T̃ rows kernel (this module's ``_predict_rows`` or the matrix-free one) over
+    ``queries``: blocks of rows on the kernel threads, or with ``chain`` all of them in
+    order on one thread, each query after the first started from the previous answer
+    (only ``starts[0]`` is used). ``work_arrays(n, d)`` makes the kernel's work arrays."""
+    queries, embedding, starts = (kernel_array(a) for a in (queries, embedding, starts))
     m = queries.shape[0]
     n, d = angles.shape
+    angles_t = kernel_array(angles.T)
     out = np.empty((m, d))
     stress = np.empty(m)
-    if m:
-        _predict_rows(kernel_array(queries), kernel_array(angles.T), kernel_array(embedding),
-                      radius, kernel_array(np.reshape(first_start, (1, d))), max_iter, tol,
-                      True, out, stress, *_work_arrays(n, d))
+
+    def run(block: tuple[int, int]) -> None:
+        lo, hi = block
+        rows_kernel(queries[lo:hi], angles_t, embedding, radius, starts[lo:hi], max_iter,
+                    tol, chain, out[lo:hi], stress[lo:hi], *work_arrays(n, d))
+
+    map_parallel(run, [(0, m)] if chain and m else row_blocks(m))
     return out, stress
 
 
@@ -593,6 +625,17 @@ def _positive_definite(matrix: NDArray, work: NDArray) -> bool:
 
 
 @kernel()
+def _unit_vector_into(start: NDArray, out: NDArray) -> None:
+    """``start`` / |``start``| into ``out``: where both T̂ kernels start."""
+    norm = 0.0
+    for k in range(start.shape[0]):
+        norm += start[k] * start[k]
+    norm = math.sqrt(norm)
+    for k in range(start.shape[0]):
+        out[k] = start[k] / norm
+
+
+@kernel()
 def _interpolate_one(
     embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
     tol: float, work: NDArray, vectors: NDArray, squares: NDArray, bases: NDArray,
@@ -632,12 +675,7 @@ def _interpolate_one(
     hess = systems[0]
     system = systems[1]
     exact_hess = systems[2]
-    norm = 0.0
-    for k in range(p):
-        norm += start[k] * start[k]
-    norm = math.sqrt(norm)
-    for k in range(p):
-        trial[k] = start[k] / norm
+    _unit_vector_into(start, trial)
     value = math.inf
     curvature = 0.0
     cap_shift = 0.0
@@ -665,12 +703,10 @@ def _interpolate_one(
             curvature = trial_curvature
             cap_shift = trial_shift
             rejected = False
-            if not first:
-                accepted, lam, converged = _count_accepted(accepted, lam, decrease, value, tol)
-                if converged or step_squared <= _STEP_TOL**2:
-                    break
+            accepted, lam, stop = _after_accepted(first, accepted, lam, decrease, value, tol,
+                                                  step_squared, max_iter)
             first = False
-            if accepted >= max_iter:
+            if stop:
                 break
             # The model in the tangent basis T at y: g = Tᵀ grad, H = Tᵀ outer T + (Σ c_i) I,
             # the Hessian itself where it is positive definite (so that Newton's method

@@ -10,20 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from structure_files import DCD, PSF, datafiles, mda, quiet_universe
 
-mda = pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
-
-from structure_files import quiet_universe  # noqa: E402
-
-from stpca_gui.io.structures import (  # noqa: E402
+from stpca_gui.io.structures import (
     DihedralSettings,
     StructureError,
     read_torsions,
     select_atoms,
 )
-
-PSF, DCD = datafiles.PSF, datafiles.DCD
 
 
 def test_a_table_beyond_the_memory_available_is_refused_before_reading(monkeypatch):

@@ -11,13 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from structure_files import DCD, PSF, SPLIT, datafiles, mda, quiet_universe, write_halves
 
-mda = pytest.importorskip("MDAnalysis")
-datafiles = pytest.importorskip("MDAnalysisTests.datafiles")
-
-from structure_files import SPLIT, quiet_universe, write_halves  # noqa: E402
-
-from stpca_gui.io.structures import (  # noqa: E402
+from stpca_gui.io.structures import (
     DihedralSettings,
     StructureError,
     read_sidecar,
@@ -26,7 +22,6 @@ from stpca_gui.io.structures import (  # noqa: E402
     sidecar_path,
 )
 
-PSF, DCD = datafiles.PSF, datafiles.DCD
 LOOP = DihedralSettings(layout="per-frame", select="resid 7:13")
 
 
