@@ -487,7 +487,9 @@ class MainWindow(QMainWindow):
         # Text from the data: on one line each, cut when very long, and never markup. (Not
         # torus_scene's short_label: that module loads pyvista and VTK.)
         described = dataset.description or dataset.source
-        title = escape(cut_at_clause(described, 160))
+        # About two lines of the side column in bold: a structure's title naming its files
+        # took four at 1280 × 800 and pushed the parameters' last rows out of view.
+        title = escape(cut_at_clause(described, 110))
         self.dataset_label.setToolTip(escape(one_line(described, 2000)))
         # A summary at high d (issue 32): every name of 426 torsions would push the
         # parameter panel out of the window.
