@@ -114,13 +114,11 @@ def child(d: int, n: int, m: int, n_place: int, curve_points: int,
     scores = pns.transform(smds.embedding_)
     if hasattr(projections, "iterate_projections"):
         from stpca_gui.core.prediction.torus_variance import (
-            estimate_torus_variance,
-            torus_variance_components,
-        )
-        from stpca_gui.core.stpca import (
             TORUS_VARIANCE_FIRST_SAMPLE,
             TORUS_VARIANCE_SAMPLE,
             TORUS_VARIANCE_TARGET_SE,
+            estimate_torus_variance,
+            torus_variance_components,
         )
 
         components = torus_variance_components(pns.explained_variance_ratio_, 10)

@@ -58,6 +58,10 @@ from .prediction.principal_curve import (
 )
 from .prediction.projections import variance_attributes
 from .prediction.torus_variance import (
+    TORUS_VARIANCE_FIRST_SAMPLE,
+    TORUS_VARIANCE_PREDICTION_TOL,
+    TORUS_VARIANCE_SAMPLE,
+    TORUS_VARIANCE_TARGET_SE,
     TorusVarianceEstimate,
     estimate_torus_variance,
     score_auxiliary,
@@ -82,21 +86,6 @@ from .smds.smds import SphericalMDS
 FIT_STAGES: tuple[str, ...] = ("landmarks", "smds-start", "smds", "interpolation", "pns",
                                "curve", "torus-variance", "done")
 
-#: A landmark fit estimates the torus variance from this many random samples (the sums are
-#: scaled to n). Measured on all sunspot births (n = 51,301): the ratios of four such
-#: subsamples differ from those of all samples by at most 0.07 points (sd 0.05).
-TORUS_VARIANCE_SAMPLE = 10_000
-#: A torus variance of only the first components (d > ``max_torus_components``) starts on
-#: this many random samples and doubles the sample until every ratio's standard error is
-#: at most TORUS_VARIANCE_TARGET_SE (or the sample reaches TORUS_VARIANCE_SAMPLE or n).
-TORUS_VARIANCE_FIRST_SAMPLE = 500
-TORUS_VARIANCE_TARGET_SE = 0.005
-#: T̃'s stopping tolerance (relative stress decrease) for the torus variance of the first
-#: components (K < d), looser than a prediction's 1e-12: the sums need far less than the
-#: solver's rounding. Measured on 300 sampled points at d = 66, n = 10⁴ (K = 10): CPU
-#: 17.6 → 11.9 s, the ratios moved by at most 3e-4 point (PC1's standard error there:
-#: 0.19 point); at 1e-5, 8.6 s and up to 4e-3 point.
-TORUS_VARIANCE_PREDICTION_TOL = 1e-7
 #: From d = LANDMARK_AGREEMENT_MIN_D on, a landmark set whose validation stress is within
 #: this fraction of the best set's confirms it: no further set is tried. Measured spreads
 #: of three sets' stresses: 0.4 % on the 3-state data at d = 66 (each set 15–18 s of CPU
@@ -114,8 +103,6 @@ LANDMARK_AGREEMENT_MIN_D = 8
 LANDMARK_SINGLE_SET_MIN_D = 60
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
-
-
 
 
 @dataclass

@@ -179,7 +179,7 @@ def test_sampled_estimate_stops_at_the_target_and_states_its_error(moving_fit):
 def test_loose_prediction_tolerance_agrees_with_the_default(moving_fit):
     # The fit's looser T̃ tolerance for the first components' torus variance moves no
     # ratio by more than 0.01 point against T̃'s default tolerance, on every sample.
-    from stpca_gui.core.stpca import TORUS_VARIANCE_PREDICTION_TOL
+    from stpca_gui.core.prediction.torus_variance import TORUS_VARIANCE_PREDICTION_TOL
 
     model, _ = moving_fit
     k = model.torus_variance_components_
