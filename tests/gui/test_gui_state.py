@@ -76,10 +76,14 @@ def test_scores_view_draws_and_writes_the_state_components(qtbot, window):
 
 
 def test_torus_axis_choosers_follow_the_state(qtbot, window):
+    view = window.torus_view
+    controls = (view.layout_combo, view.axes_label, view.moving_button, *view.axis_combos)
+    # Before any data no empty boxes (four were shown beside an empty view).
+    assert all(widget.isHidden() for widget in controls)
     rng = np.random.default_rng(0)
     dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
     window.set_dataset(dataset, fit=False)
-    view = window.torus_view
+    assert not any(widget.isHidden() for widget in controls[1:]) and controls[0].isHidden()
     # Before a fit the torus shows the angles of largest circular spread (issue 32).
     from stpca_gui.model.moving_angles import moving_axes
 

@@ -233,6 +233,10 @@ class TorusView(VtkView):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             self.controls.addWidget(combo)
         self.controls.addWidget(self.moving_button)
+        # Shown by _on_dataset as the data's d asks: before any data, four empty boxes.
+        for widget in (self.layout_combo, self.axes_label, self.moving_button,
+                       *self.axis_combos):
+            widget.setVisible(False)
         self.layout_combo.currentIndexChanged.connect(self.redraw)
         # ``activated``, not ``currentIndexChanged``: only a person's pick counts as a choice
         # (which keeps the axes for later results); a repopulation or any programmatic
