@@ -78,8 +78,14 @@ def test_scores_view_draws_and_writes_the_state_components(qtbot, window):
 def test_torus_axis_choosers_follow_the_state(qtbot, window):
     view = window.torus_view
     controls = (view.layout_combo, view.axes_label, view.moving_button, *view.axis_combos)
-    # Before any data no empty boxes (four were shown beside an empty view).
+    # Before any data no empty boxes (four were shown beside an empty view), and the
+    # figures say how to get data instead of showing empty axes from 0 to 1.
     assert all(widget.isHidden() for widget in controls)
+    from stpca_gui.gui.views.mpl_views import NO_DATA_MESSAGE
+
+    for blank in (window.scores_view, window.histogram_view, window.variance_view):
+        assert not blank.figure.axes
+        assert [t.get_text() for t in blank.figure.texts] == [NO_DATA_MESSAGE]
     rng = np.random.default_rng(0)
     dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
     window.set_dataset(dataset, fit=False)

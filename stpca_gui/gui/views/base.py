@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -33,9 +32,6 @@ class ViewFrame(QWidget):
         header.addStretch(1)
         self.controls = header
         self._layout.addLayout(header)
-        self.placeholder = QLabel("Load data or a demo to see this view.")
-        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet("color: gray;")
 
     def set_content(self, widget: QWidget) -> None:
         self._layout.addWidget(widget, 1)

@@ -66,6 +66,10 @@ class ViewCanvas(FigureCanvasQTAgg):
         self.update(left, self.rect().height() - top, right - left, top - bottom)
 
 
+#: What a view without data says.
+NO_DATA_MESSAGE = "Open a table (File → Open…) or a demo (Demos) to see this view."
+
+
 class MplView(ViewFrame):
     """A view drawing into one matplotlib Figure on a Qt canvas."""
 
@@ -85,13 +89,21 @@ class MplView(ViewFrame):
         self.canvas.mpl_connect("resize_event", lambda _event: self.thaw_layout())
 
     def _result_or_blank(self) -> AnalysisResult | None:
-        """The state's result; without one the figure is cleared."""
+        """The state's result; without one the figure is blank (:meth:`show_blank`)."""
         result = self.state.result
         if result is None:
-            self.figure.clear()
-            self.canvas.draw_idle()
-            self._drawn = False
+            self.show_blank()
         return result
+
+    def show_blank(self) -> None:
+        """A figure without axes: before any data it says how to get some (empty axes
+        from 0 to 1 read as a plot of nothing); with data, before their fit, it is empty."""
+        self.figure.clear()
+        if self.state.dataset is None:
+            self.figure.text(0.5, 0.5, NO_DATA_MESSAGE, ha="center", va="center",
+                             color="gray", wrap=True)
+        self.canvas.draw_idle()
+        self._drawn = False
 
     def thaw_layout(self) -> None:
         """Let the next draw recompute the layout (new content or a new size)."""
@@ -343,6 +355,7 @@ class ScoresView(RegionSelection, MplView):
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self._on_color_mode)
+        self.show_blank()
 
     def region_points(self) -> ScoresScatter:
         return self.scatter
@@ -386,6 +399,7 @@ class HistogramView(SpanSelection, MplView):
         state.selection.changed.connect(self.update_selection)
         state.color_mode_changed.connect(self.redraw)
         state.view_options_changed.connect(self._on_view_option)
+        self.show_blank()
 
     def _on_view_option(self, name: str) -> None:
         if name == "paper_antimodes" and self._drawn:
@@ -439,10 +453,10 @@ class VarianceView(MplView):
         self.canvas.mpl_connect("resize_event", lambda _event: self.redraw())
 
     def redraw(self, *_: object) -> None:
-        self.figure.clear()
+        result = self._result_or_blank()
         self.thaw_layout()
-        result = self.state.result
         if result is not None:
+            self.figure.clear()
             # No title: the view's header says it.
             draw_variance(self.figure, result.sphere_ratio, result.torus_ratio, title="",
                           torus_remaining=result.torus_remaining)
