@@ -21,7 +21,6 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.text import Text
 from numpy.typing import ArrayLike, NDArray
 
 from ..core.circstats.kde import BandwidthRule, binned_is_accurate, circular_bandwidth, circular_kde
@@ -53,10 +52,12 @@ _LEGEND_INSIDE_MAX = 8
 LEGEND_GROUPS_MAX = 12
 #: The bars of the groups the legend does not name, and their legend entry.
 _OTHERS_STYLE = {"facecolor": "#e4e4e4", "edgecolor": NEUTRAL, "hatch": "///"}
-#: z-orders: the histogram (stacked by group) and the legend are static; the selection's
-#: bars, its curve, the density curve and the selection count are redrawn on a new
-#: selection, over a snapshot of what lies below ``_STATIC_BELOW``.
-_BARS_Z, _LEGEND_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _COUNT_Z = 2.0, 2.5, 2.9, 3.0, 6.0
+#: z-orders: the histogram (stacked by group) is static; the selection's bars, its curve,
+#: the density curve, the antimodes and, on top of them all, the legend (which names the
+#: selection's size) are redrawn on a new selection, over a snapshot of what lies below
+#: ``_STATIC_BELOW``. Below the curves and the dashed antimodes, the legend let them show
+#: through its box.
+_BARS_Z, _STATIC_BELOW, _SELECTION_BARS_Z, _LEGEND_Z = 2.0, 2.9, 3.0, 7.0
 
 
 def periodic_range_mask(
@@ -101,11 +102,10 @@ class ScoreHistogram(FigurePlot):
         self._selection_bars: BarContainer | None = None
         self._selection_line: Line2D | None = None
         self._kde_line: Line2D | None = None
-        self._selection_text: Text | None = None
         self._range_artists: list = []
         self._antimode_artists: list = []
         self._legend_entries: tuple[list, list[str]] = ([], [])
-        self._legend_has_selection = False
+        self._legend_selection = ""
 
     # ------------------------------------------------------------------ access
     @property
@@ -138,9 +138,11 @@ class ScoreHistogram(FigurePlot):
         return self._selection_bars
 
     @property
-    def selection_text(self) -> Text | None:
-        """The selection's size, e.g. "1,666 of 5,000 selected (33.3%)"."""
-        return self._selection_text
+    def selection_label(self) -> str:
+        """The legend's entry of the selection, which says its size, e.g. "selection
+        (n = 1,666, 33.3%)"; "" while nothing is selected or in a figure without a
+        selection."""
+        return self._legend_selection
 
     @property
     def selection_line(self) -> Line2D | None:
@@ -274,28 +276,31 @@ class ScoreHistogram(FigurePlot):
         legend_handles.append(Line2D([], [], color=CURVE_COLOR, linewidth=1.6))
         legend_labels.append(f"periodic KDE (bw {self._bandwidth:.3g})")
         self._legend_entries = (legend_handles, legend_labels)
-        self._draw_legend(self.shows_selection and bool(mask.any()))
-        if self.shows_selection:
-            # The selection's size, above the top right corner of the axes.
-            self._selection_text = ax.text(1.0, 1.01, "", transform=ax.transAxes,
-                                           ha="right", va="bottom", fontsize=8,
-                                           zorder=_COUNT_Z)
-            self._set_selection_count(mask)
+        self._draw_legend(self._selection_entry(mask))
 
-    def _draw_legend(self, with_selection: bool) -> None:
+    def _selection_entry(self, mask: NDArray[np.bool_]) -> str:
+        """The legend's label of the selection ``mask``: its size, like the groups' entries,
+        or "" (no entry) when nothing is selected or the figure shows no selection."""
+        count, n = int(mask.sum()), mask.size
+        if not (self.shows_selection and count):
+            return ""
+        return f"selection (n = {count:,}, {100.0 * count / n:.1f}%)"
+
+    def _draw_legend(self, selection: str) -> None:
         """The legend: the groups, the density curve and, when something is selected, the
-        selection (an entry for an empty selection would name nothing drawn)."""
+        selection with its size (an entry for an empty selection would name nothing
+        drawn)."""
         handles, labels = (list(entries) for entries in self._legend_entries)
-        if with_selection:
+        if selection:
             handles.append(Patch(facecolor=SELECTION_COLOR, alpha=0.85))
-            labels.append("selection")
+            labels.append(selection)
         old = self._ax.get_legend()
         if old is not None:
             old.remove()
-        # "best" keeps the legend off the modes; the headroom above leaves it a place. The
-        # legend does not change with the selection's members, so it belongs to the static
-        # layers (its best place is searched only in full renders); where it avoids the
-        # bars and the density curve it also avoids their selected parts, drawn over it.
+        # "best" keeps the legend off the modes; the headroom above leaves it a place. It
+        # is drawn over everything else (nothing shows through its box), and so it is
+        # redrawn, its place searched again, with every new selection; the selected bars
+        # and curve lie within the whole sample's, so its place stays where it was.
         if len(labels) > _LEGEND_INSIDE_MAX:
             # Many labels: a legend inside would hide bars; it goes beside the axes.
             legend = self._ax.legend(handles, labels, loc="upper left", fontsize=8,
@@ -305,7 +310,7 @@ class ScoreHistogram(FigurePlot):
             legend = self._ax.legend(handles, labels, loc="best", fontsize=8,
                                      framealpha=0.85)
         legend.set_zorder(_LEGEND_Z)
-        self._legend_has_selection = with_selection
+        self._legend_selection = selection
 
     @staticmethod
     def _groups(
@@ -374,7 +379,8 @@ class ScoreHistogram(FigurePlot):
         return self._whole_binned
 
     def update_selection(self, selected: ArrayLike | None) -> None:
-        """Show a new selection: only the selection bars and curve change.
+        """Show a new selection: only the selection bars and curve, and the legend entry
+        that names its size, change.
 
         Parameters
         ----------
@@ -390,29 +396,18 @@ class ScoreHistogram(FigurePlot):
         for patch, height in zip(self._selection_bars.patches, heights, strict=True):
             patch.set_height(height)
         self._set_selection_curve(mask)
-        self._set_selection_count(mask)
-        with_selection = self.shows_selection and bool(mask.any())
-        if with_selection != self._legend_has_selection:
-            # The legend gains or loses its selection entry: a static layer changes, so
-            # the next redraw is a full render.
-            self._draw_legend(with_selection)
-            if self._partial is not None:
-                self._partial.invalidate()
+        selection = self._selection_entry(mask)
+        if selection == self._legend_selection:
+            return
+        if selection and self._legend_selection:  # only the selection's size changes
+            self._ax.get_legend().get_texts()[-1].set_text(selection)
+            self._legend_selection = selection
+        else:  # the entry comes or goes
+            self._draw_legend(selection)
 
     def _selection_counts(self, mask: NDArray[np.bool_]) -> NDArray[np.int64]:
         """Selected samples per bin."""
         return np.bincount(self._bin_of[mask], minlength=self._edges.size - 1)
-
-    def _set_selection_count(self, mask: NDArray[np.bool_]) -> None:
-        if self._selection_text is None:  # a histogram that shows no selection
-            return
-        count, n = int(mask.sum()), mask.size
-        if count:
-            self._selection_text.set_text(f"{count:,} of {n:,} selected "
-                                          f"({100.0 * count / n:.1f}%)")
-            self._selection_text.set_color(SELECTION_COLOR)
-        else:  # nothing selected: nothing to say (issue 25: no text for an empty selection)
-            self._selection_text.set_text("")
 
     # ------------------------------------------------------------------ ranges
     def range_mask(self, lo: float, hi: float) -> NDArray[np.bool_]:

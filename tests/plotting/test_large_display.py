@@ -200,7 +200,7 @@ def test_histogram_selection_bars_count_all_selected_samples():
     width = hist.edges[1] - hist.edges[0]
     heights = np.array([p.get_height() for p in hist.selection_bars.patches])
     np.testing.assert_allclose(heights * values.size * width, counts)
-    assert hist.selection_text.get_text().startswith(f"{mask.sum():,} of 3,000")
+    assert hist.selection_label.startswith(f"selection (n = {mask.sum():,}, ")
     # More than half selected: the selection's curve is the whole minus the others'.
     for lo, hi in [(-1.0, 0.7), (-2.4, 1.9)]:
         mask = hist.range_mask(lo, hi)

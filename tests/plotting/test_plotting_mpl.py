@@ -341,13 +341,15 @@ def test_histogram_update_selection_and_single_colour(fitted):
     assert not hist.selection_line.get_visible()
     assert all(p.get_height() == 0 for p in hist.selection_bars.patches)
     legend = [t.get_text() for t in hist.axes.get_legend().get_texts()]
-    assert "selection" not in legend  # nothing selected: no entry for it
-    assert hist.selection_text.get_text() == ""
+    assert not any(t.startswith("selection") for t in legend)  # nothing selected: no entry
+    assert hist.selection_label == ""
     selection_bars = hist.selection_bars
     mask = hist.range_mask(-1.0, 0.0)
     hist.update_selection(mask)
     legend = hist.axes.get_legend().get_texts()
-    assert legend[-1].get_text() == "selection"
+    count, n = int(mask.sum()), pns1.size
+    assert legend[-1].get_text() == hist.selection_label == (
+        f"selection (n = {count:,}, {100 * count / n:.1f}%)")
     assert to_rgba(hist.axes.get_legend().get_patches()[-1].get_facecolor())[:3] == \
         to_rgba(SELECTION_COLOR)[:3]
     assert hist.selection_bars is selection_bars
@@ -356,12 +358,10 @@ def test_histogram_update_selection_and_single_colour(fitted):
     np.testing.assert_allclose([p.get_height() for p in selection_bars.patches],
                                counts / (pns1.size * width))
     assert hist.selection_line.get_visible()
-    count, n = int(mask.sum()), pns1.size
-    assert hist.selection_text.get_text() == (
-        f"{count:,} of {n:,} selected ({100 * count / n:.1f}%)")
     hist.update_selection(None)
     assert not hist.selection_line.get_visible()
-    assert hist.selection_text.get_text() == ""
+    assert hist.selection_label == ""
+    assert len(hist.axes.get_legend().get_texts()) == len(legend) - 1
 
 
 def test_range_masks_wrap_around_the_period():
@@ -408,8 +408,8 @@ def test_histogram_with_100k_samples(monkeypatch):
     fig = new_figure()
     hist = ScoreHistogram(fig)
     hist.draw(values, period)
-    # The first selection adds the legend's "selection" entry (a full render, once); the
-    # selections after it change only the selection's layers.
+    # The first selection adds the legend's "selection" entry (a new legend, once); the
+    # selections after it change only the selection's layers and that entry's text.
     hist.update_selection(hist.range_mask(-3.0, -2.0))
     artists = artist_ids(fig)
     draws = draw_counter(fig)
@@ -506,18 +506,23 @@ def test_histogram_without_selection_has_no_selection_legend_or_count():
     shown.draw(values, 2 * np.pi, bandwidth=0.3)
     static = ScoreHistogram(new_figure(), shows_selection=False)
     static.draw(values, 2 * np.pi, bandwidth=0.3)
-    labels = [t.get_text() for t in static.axes.get_legend().get_texts()]
-    assert "selection" not in labels and static.selection_text is None
+    def labels(hist):
+        return [t.get_text() for t in hist.axes.get_legend().get_texts()]
+
+    def named(hist):
+        return [label for label in labels(hist) if label.startswith("selection")]
+
+    assert named(static) == [] and static.selection_label == ""
     # The app's histogram names the selection in its legend only while there is one.
-    assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
-    assert shown.selection_text.get_text() == ""
+    assert named(shown) == [] and shown.selection_label == ""
     shown.update_selection(values > 0)
-    assert "selection" in [t.get_text() for t in shown.axes.get_legend().get_texts()]
-    assert len(shown.axes.get_legend().get_texts()) == 3  # one legend, not a second one
+    assert named(shown) == [shown.selection_label] == [
+        f"selection (n = {np.sum(values > 0)}, {100 * np.mean(values > 0):.1f}%)"]
+    assert len(labels(shown)) == 3  # one legend, not a second one
     shown.update_selection(None)
-    assert "selection" not in [t.get_text() for t in shown.axes.get_legend().get_texts()]
+    assert named(shown) == [] and shown.selection_label == ""
     static.update_selection(values > 0)  # the bars still follow a selection if given one
-    assert static.selection_text is None
+    assert named(static) == [] and static.selection_label == ""
 
 
 def test_many_groups_get_a_short_legend_inside_the_figure(output_dir):
@@ -612,3 +617,36 @@ def test_the_cluster_note_stays_inside_a_narrow_histogram(width, output_dir):
     assert "3 clusters" in hist.cluster_note
     assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, (box, fig.bbox)
     assert box.y1 <= fig.bbox.y1 + 1
+
+
+@pytest.mark.parametrize("width", [4.8, 5.6], ids=["1280x800", "1600x1000"])
+def test_nothing_shows_through_the_legend_and_the_selection_size_clears_the_note(
+        width, output_dir):
+    """At 1280 × 800 the dashed antimode lines and the density curve were drawn over the
+    legend's box, and the selection's size ("18 of 98 selected (18.4%)", right-aligned
+    above the axes) was written over the end of the cluster note. The legend is drawn on
+    top of everything and names the selection's size, like the groups' entries."""
+    from stpca_gui.core.circstats import periodic_mode_clusters
+
+    rng = np.random.default_rng(2)
+    values = np.concatenate([rng.normal(c, 0.2, 100) for c in (-2.0, 0.0, 1.8)])
+    clusters = periodic_mode_clusters(values, 2 * np.pi, n_boot=99)
+    fig = new_figure(width, 3.4)
+    hist = ScoreHistogram(fig)
+    hist.draw(values, 2 * np.pi, bins=40)
+    hist.show_mode_clusters(clusters, paper=clusters)
+    selected = clusters.labels == clusters.labels[0]
+    hist.update_selection(selected)
+    render(fig, output_dir, f"histogram_legend_on_top_{width:g}in.png")
+    ax = hist.axes
+    legend = ax.get_legend()
+    others = [a for a in ax.get_children() if a is not legend]
+    assert legend.get_zorder() > max(a.get_zorder() for a in others)
+    count = int(selected.sum())
+    assert legend.get_texts()[-1].get_text() == (
+        f"selection (n = {count}, {100 * count / values.size:.1f}%)")
+    renderer = fig.canvas.get_renderer()
+    note = ax._left_title.get_window_extent(renderer)
+    for text in (*ax.texts, *fig.texts, ax.title, ax._right_title):
+        if text.get_visible() and text.get_text():
+            assert not note.overlaps(text.get_window_extent(renderer)), text.get_text()
