@@ -27,6 +27,21 @@ def loop(tmp_path_factory):
     return read_structure_dataset(datafiles.PSF, halves, settings)
 
 
+def _save_as(monkeypatch, path) -> list[str]:
+    """Make the save dialog answer ``path`` (as a person picking it would); the captions
+    it was opened with are returned."""
+    from PySide6.QtWidgets import QFileDialog
+
+    asked: list[str] = []
+
+    def save_name(parent, caption="", directory="", filter="", *args, **kwargs):
+        asked.append(caption)
+        return str(path), filter.split(";;")[0]
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_name))
+    return asked
+
+
 def _context_menu(widget, position) -> None:
     """Right-click ``widget`` at ``position`` as the window system reports it (a
     context-menu event)."""
@@ -37,7 +52,8 @@ def _context_menu(widget, position) -> None:
                                                      widget.mapToGlobal(position)))
 
 
-def test_motion_from_a_variance_bars_context_menu(qtbot, window, loop, gui_dir, tmp_path):
+def test_motion_from_a_variance_bars_context_menu(qtbot, window, loop, gui_dir, tmp_path,
+                                                  monkeypatch):
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
@@ -89,16 +105,20 @@ def test_motion_from_a_variance_bars_context_menu(qtbot, window, loop, gui_dir, 
         assert_has_content(path, min_fraction=0.3, min_colors=30)
         assert menu.geometry().right() <= size[0] and menu.geometry().bottom() <= size[1]
         menu.close()
+    # The menu's entry, chosen as a person does: it asks for the file, then writes it.
     out = tmp_path / "pns1.pdb"
+    asked = _save_as(monkeypatch, out)
     with qtbot.waitSignal(exports.runner.succeeded, timeout=60_000):
-        exports.write_motion(1, str(out))
+        menu.actions()[0].trigger()
+    assert asked == ["Write the motion along PNS1"]
     assert exports.last_written == [out]
     models = quiet_universe(out).trajectory.n_frames
     assert models >= 10
     assert f"Wrote {models} frames along PNS1" in window.statusBar().currentMessage()
 
 
-def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, tmp_path):
+def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, tmp_path,
+                                                          monkeypatch):
     exports = window.structure_exports
     with qtbot.waitSignal(window.result_shown, timeout=FIT_TIMEOUT_MS):
         window.set_dataset(loop)
@@ -113,9 +133,15 @@ def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, t
                               clusters[runs == run])  # frames in order in each run
     mask = clusters == clusters[0]
     window.state.selection.apply(mask, "replace", source="test")
+    # File → Selected Frames as Trajectory…, as a person chooses it.
     out = tmp_path / "picked.dcd"
+    asked = _save_as(monkeypatch, out)
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    action = next(a for a in file_menu.actions()
+                  if a.text() == "Selected &Frames as Trajectory…")
     with qtbot.waitSignal(exports.runner.succeeded, timeout=60_000):
-        exports.write_selection(str(out))
+        action.trigger()
+    assert asked == ["Write the selected frames"]
     medoid = tmp_path / "picked_medoid.pdb"
     assert exports.last_written == [out, medoid]
     written = quiet_universe(datafiles.PSF, out)
@@ -130,7 +156,8 @@ def test_selected_frames_as_a_trajectory_and_their_medoid(qtbot, window, loop, t
                        atol=1e-3)
     # Without a selection the app says so and writes nothing.
     window.state.selection.clear()
-    exports.write_selection(str(tmp_path / "none.pdb"))
+    _save_as(monkeypatch, tmp_path / "none.pdb")
+    action.trigger()
     assert window.messages.last_box.text().startswith("Select frames")
     assert not (tmp_path / "none.pdb").exists()
 
