@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_probes import FIT_TIMEOUT_MS, fit_shown
+from gui_probes import FIT_TIMEOUT_MS, click_tab, fit_shown
 from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
@@ -83,9 +83,19 @@ def test_torus_axis_choosers_follow_the_state(qtbot, window):
     assert all(widget.isHidden() for widget in controls)
     from stpca_gui.gui.views.mpl_views import NO_DATA_MESSAGE
 
-    for blank in (window.scores_view, window.histogram_view, window.variance_view):
-        assert not blank.figure.axes
-        assert [t.get_text() for t in blank.figure.texts] == [NO_DATA_MESSAGE]
+    # Every figure, the ones in the tabs too (the free-energy tab showed empty axes, the
+    # time, angles and diagnostics tabs nothing at all), once a person looks at it.
+    tabs = [(window.scores_tabs, k) for k in range(window.scores_tabs.count())]
+    tabs += [(window.result_tabs, k) for k in range(window.result_tabs.count())]
+    for tab_widget, index in tabs:
+        click_tab(qtbot, tab_widget, index)
+    blanks = (window.scores_view, window.free_energy_view, window.time_view,
+              window.histogram_view, window.variance_view, window.contributions_view,
+              window.diagnostics_view)
+    for blank in blanks:
+        assert not blank.figure.axes, blank.title_text
+        assert [t.get_text() for t in blank.figure.texts] == [NO_DATA_MESSAGE], \
+            blank.title_text
     rng = np.random.default_rng(0)
     dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
     window.set_dataset(dataset, fit=False)

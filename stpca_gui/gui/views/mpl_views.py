@@ -105,6 +105,13 @@ class MplView(ViewFrame):
         self.canvas.draw_idle()
         self._drawn = False
 
+    def showEvent(self, event) -> None:  # Qt API name
+        # Every view, in a tab or not, is blank without a result when it comes into sight
+        # (a builder made in a view's __init__ leaves empty axes from 0 to 1).
+        super().showEvent(event)
+        if self.state.result is None:
+            self.show_blank()
+
     def thaw_layout(self) -> None:
         """Let the next draw recompute the layout (new content or a new size)."""
         self.figure.set_layout_engine("constrained")
@@ -355,7 +362,6 @@ class ScoresView(RegionSelection, MplView):
         state.result_changed.connect(self.redraw)
         state.selection.changed.connect(self.update_colors)
         state.color_mode_changed.connect(self._on_color_mode)
-        self.show_blank()
 
     def region_points(self) -> ScoresScatter:
         return self.scatter
@@ -399,7 +405,6 @@ class HistogramView(SpanSelection, MplView):
         state.selection.changed.connect(self.update_selection)
         state.color_mode_changed.connect(self.redraw)
         state.view_options_changed.connect(self._on_view_option)
-        self.show_blank()
 
     def _on_view_option(self, name: str) -> None:
         if name == "paper_antimodes" and self._drawn:
