@@ -43,6 +43,7 @@ from ..io.structures import (
     open_topology,
     select_atoms,
 )
+from ..model.demos import structure_demo
 from ..model.result_export import ASKED, foreign_question
 from ..model.structures import LABEL_CHOICES, export_representatives, read_structure_dataset
 from ..model.tasks import TaskProgress, TaskState
@@ -382,8 +383,6 @@ class StructureActions:
         """A structure demo (:data:`~stpca_gui.model.demos.STRUCTURE_DEMOS`): the dialog
         filled in with its bundled files and settings, reading at once (in the background),
         so that a person sees where the files and choices go."""
-        from ..model.demos import structure_demo
-
         topology, runs, settings = structure_demo(name)
         dialog = self.open_dialog(topology, tuple(runs))
         if dialog is not None:

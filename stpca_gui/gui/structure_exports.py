@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QMenu, QWidget
 
 from ..files.output_folder import ForeignFilesError
 from ..model.result_export import ASKED, foreign_question
+from ..model.structures import export_motion, export_selection_frames
 from ..model.tasks import TaskState
 from .menus import menu_action
 from .tasks import TaskRunner
@@ -40,8 +41,6 @@ def medoid_path(trajectory: str | Path) -> Path:
 
 def _motion_task(dataset, model, component: int, path: str, overwrite: bool,
                  state: TaskState):
-    from ..model.structures import export_motion
-
     state.progress(0.0, f"writing the motion along PNS{component}…")
     try:
         motion = export_motion(dataset, model, component, path, overwrite=overwrite,
@@ -54,8 +53,6 @@ def _motion_task(dataset, model, component: int, path: str, overwrite: bool,
 
 def _selection_task(dataset, selected: np.ndarray, path: str, overwrite: bool,
                     state: TaskState):
-    from ..model.structures import export_selection_frames
-
     state.progress(0.0, "writing the selected frames…")
     try:
         medoid = export_selection_frames(dataset, selected, path, medoid_path(path),
