@@ -334,6 +334,11 @@ class MainWindow(QMainWindow):
         self.scores_tabs.addTab(self.slots["time"], "Time")
         bottom.addWidget(self.scores_tabs)
         bottom.addWidget(self.slots["histogram"])
+        # Both rows split evenly, in line: left to their size hints, a launch (whose views
+        # arrive after the first layout) gave the tabs 612 pixels and the PNS1 distribution
+        # 360 at 1280 × 800, its legend over half the plot.
+        for row in (top, bottom):
+            row.setSizes([600, 600])
         views = QSplitter(Qt.Orientation.Vertical)
         views.addWidget(top)
         views.addWidget(bottom)

@@ -192,3 +192,22 @@ def test_variance_chart_texts_never_collide(d, width, output_dir):
     figure.canvas.draw()
     figure.savefig(output_dir / f"variance-d{d}-{width}in.png")
     assert chart_problems(figure, "Variance explained") == []
+
+
+def test_a_launched_window_splits_its_rows_evenly(qtbot, tmp_path):
+    """The app builds its views after the window is shown (deferred stages): the bottom
+    row, laid out around placeholders, gave the scores tabs 612 pixels and the PNS1
+    distribution 360 at 1280 × 800; the fully built test windows never showed it."""
+    from stpca_gui.gui.main_window import MainWindow
+    from stpca_gui.gui.startup import STAGES
+
+    window = MainWindow(recent_path=tmp_path / "recent.json", deferred=True)
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitUntil(lambda: window.is_prepared(STAGES[-1]), timeout=120_000)
+    QCoreApplication.processEvents()
+    left, right = window.scores_tabs.width(), window.slots["histogram"].width()
+    assert abs(left - right) <= 2, (left, right)
+    top = window.slots["torus"].width(), window.slots["sphere"].width()
+    assert abs(top[0] - top[1]) <= 2 and abs(top[0] - left) <= 4, (top, left)
