@@ -234,9 +234,16 @@ def test_cancel_stops_a_long_fit_at_its_next_report_and_the_app_stays_usable(
     with qtbot.waitSignal(window.controller.progress, timeout=FIT_TIMEOUT_MS,
                           check_params_cb=lambda e: e.stage == "smds" and e.iteration >= 1):
         window.fit()
+    # The status bar's Cancel, clicked as a person does (the menu's Cancel fit is
+    # triggered in test_gui_menus).
+    from PySide6.QtCore import Qt
+
+    cancel = window.fit_status.cancel_button
+    assert cancel.isVisible() and window.fit_status.progress.isVisible()
     with qtbot.waitSignal(window.fit_ended, timeout=FIT_TIMEOUT_MS) as ended:
-        window.cancel_fit()
+        qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
     assert ended.args == ["cancelled"]
+    assert not cancel.isVisible() and not window.fit_status.progress.isVisible()
     assert answers.count(True) == 1 and answers[-1] is True
     assert window.state.result is None
     assert "cancel" in window.stage_label.text().lower()
