@@ -173,3 +173,22 @@ def test_the_structure_demo_opens_from_the_demos_menu(qtbot, window):
     assert (dataset.n_samples, dataset.n_angles) == (98, 14)
     assert sorted(set(dataset.provenance["trajectory"])) == ["adk_loop_1.xtc",
                                                              "adk_loop_2.xtc"]
+
+
+def test_the_readme_command_opens_the_structure_demo(tmp_path, gui_dir):
+    """README: `stpca-gui --demo adk-loop` reads the bundled trajectory through the
+    structure dialog and fits it; with --screenshot the fitted window is written."""
+    import os
+    import subprocess
+    import sys
+
+    out = gui_dir / "readme-adk-loop-1280x800.png"
+    out.unlink(missing_ok=True)
+    completed = subprocess.run(
+        [sys.executable, "-m", "stpca_gui.gui.app", "--demo", "adk-loop", "--screenshot",
+         str(out), "--size", "1280x800"],
+        env={**os.environ, "HOME": str(tmp_path)}, capture_output=True, text=True,
+        timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert f"wrote {out}" in completed.stdout
+    assert_has_content(out, min_fraction=0.3, min_colors=30)
