@@ -96,10 +96,22 @@ def test_torus_axis_choosers_follow_the_state(qtbot, window):
         assert not blank.figure.axes, blank.title_text
         assert [t.get_text() for t in blank.figure.texts] == [NO_DATA_MESSAGE], \
             blank.title_text
+
+    def choices(view):
+        """The widgets of the view's rows of choices (its title aside)."""
+        rows = view.control_rows()
+        widgets = [row.itemAt(k).widget() for row in rows for k in range(row.count())]
+        return [w for w in widgets if w is not None and w is not view.title]
+
+    # Nor do they show empty boxes (the scores' x and y, the time's and the angles'
+    # component, the free energy's two rows).
+    assert sum(len(choices(view)) for view in blanks) >= 20
+    assert all(w.isHidden() for view in blanks for w in choices(view))
     rng = np.random.default_rng(0)
     dataset = Dataset(angles=rng.vonmises(0.0, 2.0, (120, 5)), source="synthetic")
     window.set_dataset(dataset, fit=False)
     assert not any(widget.isHidden() for widget in controls[1:]) and controls[0].isHidden()
+    assert not any(w.isHidden() for view in blanks for w in choices(view))
     # Before a fit the torus shows the angles of largest circular spread (issue 32).
     from stpca_gui.model.moving_angles import moving_axes
 

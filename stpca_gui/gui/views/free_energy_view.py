@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QSpinBox,
     QWidget,
 )
@@ -66,6 +67,7 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
             options.addWidget(widget)
         options.addStretch(1)
         self._layout.insertLayout(1, options)
+        self._options = options
         self.message = QLabel("")
         self.message.setStyleSheet("color: #b00020;")
         self.message.setWordWrap(True)
@@ -111,6 +113,9 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
         self._show_temperature()
         if self._drawn or self._stale:
             self.redraw()
+
+    def control_rows(self) -> tuple[QLayout, ...]:
+        return (self.controls, self._options)
 
     def view_state(self) -> dict[str, Any]:
         """The landscape's choices, kept in a saved session."""

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from matplotlib.widgets import LassoSelector, RectangleSelector, SpanSelector
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLayout, QWidget
 
 from ...files.atomic import atomic_path
 from ...model import AnalysisResult, AppState
@@ -87,6 +87,21 @@ class MplView(ViewFrame):
         # updates only re-render.
         self.canvas.mpl_connect("draw_event", lambda _event: self._freeze_layout())
         self.canvas.mpl_connect("resize_event", lambda _event: self.thaw_layout())
+        state.dataset_changed.connect(self._show_controls)
+
+    def control_rows(self) -> tuple[QLayout, ...]:
+        """The rows of the view's choices (the title row; a view may add its own)."""
+        return (self.controls,)
+
+    def _show_controls(self, *_: object) -> None:
+        """The view's choices only with data: before, empty boxes beside a figure saying
+        how to get data."""
+        visible = self.state.dataset is not None
+        for row in self.control_rows():
+            for index in range(row.count()):
+                widget = row.itemAt(index).widget()
+                if widget is not None and widget is not self.title:
+                    widget.setVisible(visible)
 
     def _result_or_blank(self) -> AnalysisResult | None:
         """The state's result; without one the figure is blank (:meth:`show_blank`)."""
@@ -109,6 +124,7 @@ class MplView(ViewFrame):
         # Every view, in a tab or not, is blank without a result when it comes into sight
         # (a builder made in a view's __init__ leaves empty axes from 0 to 1).
         super().showEvent(event)
+        self._show_controls()
         if self.state.result is None:
             self.show_blank()
 
