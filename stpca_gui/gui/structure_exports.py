@@ -81,6 +81,8 @@ class StructureExports:
         self._retry = None
         #: The files the last export wrote (tests read them).
         self.last_written: list[Path] = []
+        #: The component menu shown last (tests read it).
+        self.last_menu: QMenu | None = None
 
     # ----------------------------------------------------------- context menus
     def attach(self, scores_view, variance_view) -> None:
