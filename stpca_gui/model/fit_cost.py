@@ -103,7 +103,7 @@ def duration_text(seconds: float) -> str:
 def stage_terms(n: int, d: int, parameters: FitParameters) -> dict[str, float]:
     """Each stage's n-part (the factors other than d^e) for n samples on T^d."""
     # The fit's own rule ("auto", "exact", None or a number), so the two cannot disagree.
-    landmarks = resolve_n_landmarks(parameters.n_landmarks, n)
+    landmarks = resolve_n_landmarks(parameters.n_landmarks, n, d)
     m = n if landmarks is None else min(n, landmarks)
     trials = 1 if m == n else max(1, int(parameters.landmark_trials))
     components = min(d, int(parameters.max_torus_components))
