@@ -68,13 +68,18 @@ def _run_labels(provenance: Mapping[str, Any], n: int) -> NDArray[np.str_]:
     return np.full(n, "trajectory")
 
 
+def _array_name(k: int) -> str:
+    """The state array of the k-th run (from 0)."""
+    return f"states_{k + 1}.npy"
+
+
 def state_file_names(provenance: Mapping[str, Any] | None) -> list[str]:
     """The files :meth:`StateTrajectories.files` writes for data with this provenance
     (none for data without frames, or pooled rows), known before any fit."""
     if not _has_frames(provenance):
         return []
     labels = _run_labels(provenance, len(np.asarray(provenance["frame"])))
-    return [STATES_TABLE, *(f"states_{k + 1}.npy" for k in range(len(np.unique(labels))))]
+    return [STATES_TABLE, *map(_array_name, range(len(np.unique(labels))))]
 
 
 @dataclass(frozen=True)
@@ -102,10 +107,6 @@ class StateTrajectories:
     states: tuple[NDArray[np.int32], ...]
     gaps: tuple[int, ...]
 
-    def file_names(self) -> list[str]:
-        """``states.csv`` and ``states_1.npy`` … one per run, in order."""
-        return [STATES_TABLE, *(f"states_{k + 1}.npy" for k in range(len(self.runs)))]
-
     def files(self, times: ArrayLike | None = None) -> dict[str, bytes | str]:
         """The files' contents: ``states.csv`` (text) and the ``.npy`` arrays (bytes).
 
@@ -127,7 +128,7 @@ class StateTrajectories:
                                  (states + 1).tolist(), strict=True))
             array = io.BytesIO()
             np.save(array, states, allow_pickle=False)
-            contents[f"states_{k + 1}.npy"] = array.getvalue()
+            contents[_array_name(k)] = array.getvalue()
         return {STATES_TABLE: buffer.getvalue(), **contents}
 
     def describe(self) -> str:
@@ -135,7 +136,7 @@ class StateTrajectories:
         parts = [f"{name} {len(states)} frames" + (f" ({gaps} gap(s))" if gaps else "")
                  for name, states, gaps in zip(self.runs, self.states, self.gaps,
                                                strict=True)]
-        return "; ".join(f"states_{k + 1}.npy: {part}" for k, part in enumerate(parts))
+        return "; ".join(f"{_array_name(k)}: {part}" for k, part in enumerate(parts))
 
 
 def _gaps(frames: NDArray[np.int64]) -> int:
