@@ -194,9 +194,10 @@ def write_results(
     **summary_extra: Any,
 ) -> list[Path]:
     """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder,
-    and, for rows that are frames of trajectories with clusters, the state trajectories
-    (:mod:`~stpca_gui.io.state_trajectories`: ``states.csv``, ``states_k.npy``; the names
-    :func:`result_file_names` lists).
+    and, for rows that are frames of trajectories (one row per frame) with clusters, the
+    state trajectories (:mod:`~stpca_gui.io.state_trajectories`: ``states.csv``,
+    ``states_k.npy``; the names :func:`result_file_names` lists; none for rows whose
+    frames repeat in a run, whose results are written all the same).
 
     Parameters
     ----------
@@ -234,7 +235,8 @@ def write_results(
     texts["summary.json"] = summary_text(model, clusters, angle_names=column_names,
                                          **summary_extra)
     states = None if clusters is None else state_trajectories(
-        provenance, clusters.labels, where=str(summary_extra.get("input", "the data")))
+        provenance, clusters.labels, where=str(summary_extra.get("input", "the data")),
+        strict=False)
     if states is not None:
         texts.update(states.files((provenance or {}).get("time")))
     texts.update(extra_files or {})
