@@ -322,9 +322,9 @@ def export_selection_frames(dataset: Dataset, selected: NDArray[np.bool_],
     chosen = np.flatnonzero(np.asarray(selected, dtype=bool))
     if chosen.size == 0:
         raise StructureError("no frame is selected")
-    medoid = int(chosen[torus_medoid(dataset.angles[chosen])])
-    for path in (trajectory_out, medoid_out):
+    for path in (trajectory_out, medoid_out):  # refused before the medoid's m² distances
         check_trajectory_output(path, inputs=inputs, overwrite=overwrite, option=option)
+    medoid = int(chosen[torus_medoid(dataset.angles[chosen])])
     with _frame_source(dataset, rows, None, None, where) as source:
         *picks, medoid_pick = _picks(source, rows, [*chosen, medoid], where)
         write_frames(trajectory_out, source, picks, atoms=atoms, where=where,

@@ -84,3 +84,25 @@ def test_frames_of_several_runs_without_a_run_column_are_refused_not_taken_from_
     with pytest.raises(StructureError, match="no trajectory column"):
         export_selection_frames(edited, selected, out / "sel.pdb", out / "sel_medoid.pdb")
     assert list(out.iterdir()) == []
+
+
+def test_a_refused_output_is_refused_before_the_selections_medoid(fitted, tmp_path,
+                                                                   monkeypatch):
+    """The outputs are checked first: a user's file in the way (the app then asks whether
+    to write anyway, and tries again) costs no medoid (m² distances of the selection)."""
+    from stpca_gui.files.output_folder import ForeignFilesError
+    from stpca_gui.model import structures
+
+    angles, _ = fitted
+    n = len(angles)
+    data = Dataset(angles=angles, column_names=("a", "b", "c"), source="frames.csv",
+                   provenance={"frame": np.arange(n)})
+    (tmp_path / "sel.pdb").write_text("a user's file\n")
+    medoids = []
+    monkeypatch.setattr(structures, "torus_medoid",
+                        lambda values: medoids.append(len(values)) or 0)
+    with pytest.raises(ForeignFilesError):
+        structures.export_selection_frames(data, np.ones(n, dtype=bool), tmp_path / "sel.pdb",
+                                           tmp_path / "sel_medoid.pdb")
+    assert medoids == []
+    assert (tmp_path / "sel.pdb").read_text() == "a user's file\n"
