@@ -207,8 +207,7 @@ def write_results(
         The folder; created if needed.
     extra_files : mapping of str to str or bytes, optional
         More files of the set (name to text, or to bytes), e.g. the app's
-        ``selection.csv`` or the state trajectories
-        (:meth:`~stpca_gui.io.state_trajectories.StateTrajectories.files`).
+        ``selection.csv`` (the state trajectories are written without being asked).
     inputs, overwrite, chosen, option
         As for :func:`~stpca_gui.files.output_folder.output_folder`: the folder is an
         output folder written as a whole, never over an input, refused when it holds files
