@@ -4,10 +4,12 @@ measured CPU seconds.
 
 Usage::
 
-    uv run python benchmarks/bench_highdim.py --d 20 66 --n 100 500 --json cases.json
+    uv run python benchmarks/bench_highdim.py --d 20 66 --n 500 2000 10000 --json cases.json
     uv run python benchmarks/calibrate_fit_cost.py cases.json [more.json ...]
 
-Paste the printed ``COEFFICIENTS`` into stpca_gui/model/fit_cost.py.
+Paste the printed ``COEFFICIENTS`` into stpca_gui/model/fit_cost.py and keep the cases in
+``benchmarks/calibration/fit_cost_cases.json`` (the JSON's ``results``; a test checks
+that the coefficients are that file's fit).
 """
 
 from __future__ import annotations
@@ -26,16 +28,20 @@ def main() -> int:
     results = [case for path in args.json
                for case in json.loads(path.read_text(encoding="utf-8"))["results"]
                if case.get("stage_cpu_s")]
-    cases = [{"n": r["n"], "d": r["d"], "stages_cpu": r["stage_cpu_s"]} for r in results]
+    cases = [{"n": r["n"], "d": r["d"], "stages_cpu": r["stage_cpu_s"],
+              "n_landmarks": r["n_landmarks"]} for r in results]
     fitted = calibrate(cases)
     print("COEFFICIENTS: dict[str, tuple[float, float, float]] = {")
     for stage, (c, e, f) in fitted.items():
         print(f'    "{stage}": ({c:.3g}, {e:.3g}, {f:.3g}),')
     print("}")
     for case in results:
-        estimate = estimate_fit_cost(case["n"], case["d"], coefficients=fitted).seconds
-        print(f"d = {case['d']}, n = {case['n']}: estimate {estimate:.1f} s, measured "
-              f"{case['cpu_s']:.1f} s CPU")
+        # Estimated as the case was run (exact, or SMDS on its landmarks): the case may
+        # predate a change of the landmark rule.
+        estimate = estimate_fit_cost(case["n"], case["d"], coefficients=fitted,
+                                     n_smds=case["n_landmarks"])
+        print(f"d = {case['d']}, n = {case['n']} (SMDS on {case['n_landmarks']}): estimate "
+              f"{estimate.seconds:.1f} s, measured {case['cpu_s']:.1f} s CPU")
     return 0
 
 

@@ -71,10 +71,14 @@ from .prediction.torus_variance import (
 from .scoring_only import missing_attribute
 from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
+    AUTO_EXACT_REFERENCE_D,
     AUTO_LANDMARKS,
     LANDMARK_METHODS,
+    LANDMARK_SINGLE_SET_MIN_D,
     MIN_LANDMARKS,
+    auto_exact_max_n,
     choose_landmarks,
+    landmark_sets,
     resolve_n_landmarks,
 )
 from .smds.pair_stress import all_pairs_stress, sampled_pair_stress
@@ -95,12 +99,6 @@ LANDMARK_AGREEMENT = 0.01
 #: there, and on 12,000 T³ cluster points two sets agreed within 0.2 % while the third,
 #: 0.3 % better, gave other scores (up to 0.94 apart).
 LANDMARK_AGREEMENT_MIN_D = 8
-#: From this d on a landmark fit solves SMDS on one landmark set only. Measured on the
-#: 3-state data at d = 66, n = 10⁴ (m = 1000): three single-set fits (seeds 0, 1, 2) gave
-#: PNS1 scores with correlation ≥ 0.999997 to the default three-set fit's, sphere PC1
-#: within 0.08 point (80.30–80.38 %) and all-pairs stresses within 0.4 %, while each set
-#: cost 15–16 s of CPU (plus 2,000 validation placements): the sets reach the same answer.
-LANDMARK_SINGLE_SET_MIN_D = 60
 #: Samples on whose pairs a landmark fit compares its landmark sets (2·10⁶ pairs).
 LANDMARK_VALIDATION_SAMPLE = 2000
 
@@ -189,8 +187,9 @@ torus_remaining_variance_ratio_se_ : float
         doc=f"Points on which spherical MDS is solved. \"exact\" (or None) uses all n, "
             f"which costs O(n²) time and memory. A number m fits SMDS on m landmarks and "
             f"places every other point on the sphere by the interpolation map T̂ (eq. interp). "
-            f"\"auto\" is exact up to n = {AUTO_EXACT_MAX_N} and uses {AUTO_LANDMARKS} "
-            f"landmarks beyond.",
+            f"\"auto\" is exact up to n = {AUTO_EXACT_MAX_N} on T^d with d ≤ "
+            f"{AUTO_EXACT_REFERENCE_D} (at higher d while n² · d stays within that: "
+            f"n = {auto_exact_max_n(66):,} on T⁶⁶) and uses {AUTO_LANDMARKS} landmarks beyond.",
         label="Landmarks", cli_flag="--landmarks")
     landmark_method: str = parameter(
         "mixed", Options(tuple(LANDMARK_METHODS), labels=tuple(LANDMARK_METHODS.values())),
@@ -251,7 +250,7 @@ torus_remaining_variance_ratio_se_ : float
         self._validate_params()
         angles = check_angles(X)
         n, d = angles.shape
-        n_landmarks = resolve_n_landmarks(self.n_landmarks, n)
+        n_landmarks = resolve_n_landmarks(self.n_landmarks, n, d)
         # Refuse at once rather than swap for minutes.
         check_fit_memory(n if n_landmarks is None else n_landmarks, d,
                          n_bootstrap=self.n_bootstrap if self.pns_mode == "seq.test" else 0,
@@ -446,7 +445,7 @@ torus_remaining_variance_ratio_se_ : float
         solved, without validation.
         """
         n = angles.shape[0]
-        trials = self.landmark_trials if angles.shape[1] < LANDMARK_SINGLE_SET_MIN_D else 1
+        trials = landmark_sets(self.landmark_trials, angles.shape[1])
         seeds = np.random.default_rng(landmark_seed).integers(
             0, 2**63 - 1, size=self.landmark_trials + 1)
         validation = np.sort(np.random.default_rng(int(seeds[-1])).choice(

@@ -27,24 +27,24 @@ from typing import Any
 
 import numpy as np
 
-from ..core.smds.landmarks import resolve_n_landmarks
+from ..core.smds.landmarks import landmark_sets, resolve_n_landmarks
 from .analysis import FitParameters
 
 #: Per stage, (c, e, f): CPU seconds = c · (n-part) · d^e · n^f, the n-part of each stage
 #: as in the module's docstring (f corrects it where the measured cases say so). Fitted by
-#: ``benchmarks/calibrate_fit_cost.py`` to ``bench_highdim.py --d 20 66 --n 100 500``
-#: (2026-11-28, load average 10–13 on 2 cores, CPU seconds; the four cases within 20 %
-#: of the model) on the code of the branch h-highd-app: the fast torus variance, PNS
-#: before its high-d reduction. Small n carries fixed costs (SMDS grew as n^0.25 from 100
-#: to 500 points, not n²), so far beyond these cases (n in the thousands, d = 426) the
-#: estimate extrapolates and may be off several-fold. Placing has no measured case (its
-#: theory, with a guessed coefficient).
+#: ``benchmarks/calibrate_fit_cost.py`` to the eight cases of
+#: ``benchmarks/calibration/fit_cost_cases.json`` (bench_highdim.py on T²⁰, T⁴⁰, T⁶⁶,
+#: T¹²⁰, n = 500 … 10⁴, exact and 1,000-landmark fits; 2026-11-28, CPU seconds, load 1–4
+#: on 2 cores; a test checks these numbers are that file's fit). The cases lie within
+#: −32 % … +52 % of the model (the estimate before: 148 s for T⁶⁶, n = 10⁴, which
+#: measured 62.5 s; now 54.7 s); fitted on the six T²⁰/T⁶⁶ cases alone it predicted the
+#: other two within −5 % and +33 %. Beyond these cases (d = 426, n ≫ 10⁴) it extrapolates.
 COEFFICIENTS: dict[str, tuple[float, float, float]] = {
-    "smds": (5.3e-3, 1.34, -1.75),
-    "placing": (2.0e-7, 2.0, 0.0),
-    "pns": (6.92e-4, 1.69, -0.458),
-    "curve": (6.33e-7, 1.9, -0.973),
-    "torus variance": (7.67e-8, 1.73, -0.524),
+    "smds": (3.59e-07, 1.3, -0.201),
+    "placing": (3.7e-05, 0.926, 0.0),
+    "pns": (0.00778, 0.483, -0.452),
+    "curve": (1.5e-09, 1.57, 0.209),
+    "torus variance": (5.68e-08, 1.55, -0.428),
 }
 #: The exponents of d a stage's cost is given before calibration (its theory).
 THEORY_EXPONENTS = {"smds": 1.0, "placing": 2.0, "pns": 3.0, "curve": 1.0,
@@ -100,12 +100,14 @@ def duration_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def stage_terms(n: int, d: int, parameters: FitParameters) -> dict[str, float]:
-    """Each stage's n-part (the factors other than d^e) for n samples on T^d."""
+def stage_terms(n: int, d: int, parameters: FitParameters,
+                n_smds: int | None = None) -> dict[str, float]:
+    """Each stage's n-part (the factors other than d^e) for n samples on T^d; ``n_smds``:
+    the points SMDS was solved on when known (a measured case), else the fit's rule."""
     # The fit's own rule ("auto", "exact", None or a number), so the two cannot disagree.
-    landmarks = resolve_n_landmarks(parameters.n_landmarks, n)
-    m = n if landmarks is None else min(n, landmarks)
-    trials = 1 if m == n else max(1, int(parameters.landmark_trials))
+    landmarks = resolve_n_landmarks(parameters.n_landmarks, n, d)
+    m = (n if landmarks is None else min(n, landmarks)) if n_smds is None else n_smds
+    trials = 1 if m == n else landmark_sets(max(1, int(parameters.landmark_trials)), d)
     components = min(d, int(parameters.max_torus_components))
     sample = min(n, TORUS_SAMPLE)
     return {
@@ -119,10 +121,11 @@ def stage_terms(n: int, d: int, parameters: FitParameters) -> dict[str, float]:
 
 
 def estimate_fit_cost(n: int, d: int, parameters: FitParameters | None = None,
-                      coefficients: Mapping[str, tuple[float, float, float]] = COEFFICIENTS
-                      ) -> FitCostEstimate:
-    """The estimated CPU seconds of each stage of fitting n samples on T^d."""
-    terms = stage_terms(n, d, parameters or FitParameters())
+                      coefficients: Mapping[str, tuple[float, float, float]] = COEFFICIENTS,
+                      n_smds: int | None = None) -> FitCostEstimate:
+    """The estimated CPU seconds of each stage of fitting n samples on T^d (SMDS on
+    ``n_smds`` points when given, else as the fit's landmark rule says)."""
+    terms = stage_terms(n, d, parameters or FitParameters(), n_smds)
     return FitCostEstimate({
         stage: coefficients[stage][0] * term * float(d) ** coefficients[stage][1]
         * float(n) ** coefficients[stage][2] for stage, term in terms.items()})
@@ -131,14 +134,15 @@ def estimate_fit_cost(n: int, d: int, parameters: FitParameters | None = None,
 def calibrate(cases: Iterable[Mapping[str, Any]]) -> dict[str, tuple[float, float, float]]:
     """Coefficients fitted to measured cases: each a mapping with ``n``, ``d`` and
     ``stages_cpu`` (stage → CPU seconds, the stages of ``bench_highdim.py``, whose JSON
-    has them as ``stage_cpu_s``). Per stage, least squares of log(seconds / n-part) on
-    log d (the exponent e when the cases have two d or more, else the theory's,
-    :data:`THEORY_EXPONENTS`) and on log n (a correction n^f of the n-part, when they have
-    two n or more; else f = 0)."""
+    has them as ``stage_cpu_s``), and optionally ``n_landmarks`` (the points SMDS was
+    solved on: n for an exact fit; by default the fit's rule today). Per stage, least
+    squares of log(seconds / n-part) on log d (the exponent e when the cases have two d or
+    more, else the theory's, :data:`THEORY_EXPONENTS`) and on log n (a correction n^f of
+    the n-part, when they have two n or more; else f = 0)."""
     rows: dict[str, list[tuple[float, float, float]]] = {stage: [] for stage in COEFFICIENTS}
     for case in cases:
         n, d = int(case["n"]), int(case["d"])
-        terms = stage_terms(n, d, FitParameters())
+        terms = stage_terms(n, d, FitParameters(), case.get("n_landmarks"))
         for stage, seconds in case["stages_cpu"].items():
             if stage in terms and terms[stage] > 0 and seconds and seconds > 0:
                 rows[stage].append((math.log(d), math.log(n), math.log(seconds / terms[stage])))

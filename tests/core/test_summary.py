@@ -82,9 +82,9 @@ def test_the_app_fits_large_tables_with_landmarks():
     from stpca_gui.core.smds.landmarks import AUTO_EXACT_MAX_N, AUTO_LANDMARKS, resolve_n_landmarks
 
     assert FitParameters().n_landmarks == "auto"
-    assert resolve_n_landmarks(FitParameters().to_estimator().n_landmarks, 10**6) == (
+    assert resolve_n_landmarks(FitParameters().to_estimator().n_landmarks, 10**6, 4) == (
         AUTO_LANDMARKS)
-    assert resolve_n_landmarks("auto", AUTO_EXACT_MAX_N) is None
+    assert resolve_n_landmarks("auto", AUTO_EXACT_MAX_N, 4) is None
 
 
 def test_a_classification_rate_only_against_labels_that_are_classes(fitted):

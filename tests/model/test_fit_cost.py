@@ -20,10 +20,16 @@ def test_terms_grow_with_n_and_d_as_the_stages_do():
     assert wide["pns"] == small["pns"] == 500  # the n-parts; d enters as d^e
     slow, quick = estimate_fit_cost(500, 66).stages, estimate_fit_cost(500, 20).stages
     assert all(slow[stage] > quick[stage] for stage in ("smds", "pns", "torus variance"))
-    # Landmarks above 6,000 points: SMDS on 1,000 of them per set tried, the rest placed.
+    # Landmarks past the exact limit: SMDS on 1,000 of them per set tried (three sets
+    # below T⁶⁰, one from T⁶⁰ on, as the fit does), the rest placed.
     large = stage_terms(100_000, 66, FitParameters())
-    assert large["smds"] == pytest.approx(3 * 1000**2)
+    assert large["smds"] == pytest.approx(1000**2)
     assert large["placing"] == pytest.approx(99_000)
+    assert stage_terms(100_000, 20, FitParameters())["smds"] == pytest.approx(3 * 1000**2)
+    # The exact limit falls with d (n² · d ≤ 6,000² · 7): 3,000 points of T⁴⁰ have
+    # landmarks, of T⁴ not.
+    assert stage_terms(3000, 40, FitParameters())["placing"] == 2000
+    assert stage_terms(3000, 4, FitParameters())["placing"] == 0
     assert stage_terms(500, 66, FitParameters(torus_variance=False))["torus variance"] == 0
 
 
@@ -41,7 +47,9 @@ def test_note_only_when_the_fit_takes_more_than_a_few_seconds():
     assert estimate_fit_cost(200, 3).note() == ""
     note = estimate_fit_cost(5000, 426).note()
     assert note.startswith("about ") and note.endswith("(estimate)")
-    assert "nested spheres" in estimate_fit_cost(5000, 426).details()
+    estimate = estimate_fit_cost(5000, 426)
+    largest = max(estimate.stages.values())
+    assert f"{100 * largest / estimate.seconds:.0f} %" in estimate.details()
     assert duration_text(42) == "40 s" and duration_text(600) == "10 min"
     assert duration_text(5400) == "1.5 h"
 

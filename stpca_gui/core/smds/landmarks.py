@@ -55,11 +55,25 @@ LANDMARK_METHODS: dict[str, str] = {
     "maxmin": "farthest points",
     "random": "random",
 }
-#: ``n_landmarks="auto"`` fits exactly up to this many samples (the sunspots cycle-23
-#: series of the paper, n = 5371, stays exact: about 6 s on two cores).
+#: ``n_landmarks="auto"`` fits exactly up to this many samples at the paper's dimensions
+#: (the sunspots cycle-23 series of the paper, n = 5371, stays exact: about 6 s on two
+#: cores).
 AUTO_EXACT_MAX_N = 6000
-#: Landmarks of an ``"auto"`` fit past :data:`AUTO_EXACT_MAX_N` samples.
+#: Above this dimension ``"auto"`` stays exact while n² · d ≤ AUTO_EXACT_MAX_N² · 7: an
+#: exact fit's SMDS costs O(n² · d) per iteration, and more iterations at high d (CPU
+#: seconds of exact SMDS at n = 2,000: 10.6 on T²⁰, 59.9 on T⁶⁶; 3,000 points of T⁶⁶:
+#: the whole default fit 261 s exact, 60 s on 1,000 landmarks with the same PC1 to 0.05
+#: point; docs/landmarks.md). T⁷ is the paper's largest torus (small RNA), so every fit at
+#: the paper's dimensions is as it was.
+AUTO_EXACT_REFERENCE_D = 7
+#: Landmarks of an ``"auto"`` fit past :func:`auto_exact_max_n` samples.
 AUTO_LANDMARKS = 1000
+#: From this d on a landmark fit solves SMDS on one landmark set only. Measured on the
+#: 3-state data at d = 66, n = 10⁴ (m = 1000): three single-set fits (seeds 0, 1, 2) gave
+#: PNS1 scores with correlation ≥ 0.999997 to the default three-set fit's, sphere PC1
+#: within 0.08 point (80.30–80.38 %) and all-pairs stresses within 0.4 %, while each set
+#: cost 15–16 s of CPU (plus 2,000 validation placements): the sets reach the same answer.
+LANDMARK_SINGLE_SET_MIN_D = 60
 #: Fewest landmarks a fit may ask for.
 MIN_LANDMARKS = 50
 #: Share of farthest-point landmarks in the ``"mixed"`` rule.
@@ -68,13 +82,30 @@ MAXMIN_SHARE = 0.05
 MAXMIN_POOL_FACTOR = 50
 
 
-def resolve_n_landmarks(n_landmarks: int | str | None, n_samples: int) -> int | None:
-    """The number of landmarks a fit of ``n_samples`` uses, or None for an exact fit."""
+def auto_exact_max_n(n_dims: int) -> int:
+    """The most samples on T^n_dims that ``n_landmarks="auto"`` fits exactly: 6,000 up to
+    T⁷, then fewer so that n² · d stays the same (2,509 on T⁴⁰, 1,954 on T⁶⁶), never
+    fewer than :data:`AUTO_LANDMARKS` (as many landmarks as samples is the exact fit)."""
+    if n_dims <= AUTO_EXACT_REFERENCE_D:
+        return AUTO_EXACT_MAX_N
+    scaled = int(AUTO_EXACT_MAX_N * (AUTO_EXACT_REFERENCE_D / n_dims) ** 0.5)
+    return max(AUTO_LANDMARKS, scaled)
+
+
+def landmark_sets(landmark_trials: int, n_dims: int) -> int:
+    """The most landmark sets a landmark fit on T^n_dims solves SMDS on."""
+    return landmark_trials if n_dims < LANDMARK_SINGLE_SET_MIN_D else 1
+
+
+def resolve_n_landmarks(n_landmarks: int | str | None, n_samples: int,
+                        n_dims: int) -> int | None:
+    """The number of landmarks a fit of ``n_samples`` points on T^n_dims uses, or None
+    for an exact fit."""
     if n_landmarks is None or n_landmarks == "exact":
         return None
-    if n_landmarks == "auto":
-        return None if n_samples <= AUTO_EXACT_MAX_N else AUTO_LANDMARKS
-    m = int(n_landmarks)
+    m = AUTO_LANDMARKS if n_landmarks == "auto" else int(n_landmarks)
+    if n_landmarks == "auto" and n_samples <= auto_exact_max_n(n_dims):
+        return None
     return None if m >= n_samples else m
 
 

@@ -38,16 +38,41 @@ def exact_and_landmark(t4_clusters):
 # ------------------------------------------------------------------ how many, which
 
 
-@pytest.mark.parametrize(("asked", "n", "expected"), [
-    ("auto", lm.AUTO_EXACT_MAX_N, None),
-    ("auto", lm.AUTO_EXACT_MAX_N + 1, lm.AUTO_LANDMARKS),
-    ("exact", 10**6, None),
-    (None, 10**6, None),
-    (500, 10**6, 500),
-    (500, 500, None),  # as many landmarks as samples is the exact fit
+@pytest.mark.parametrize(("asked", "n", "d", "expected"), [
+    ("auto", lm.AUTO_EXACT_MAX_N, 2, None),
+    ("auto", lm.AUTO_EXACT_MAX_N, 7, None),  # the paper's dimensions: as before
+    ("auto", lm.AUTO_EXACT_MAX_N + 1, 4, lm.AUTO_LANDMARKS),
+    ("auto", 1954, 66, None),  # n² · d within 6000² · 7
+    ("auto", 1955, 66, lm.AUTO_LANDMARKS),
+    ("auto", 2509, 40, None),
+    ("auto", 2510, 40, lm.AUTO_LANDMARKS),
+    ("auto", lm.AUTO_LANDMARKS, 426, None),  # never fewer samples than landmarks
+    ("auto", lm.AUTO_LANDMARKS + 1, 426, lm.AUTO_LANDMARKS),
+    ("exact", 10**6, 66, None),
+    (None, 10**6, 4, None),
+    (500, 10**6, 4, 500),
+    (500, 500, 66, None),  # as many landmarks as samples is the exact fit
 ])
-def test_number_of_landmarks(asked, n, expected):
-    assert lm.resolve_n_landmarks(asked, n) == expected
+def test_number_of_landmarks(asked, n, d, expected):
+    assert lm.resolve_n_landmarks(asked, n, d) == expected
+
+
+def test_the_exact_limit_keeps_pairs_times_dimension(monkeypatch):
+    """Above T⁷ an exact fit of "auto" costs no more n² · d than 6,000 points on T⁷."""
+    budget = lm.AUTO_EXACT_MAX_N ** 2 * lm.AUTO_EXACT_REFERENCE_D
+    for d in (8, 20, 66, 200):
+        limit = lm.auto_exact_max_n(d)
+        assert limit**2 * d <= budget < (limit + 1) ** 2 * d
+
+
+def test_a_fit_past_the_limit_of_its_dimension_uses_landmarks(monkeypatch):
+    """The estimator asks with its data's d: 96 points on T⁸ are past the limit when 100
+    is the limit on T⁷ (so 93 on T⁸)."""
+    monkeypatch.setattr(lm, "AUTO_EXACT_MAX_N", 100)
+    monkeypatch.setattr(lm, "AUTO_LANDMARKS", 50)
+    angles = np.random.default_rng(3).uniform(-np.pi, np.pi, (96, 8))
+    model = ScaledTorusPCA(random_state=0, torus_variance=False, n_init=1).fit(angles)
+    assert model.n_landmarks_ == 50
 
 
 @pytest.mark.parametrize("method", list(lm.LANDMARK_METHODS))
