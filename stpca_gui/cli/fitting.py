@@ -302,15 +302,19 @@ def _fit_and_report(
                                 overwrite=args.overwrite, chosen=_companions(args),
                                 **summary_extra)
         print(f"wrote            {', '.join(str(p) for p in written)}")
-        _print_states(provenance, clusters)
+        _print_states(provenance, clusters, str(summary_extra.get("input", "the data")))
     return EXIT_OK
 
 
-def _print_states(provenance: dict[str, np.ndarray] | None, clusters: ModeClustering
-                  ) -> None:
+def _print_states(provenance: dict[str, np.ndarray] | None, clusters: ModeClustering,
+                  where: str) -> None:
     """Which state file is which run (and any frames missing from a run), for Markov-model
-    tools."""
-    states = state_trajectories(provenance, clusters.labels)
+    tools; why there are none for rows with frames that are not one per frame."""
+    try:
+        states = state_trajectories(provenance, clusters.labels, where=where)
+    except ValueError as problem:
+        print(f"warning: no state arrays: {problem}", file=sys.stderr)
+        return
     if states is None:
         return
     print(f"{'state arrays':<17} {states.describe()}")

@@ -194,9 +194,10 @@ def write_results(
     **summary_extra: Any,
 ) -> list[Path]:
     """Write scores.csv, embedding.csv, principal_curve.csv and summary.json into a folder,
-    and, for rows that are frames of trajectories with clusters, the state trajectories
-    (:mod:`~stpca_gui.io.state_trajectories`: ``states.csv``, ``states_k.npy``; the names
-    :func:`result_file_names` lists).
+    and, for rows that are frames of trajectories (one row per frame) with clusters, the
+    state trajectories (:mod:`~stpca_gui.io.state_trajectories`: ``states.csv``,
+    ``states_k.npy``; the names :func:`result_file_names` lists; none for rows whose
+    frames repeat in a run, whose results are written all the same).
 
     Parameters
     ----------
@@ -206,8 +207,7 @@ def write_results(
         The folder; created if needed.
     extra_files : mapping of str to str or bytes, optional
         More files of the set (name to text, or to bytes), e.g. the app's
-        ``selection.csv`` or the state trajectories
-        (:meth:`~stpca_gui.io.state_trajectories.StateTrajectories.files`).
+        ``selection.csv`` (the state trajectories are written without being asked).
     inputs, overwrite, chosen, option
         As for :func:`~stpca_gui.files.output_folder.output_folder`: the folder is an
         output folder written as a whole, never over an input, refused when it holds files
@@ -234,7 +234,8 @@ def write_results(
     texts["summary.json"] = summary_text(model, clusters, angle_names=column_names,
                                          **summary_extra)
     states = None if clusters is None else state_trajectories(
-        provenance, clusters.labels, where=str(summary_extra.get("input", "the data")))
+        provenance, clusters.labels, where=str(summary_extra.get("input", "the data")),
+        strict=False)
     if states is not None:
         texts.update(states.files((provenance or {}).get("time")))
     texts.update(extra_files or {})

@@ -68,13 +68,21 @@ def _run_labels(provenance: Mapping[str, Any], n: int) -> NDArray[np.str_]:
     return np.full(n, "trajectory")
 
 
+def _array_name(k: int) -> str:
+    """The state array of the k-th run (from 0)."""
+    return f"states_{k + 1}.npy"
+
+
 def state_file_names(provenance: Mapping[str, Any] | None) -> list[str]:
     """The files :meth:`StateTrajectories.files` writes for data with this provenance
     (none for data without frames, or pooled rows), known before any fit."""
     if not _has_frames(provenance):
         return []
-    labels = _run_labels(provenance, len(np.asarray(provenance["frame"])))
-    return [STATES_TABLE, *(f"states_{k + 1}.npy" for k in range(len(np.unique(labels))))]
+    try:
+        runs, _, _ = _frame_order(provenance, "the data")
+    except ValueError:  # rows that are not one per frame: no state arrays
+        return []
+    return [STATES_TABLE, *map(_array_name, range(len(runs)))]
 
 
 @dataclass(frozen=True)
@@ -102,10 +110,6 @@ class StateTrajectories:
     states: tuple[NDArray[np.int32], ...]
     gaps: tuple[int, ...]
 
-    def file_names(self) -> list[str]:
-        """``states.csv`` and ``states_1.npy`` … one per run, in order."""
-        return [STATES_TABLE, *(f"states_{k + 1}.npy" for k in range(len(self.runs)))]
-
     def files(self, times: ArrayLike | None = None) -> dict[str, bytes | str]:
         """The files' contents: ``states.csv`` (text) and the ``.npy`` arrays (bytes).
 
@@ -127,7 +131,7 @@ class StateTrajectories:
                                  (states + 1).tolist(), strict=True))
             array = io.BytesIO()
             np.save(array, states, allow_pickle=False)
-            contents[f"states_{k + 1}.npy"] = array.getvalue()
+            contents[_array_name(k)] = array.getvalue()
         return {STATES_TABLE: buffer.getvalue(), **contents}
 
     def describe(self) -> str:
@@ -135,7 +139,7 @@ class StateTrajectories:
         parts = [f"{name} {len(states)} frames" + (f" ({gaps} gap(s))" if gaps else "")
                  for name, states, gaps in zip(self.runs, self.states, self.gaps,
                                                strict=True)]
-        return "; ".join(f"states_{k + 1}.npy: {part}" for k, part in enumerate(parts))
+        return "; ".join(f"{_array_name(k)}: {part}" for k, part in enumerate(parts))
 
 
 def _gaps(frames: NDArray[np.int64]) -> int:
@@ -146,35 +150,20 @@ def _gaps(frames: NDArray[np.int64]) -> int:
     return int(np.count_nonzero(steps > values[np.argmax(counts)]))
 
 
-def state_trajectories(provenance: Mapping[str, Any] | None, clusters: ArrayLike, *,
-                       where: str = "the data") -> StateTrajectories | None:
-    """The state trajectories of a fit's rows, or None when the rows are not frames (no
-    ``frame`` column, or pooled rows of residues).
-
-    Parameters
-    ----------
-    provenance : mapping of str to array
-        The data's provenance columns: ``frame`` and, for several runs, ``trajectory``.
-    clusters : array of int, shape (n,)
-        Every row's cluster label, 0…K−1 (PNS1's mode clusters).
-    where : str
-        The data, in messages.
+def _frame_order(provenance: Mapping[str, Any], where: str
+                 ) -> tuple[list[str], list[NDArray[np.intp]], list[NDArray[np.int64]]]:
+    """The runs in the order they first appear, and per run its rows and frames in frame
+    order.
 
     Raises
     ------
     ValueError
-        A frame of a run appearing twice, a frame column that is not frame numbers, or
-        not one cluster per row.
+        A frame of a run appearing twice, or a frame column that is not frame numbers.
     """
-    if not _has_frames(provenance):
-        return None
     frames = frame_numbers(provenance["frame"], where)
-    labels = np.asarray(clusters).astype(np.int64)
-    if labels.shape != frames.shape:
-        raise ValueError(f"{where}: {labels.size} cluster labels for {frames.size} frames")
     runs_of_rows = _run_labels(provenance, len(frames))
     names, first = np.unique(runs_of_rows, return_index=True)
-    runs, rows, run_frames, states, gaps = [], [], [], [], []
+    runs, rows, run_frames = [], [], []
     for name in names[np.argsort(first)]:
         mine = np.flatnonzero(runs_of_rows == name)
         mine = mine[np.argsort(frames[mine], kind="stable")]
@@ -186,7 +175,45 @@ def state_trajectories(provenance: Mapping[str, Any] | None, clusters: ArrayLike
         runs.append(str(name))
         rows.append(mine)
         run_frames.append(ordered)
-        states.append(labels[mine].astype(np.int32))
-        gaps.append(_gaps(ordered))
-    return StateTrajectories(tuple(runs), tuple(rows), tuple(run_frames), tuple(states),
-                             tuple(gaps))
+    return runs, rows, run_frames
+
+
+def state_trajectories(provenance: Mapping[str, Any] | None, clusters: ArrayLike, *,
+                       where: str = "the data", strict: bool = True
+                       ) -> StateTrajectories | None:
+    """The state trajectories of a fit's rows, or None when the rows are not frames (no
+    ``frame`` column, pooled rows of residues, or, unless ``strict``, rows that are not
+    one per frame: what :func:`state_file_names` gives no files for).
+
+    Parameters
+    ----------
+    provenance : mapping of str to array
+        The data's provenance columns: ``frame`` and, for several runs, ``trajectory``.
+    clusters : array of int, shape (n,)
+        Every row's cluster label, 0…K−1 (PNS1's mode clusters).
+    where : str
+        The data, in messages.
+    strict : bool
+        Raise, rather than return None, for rows that are not one per frame.
+
+    Raises
+    ------
+    ValueError
+        Not one cluster per row; with ``strict``, a frame of a run appearing twice or a
+        frame column that is not frame numbers.
+    """
+    if not _has_frames(provenance):
+        return None
+    labels = np.asarray(clusters).astype(np.int64)
+    if labels.shape != np.shape(provenance["frame"]):
+        raise ValueError(f"{where}: {labels.size} cluster labels for "
+                         f"{np.size(provenance['frame'])} frames")
+    try:
+        runs, rows, frames = _frame_order(provenance, where)
+    except ValueError:
+        if strict:
+            raise
+        return None
+    return StateTrajectories(tuple(runs), tuple(rows), tuple(frames),
+                             tuple(labels[mine].astype(np.int32) for mine in rows),
+                             tuple(_gaps(ordered) for ordered in frames))

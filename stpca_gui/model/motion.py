@@ -4,9 +4,10 @@ For component 1 the points are those of the **principal curve** (the fit's princ
 circle mapped back to the torus, eq. invmds2), evenly spaced along the data's arc of
 PNS1; for a component K > 1 they are the torus points of evenly spaced scores of
 component K over the data's range, every other score 0 (``inverse_transform``). Each
-point's **nearest frame on the torus** (geodesic distance √Σ wrap(θᵢ − φᵢ)²) is taken, in
-order, each frame once: a movie of real conformations that follows the component, written
-by :func:`~stpca_gui.io.structures.motion.write_frames` (multi-model PDB, DCD, XTC).
+point's **nearest frame on the torus** (geodesic distance √Σ wrap(θᵢ − φᵢ)², exact, from
+a k-d tree of the frames on the periodic box [0, 2π)^d) is taken, in order, each frame
+once: a movie of real conformations that follows the component, written by
+:func:`~stpca_gui.io.structures.motion.write_frames` (multi-model PDB, DCD, XTC).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.spatial import cKDTree
 
 from ..core import wrap_angles
 from ..core.prediction.principal_curve import data_arc_offsets
@@ -129,30 +131,40 @@ def motion_frames(model, angles: NDArray[np.float64], component: int,
     if n_frames < 2:
         raise ValueError(f"--frames {n_frames}: give at least 2")
     values = np.asarray(angles, dtype=np.float64)
+    frames = _frame_tree(values)  # built once, asked again at each doubling
     points = n_frames
     while True:
-        motion = _nearest_frames(model, values, component, points)
+        motion = _nearest_frames(model, values, frames, component, points)
         if len(motion.rows) >= n_frames or points >= _MOST_POINTS_PER_FRAME * n_frames:
             return motion
         points *= 2
 
 
-def _nearest_frames(model, values: NDArray[np.float64], component: int, n_points: int
-                    ) -> MotionFrames:
+def _in_box(angles: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Angles moved into the periodic box [0, 2π) of :func:`_frame_tree`."""
+    shifted = np.mod(angles + np.pi, 2.0 * np.pi)
+    shifted[shifted >= 2.0 * np.pi] = 0.0  # a rounding up to the box's edge
+    return shifted
+
+
+def _frame_tree(values: NDArray[np.float64]) -> cKDTree:
+    """A k-d tree of the frames on the flat torus: on the box [0, 2π)^d with periodic
+    edges its Euclidean distance is the torus geodesic distance, and its nearest
+    neighbour is exact."""
+    return cKDTree(_in_box(values), boxsize=2.0 * np.pi)
+
+
+def _nearest_frames(model, values: NDArray[np.float64], frames: cKDTree, component: int,
+                    n_points: int) -> MotionFrames:
     """Each point's nearest frame, in the points' order, each frame once."""
     if component == 1:
         targets, positions = _curve_points(model, n_points)
     else:
         targets, positions = _component_points(model, component, n_points)
-    rows: list[int] = []
-    kept, distances = [], []
-    for j, point in enumerate(targets):
-        distance = torus_distances(values, point)
-        row = int(np.argmin(distance))
-        if row in rows:  # the frame is already in the motion: one model per frame
-            continue
-        rows.append(row)
-        kept.append(j)
-        distances.append(float(distance[row]))
-    return MotionFrames(component, np.asarray(rows, dtype=np.intp), targets[kept],
-                        positions[kept], np.asarray(distances), n_points)
+    _, nearest = frames.query(_in_box(targets))
+    # The first point of each frame keeps it: one model per frame.
+    rows, kept = np.unique(nearest, return_index=True)
+    order = np.argsort(kept)
+    rows, kept = rows[order].astype(np.intp), kept[order]
+    return MotionFrames(component, rows, targets[kept], positions[kept],
+                        torus_distances(values[rows], targets[kept]), n_points)

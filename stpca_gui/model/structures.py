@@ -40,7 +40,7 @@ from ..io.structures import (
     torus_medoid,
     write_representatives,
 )
-from ..io.structures.frames import RunFrames
+from ..io.structures.frames import RunFrames, run_of_rows
 from ..io.structures.motion import check_trajectory_output, write_frames
 from ..io.structures.reader import ProgressCallback
 from ..io.structures.representatives import output_names
@@ -242,9 +242,12 @@ def _frame_source(dataset: Dataset, rows: dict[str, Any], topology: str | Path |
                               concatenate="trajectory" not in rows)
 
 
-def _picks(rows: Mapping[str, Any], chosen: Sequence[int]) -> list[tuple[str, int]]:
-    """(run, frame) of chosen data rows."""
-    runs = np.asarray(rows["trajectory"]).astype(str)
+def _picks(source: RunFrames, rows: Mapping[str, Any], chosen: Sequence[int], where: str
+           ) -> list[tuple[str, int]]:
+    """(run, frame) of chosen data rows, once every row's run and frame are known to be in
+    the files (:func:`~stpca_gui.io.structures.frames.run_of_rows`, ``RunFrames.check``)."""
+    runs = run_of_rows(source, rows, len(rows["frame"]), where)
+    source.check(runs, rows["frame"], where)
     return [(str(runs[i]), int(rows["frame"][i])) for i in chosen]
 
 
@@ -289,16 +292,14 @@ def export_motion(dataset: Dataset, model: Any, component: int, out: str | Path,
     """
     where = where or dataset.source
     rows = _per_frame_rows(dataset, where, "a motion")
-    motion = motion_frames(model, dataset.angles, component, n_frames)
     given = [("the topology", topology),
              *(("a trajectory", path) for path in trajectories or ())]
     check_trajectory_output(out, inputs=[*inputs, *given], overwrite=overwrite, option=option)
+    motion = motion_frames(model, dataset.angles, component, n_frames)
     with _frame_source(dataset, rows, topology, trajectories, where) as source:
-        if "trajectory" not in rows:
-            rows["trajectory"] = np.full(len(rows["frame"]), next(iter(source.runs)))
-        source.check(rows["trajectory"], rows["frame"], where)
-        write_frames(out, source, _picks(rows, motion.rows), atoms=atoms, where=where,
-                     kind="motion", inputs=inputs, overwrite=overwrite, option=option)
+        write_frames(out, source, _picks(source, rows, motion.rows, where), atoms=atoms,
+                     where=where, kind="motion", inputs=inputs, overwrite=overwrite,
+                     option=option)
     return motion
 
 
@@ -321,16 +322,14 @@ def export_selection_frames(dataset: Dataset, selected: NDArray[np.bool_],
     chosen = np.flatnonzero(np.asarray(selected, dtype=bool))
     if chosen.size == 0:
         raise StructureError("no frame is selected")
-    medoid = int(chosen[torus_medoid(dataset.angles[chosen])])
-    for path in (trajectory_out, medoid_out):
+    for path in (trajectory_out, medoid_out):  # refused before the medoid's m² distances
         check_trajectory_output(path, inputs=inputs, overwrite=overwrite, option=option)
+    medoid = int(chosen[torus_medoid(dataset.angles[chosen])])
     with _frame_source(dataset, rows, None, None, where) as source:
-        if "trajectory" not in rows:
-            rows["trajectory"] = np.full(len(rows["frame"]), next(iter(source.runs)))
-        source.check(rows["trajectory"], rows["frame"], where)
-        write_frames(trajectory_out, source, _picks(rows, chosen), atoms=atoms, where=where,
+        *picks, medoid_pick = _picks(source, rows, [*chosen, medoid], where)
+        write_frames(trajectory_out, source, picks, atoms=atoms, where=where,
                      kind="selection", inputs=inputs, overwrite=overwrite, option=option)
-        write_frames(medoid_out, source, _picks(rows, [medoid]), atoms=atoms, where=where,
+        write_frames(medoid_out, source, [medoid_pick], atoms=atoms, where=where,
                      kind="selection medoid", inputs=inputs, overwrite=overwrite,
                      option=option)
     return medoid

@@ -60,6 +60,7 @@ def test_demo_cluster_sd_is_passed_stated_and_saved(tmp_path, capsys):
 @pytest.mark.parametrize(("args", "message"), [
     (["wrapped-normal-t2", "--cluster-sd", "0.4"], "has no clusters"),
     (["clusters-t3", "--cluster-sd", "-1"], "must be a positive finite number"),
+    (["adk-loop", "--cluster-sd", "0.4"], "the demo 'adk-loop' is real data"),
 ])
 def test_demo_refuses_a_cluster_sd_it_cannot_use(args, message, capsys):
     assert main(["demo", *args]) == 1

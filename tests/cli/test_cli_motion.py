@@ -67,6 +67,11 @@ def test_motion_along_pns1_is_the_frames_nearest_to_the_curve_in_order(fitted, c
     assert main(["motion", str(session_path), PSF, *map(str, halves), "--atoms",
                  "resid 5:15", "--out", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
+    # --atoms: the models hold residues 5–15 and nothing else (136 of AdK's 3,341 atoms).
+    models = quiet_universe(out)
+    chosen = quiet_universe(PSF).select_atoms("resid 5:15")
+    assert models.atoms.n_atoms == chosen.n_atoms
+    assert sorted(set(models.atoms.resids)) == list(range(5, 16))
     session = load_session(session_path)
     model, angles = session.result.model, session.dataset.angles
     written = _torsions(out)  # the frames' torsions, read back from the PDB's models
@@ -139,3 +144,25 @@ def test_the_structure_demo_is_two_runs_with_their_states(tmp_path, capsys):
     assert "98 rows × 14 torsions (backbone, per-frame, 2 runs, 98 of 98 frames)" in out
     assert "states_1.npy: adk_loop_1.xtc 49 frames; states_2.npy: adk_loop_2.xtc 49" in out
     assert [np.load(tmp_path / "fit" / f"states_{k}.npy").size for k in (1, 2)] == [49, 49]
+
+
+def test_motion_frames_flag_sets_the_points_and_frames_written(fitted, capsys):
+    """``--frames N``, as a user gives it: the motion of N points (more only when fewer than
+    N distinct frames are nearest), every frame of it in the XTC written."""
+    folder, halves, session_path = fitted
+    out = folder / "pns1_six.xtc"
+    assert main(["motion", str(session_path), PSF, *map(str, halves), "--frames", "6",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.split(": ")[1].split()
+    written, points = int(printed[0]), int(printed[4])
+    session = load_session(session_path)
+    asked = motion_frames(session.result.model, session.dataset.angles, 1, 6)
+    default = motion_frames(session.result.model, session.dataset.angles, 1)
+    assert (written, points) == (len(asked.rows), asked.points) != (
+        len(default.rows), default.points)
+    assert written >= 6
+    assert quiet_universe(PSF, out).trajectory.n_frames == written
+    with pytest.raises(SystemExit) as exc:
+        main(["motion", str(session_path), PSF, "--frames", "1", "--out", str(out)])
+    assert exc.value.code == 2
+    assert "--frames: must be" in capsys.readouterr().err

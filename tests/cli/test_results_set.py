@@ -18,6 +18,7 @@ import pytest
 
 from stpca_gui.cli import main
 from stpca_gui.core import ScaledTorusPCA, make_demo
+from stpca_gui.files.output_folder import MANIFEST_NAME
 from stpca_gui.io import RESULT_FILES, atomic_file_set, write_results
 
 
@@ -205,3 +206,20 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     assert box is not None and "Export failed" in box.windowTitle()
     assert "selection.csv" in box.text() and ".tmp" not in box.text()
     assert (tmp_path / "results" / "scores.csv").stat().st_mtime_ns == before
+
+
+def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, capsys):
+    """A table whose frame column repeats within a run (two runs pasted together without a
+    trajectory column) has no state arrays; its results are written all the same, with a
+    warning naming the table and the frame, not refused after the fit."""
+    angles = make_demo("clusters-t2", random_state=0).angles
+    table = tmp_path / "pasted.csv"
+    lines = ["frame,phi,psi"] + [f"{i % 150},{a:.6f},{b:.6f}"
+                                 for i, (a, b) in enumerate(angles)]
+    table.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "fit"
+    assert main(["fit", str(table), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*RESULT_FILES, MANIFEST_NAME])
+    err = capsys.readouterr().err
+    assert (f"warning: no state arrays: {table}: frame 0 of trajectory appears in more than "
+            "one row") in err

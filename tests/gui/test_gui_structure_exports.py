@@ -3,8 +3,13 @@ trajectory with their medoid (issue 33 item 5), on AdK's P-loop in two runs."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from PIL import Image
 
 pytest.importorskip("pytestqt")
 
@@ -176,19 +181,20 @@ def test_the_structure_demo_opens_from_the_demos_menu(qtbot, window):
 
 
 def test_the_readme_command_opens_the_structure_demo(tmp_path, gui_dir):
-    """README: `stpca-gui --demo adk-loop` reads the bundled trajectory through the
-    structure dialog and fits it; with --screenshot the fitted window is written."""
-    import os
-    import subprocess
-    import sys
-
-    out = gui_dir / "readme-adk-loop-1280x800.png"
+    """README's ``uv run stpca-gui --demo adk-loop`` through the app's own parser: the
+    bundled P-loop files are copied into the user's cache and read there (MDAnalysis left
+    its frame-offset indexes beside the copies), and the window is shown fitted."""
+    out = gui_dir / "screenshot-adk-loop.png"
     out.unlink(missing_ok=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     completed = subprocess.run(
         [sys.executable, "-m", "stpca_gui.gui.app", "--demo", "adk-loop", "--screenshot",
-         str(out), "--size", "1280x800"],
-        env={**os.environ, "HOME": str(tmp_path)}, capture_output=True, text=True,
+         str(out), "--size", "1280x800"], env=env, capture_output=True, text=True,
         timeout=300)
     assert completed.returncode == 0, completed.stderr
-    assert f"wrote {out}" in completed.stdout
-    assert_has_content(out, min_fraction=0.3, min_colors=30)
+    copies = list((tmp_path / "stpca-gui").glob("adk-loop-*"))
+    assert len(copies) == 1
+    assert {p.name for p in copies[0].glob(".*_offsets.npz")} == {
+        ".adk_loop_1.xtc_offsets.npz", ".adk_loop_2.xtc_offsets.npz"}
+    assert Image.open(out).size == (1280, 800)
+    assert_has_content(out, min_fraction=0.3, min_colors=200)

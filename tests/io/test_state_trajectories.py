@@ -66,3 +66,16 @@ def test_no_state_trajectories_without_frames_or_for_residue_rows():
     pooled = {"frame": np.array([0, 0]), "resid": np.array([3, 4])}
     assert state_trajectories(pooled, np.zeros(2, dtype=int)) is None
     assert state_file_names(pooled) == []
+
+
+def test_rows_not_one_per_frame_have_no_state_files_unless_strict():
+    repeated = {"trajectory": np.array(["a", "a", "b"]), "frame": np.array(["0", "0", "0"])}
+    assert state_file_names(repeated) == []
+    assert state_trajectories(repeated, np.zeros(3, dtype=int), strict=False) is None
+    with pytest.raises(ValueError, match="frame 0 of a appears in more than one row"):
+        state_trajectories(repeated, np.zeros(3, dtype=int))
+    not_frames = {"frame": np.array(["0.5", "1"])}
+    assert state_file_names(not_frames) == []
+    assert state_trajectories(not_frames, np.zeros(2, dtype=int), strict=False) is None
+    with pytest.raises(ValueError, match="2 cluster labels for 3 frames"):
+        state_trajectories(repeated, np.zeros(2, dtype=int), strict=False)

@@ -60,3 +60,49 @@ def test_pooled_rows_or_rows_without_frames_are_refused(fitted, tmp_path):
     with pytest.raises(StructureError, match="no frame column"):
         export_motion(plain, model, 1, tmp_path / "m.pdb")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_frames_of_several_runs_without_a_run_column_are_refused_not_taken_from_the_first(
+        tmp_path, monkeypatch):
+    """Rows of two recorded runs whose trajectory column is gone (a table edited by hand)
+    cannot be told apart: refused, as the representatives refuse them, rather than every
+    frame taken from the first run (frame 3 of the second run written as frame 3 of the
+    first)."""
+    pytest.importorskip("MDAnalysis")
+    from stpca_gui.model.structures import export_selection_frames, structure_demo_dataset
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    loop = structure_demo_dataset("adk-loop")
+    assert len(loop.structure["trajectories"]) == 2
+    provenance = {k: v for k, v in loop.provenance.items() if k != "trajectory"}
+    edited = Dataset(angles=loop.angles, column_names=loop.column_names, source="loop.csv",
+                     provenance=provenance, structure=loop.structure)
+    selected = np.zeros(len(loop.angles), dtype=bool)
+    selected[[52, 60]] = True  # frames 3 and 11 of the second run
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(StructureError, match="no trajectory column"):
+        export_selection_frames(edited, selected, out / "sel.pdb", out / "sel_medoid.pdb")
+    assert list(out.iterdir()) == []
+
+
+def test_a_refused_output_is_refused_before_the_selections_medoid(fitted, tmp_path,
+                                                                   monkeypatch):
+    """The outputs are checked first: a user's file in the way (the app then asks whether
+    to write anyway, and tries again) costs no medoid (m² distances of the selection)."""
+    from stpca_gui.files.output_folder import ForeignFilesError
+    from stpca_gui.model import structures
+
+    angles, _ = fitted
+    n = len(angles)
+    data = Dataset(angles=angles, column_names=("a", "b", "c"), source="frames.csv",
+                   provenance={"frame": np.arange(n)})
+    (tmp_path / "sel.pdb").write_text("a user's file\n")
+    medoids = []
+    monkeypatch.setattr(structures, "torus_medoid",
+                        lambda values: medoids.append(len(values)) or 0)
+    with pytest.raises(ForeignFilesError):
+        structures.export_selection_frames(data, np.ones(n, dtype=bool), tmp_path / "sel.pdb",
+                                           tmp_path / "sel_medoid.pdb")
+    assert medoids == []
+    assert (tmp_path / "sel.pdb").read_text() == "a user's file\n"

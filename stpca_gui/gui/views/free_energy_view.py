@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...model import AppState
-from ...model.energy_units import AUTOMATIC_BINS, ENERGY_UNITS
+from ...model.energy_units import AUTOMATIC_BINS, BINS_RANGE, ENERGY_UNITS, TEMPERATURE_RANGE
 from ...model.frame_weights import frame_weights, weight_columns
 from ...plotting.free_energy import FreeEnergyLandscape
 from .base import current_colors
@@ -48,13 +48,13 @@ class FreeEnergyView(DrawnWhenShown, RegionSelection, MplView):
         self.unit_combo.addItems(ENERGY_UNITS)
         self.unit_combo.setToolTip("Unit of F: kT, or kJ/mol or kcal/mol at the temperature")
         self.temperature_box = QDoubleSpinBox()
-        self.temperature_box.setRange(1.0, 10_000.0)
+        self.temperature_box.setRange(TEMPERATURE_RANGE.low, TEMPERATURE_RANGE.high)
         self.temperature_box.setDecimals(1)
         self.temperature_box.setValue(300.0)
         self.temperature_box.setSuffix(" K")
         self.temperature_box.setToolTip("Temperature of kJ/mol and kcal/mol")
         self.bins_box = QSpinBox()
-        self.bins_box.setRange(0, 500)
+        self.bins_box.setRange(0, BINS_RANGE.high)  # 0: automatic
         self.bins_box.setSpecialValueText("auto")
         self.bins_box.setToolTip(f"Bins per axis; auto: {AUTOMATIC_BINS}")
         self.weights_combo = QComboBox()

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .reader import close_trajectory, load_trajectory, open_topology
 from .runs import concatenated_label, run_labels
 from .settings import StructureError
 
-__all__ = ["RunFrames"]
+__all__ = ["RunFrames", "run_of_rows"]
 
 
 class RunFrames:
@@ -148,3 +148,22 @@ class RunFrames:
             warnings.simplefilter("ignore")
             self.universe.trajectory[local]
         return self.universe
+
+
+def run_of_rows(runs: Any, provenance: Mapping[str, ArrayLike], n: int, where: str
+                ) -> NDArray[np.str_]:
+    """The run label of every row: the ``trajectory`` column, or the only run of ``runs``
+    (a :class:`RunFrames`, or a source of one run without ``runs``).
+
+    Raises
+    ------
+    StructureError
+        No ``trajectory`` column and several runs: their frames cannot be told apart.
+    """
+    if "trajectory" in provenance:
+        return np.asarray(provenance["trajectory"]).astype(str)
+    known = list(getattr(runs, "runs", {"": None}))
+    if len(known) != 1:
+        raise StructureError(f"{where}: the data have no trajectory column, so their frames "
+                             f"cannot be told apart among {len(known)} runs")
+    return np.full(n, known[0])

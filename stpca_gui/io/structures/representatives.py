@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ...core import wrap_angles
 from ...files.output_folder import check_output_folder, output_folder
-from .frames import RunFrames
+from .frames import RunFrames, run_of_rows
 from .selections import quoted_selection, select_atoms
 from .settings import StructureError
 
@@ -178,7 +178,7 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
     if not len(values) == len(labels) == len(frames):
         raise ValueError("angles, clusters and frames must have one entry per row")
     runs = source if isinstance(source, RunFrames) else _OneTrajectory(source)
-    run_of_row = _run_of_rows(runs, provenance, len(frames), where)
+    run_of_row = run_of_rows(runs, provenance, len(frames), where)
     runs.check(run_of_row, frames, where)
     cluster_ids = np.unique(labels)
     inputs = [*inputs, *runs.inputs()]
@@ -219,18 +219,6 @@ def write_representatives(out_dir: str | Path, source: Any, angles: ArrayLike,
     return Representatives([Path(out_dir) / name for name in names],
                            {k + 1: int(frames[row]) for k, row in medoids.items()},
                            {k + 1: str(run_of_row[row]) for k, row in medoids.items()})
-
-
-def _run_of_rows(runs: Any, provenance: Mapping[str, ArrayLike], n: int, where: str
-                 ) -> NDArray[np.str_]:
-    """The run label of every row: the ``trajectory`` column, or the only run."""
-    if "trajectory" in provenance:
-        return np.asarray(provenance["trajectory"]).astype(str)
-    known = list(getattr(runs, "runs", {"": None}))
-    if len(known) != 1:
-        raise StructureError(f"{where}: the data have no trajectory column, so their frames "
-                             f"cannot be told apart among {len(known)} runs")
-    return np.full(n, known[0])
 
 
 def _residue_table(provenance: Mapping[str, ArrayLike], labels: NDArray[np.int64],
