@@ -386,15 +386,32 @@ class ModeTest:
         """Whether there is cluster structure (k̂ > 1)."""
         return self.n_modes > 1
 
+    def step_components(self, k: int) -> tuple[float, float] | None:
+        """The two p-values step k combines (weighted by ``step_weights``), or None when
+        the result does not hold them."""
+        second = (self.excess_mass_p_values if self.method == "excess_mass"
+                  else self.raw_p_values[1:])
+        if k > min(len(self.raw_p_values), len(second)):
+            return None
+        return self.raw_p_values[k - 1], second[k - 1]
+
+    def is_bound(self, k: int) -> bool:
+        """Whether step k's p-value is only an upper bound: the p-value that decides it
+        is the smallest that ``n_boot`` resamples can give (1 / (B + 1)), so the true one
+        may be smaller."""
+        p = self.p_values[k - 1]
+        smallest = 1.0 / (self.n_boot + 1)
+        components = self.step_components(k)
+        if components is None:  # a result without its parts: the smallest combination
+            return p <= smallest / max(self.step_weights) * (1 + 1e-9)
+        return any(part <= smallest * (1 + 1e-9) and part / weight <= p * (1 + 1e-9)
+                   for part, weight in zip(components, self.step_weights, strict=True))
+
     def steps_text(self) -> str:
-        """The p-value of every step, e.g. "k=1: p<0.002, k=2: p=0.41"."""
-        parts = []
-        # The smallest step p-value B resamples can give.
-        floor = 1.0 / ((self.n_boot + 1) * max(self.step_weights))
-        for k, p in enumerate(self.p_values, start=1):
-            parts.append(f"k={k}: p≤{p:.2g}" if p <= floor * (1 + 1e-9)
-                         else f"k={k}: p={p:.3g}")
-        return ", ".join(parts)
+        """The p-value of every step, e.g. "k=1: p≤0.0067, k=2: p=0.41" (≤ where it is
+        the smallest the resamples can give, :meth:`is_bound`)."""
+        return ", ".join(f"k={k}: p≤{p:.2g}" if self.is_bound(k) else f"k={k}: p={p:.3g}"
+                         for k, p in enumerate(self.p_values, start=1))
 
     def verdict(self) -> str:
         """One line for people, e.g. "3 modes (α = 0.05; k=1: p<0.004, …)"."""

@@ -433,3 +433,27 @@ def test_mode_test_records_are_frozen_and_compare_equal():
                     period=TWO_PI, n=100)
     assert test.structure and not test.reached_max and not test.uniform
     assert "k=1: p≤0.001" in test.steps_text() or "k=1: p=0.001" in test.steps_text()
+
+
+def test_a_step_decided_by_a_p_value_at_the_resamples_floor_is_shown_as_a_bound():
+    """With B = 500 the smallest p-value of one part is 1/501; a step it decides is
+    p = (1/501) / weight — a bound, however large the weight makes it look. Both demos
+    showed "k=1: p=0.00665" (= (1/501) / 0.3) as if it were exact."""
+    floor = 1 / 501
+    test = ModeTest(n_modes=3, p_values=(floor / 0.3, floor / 0.7, 0.4 / 0.7),
+                    critical_bandwidths=(0.9, 0.8, 0.1), alpha=0.05, calibration="silverman",
+                    n_boot=500, k_max=8, period=TWO_PI, n=300,
+                    raw_p_values=(0.13, floor, 0.4), method="excess_mass",
+                    excess_mass_p_values=(floor, floor, 0.5), step_weights=(0.7, 0.3))
+    assert [test.is_bound(k) for k in (1, 2, 3)] == [True, True, False]
+    assert test.steps_text() == "k=1: p≤0.0067, k=2: p≤0.0029, k=3: p=0.571"
+    # A part near but above the floor decides an exact p-value (2/501 over 0.3).
+    exact = dataclasses.replace(test, p_values=(2 * floor / 0.3, floor / 0.7, 0.4 / 0.7),
+                                excess_mass_p_values=(2 * floor, floor, 0.5))
+    assert exact.steps_text().startswith("k=1: p=0.0133,")
+    # Silverman's own test combines p_k and p_{k+1} (weights 0.8, 0.2).
+    own = ModeTest(n_modes=2, p_values=(floor / 0.8, 0.3 / 0.8),
+                   critical_bandwidths=(0.5, 0.2, 0.1), alpha=0.05, calibration="silverman",
+                   n_boot=500, k_max=8, period=TWO_PI, n=100,
+                   raw_p_values=(floor, 0.3, 0.9), step_weights=(0.8, 0.2))
+    assert own.is_bound(1) and not own.is_bound(2)
