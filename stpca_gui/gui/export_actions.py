@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from ..files.output_folder import ForeignFilesError
 from ..io import atomic_path
+from ..io.state_trajectories import state_arrays_problem
 from ..model.result_export import foreign_question, write_app_results
 from .menus import menu_action
 
@@ -151,11 +152,22 @@ class ExportActions(QObject):
 
     def export_results_to(self, folder: Path) -> None:
         """Export the results into ``folder``; ask first when it holds files stpca-gui
-        did not write."""
-        self.guarded(lambda: self.export_results(folder), f"Results written to {folder}",
-                     retry=lambda: self.guarded(
-                         lambda: self.export_results(folder, overwrite=True),
-                         f"Results written to {folder}"))
+        did not write. Say why when data with frames get no state arrays (the command
+        line warns too)."""
+        def export(overwrite: bool = False) -> None:
+            self.export_results(folder, overwrite=overwrite)
+            self._say_why_no_state_arrays()
+
+        done = f"Results written to {folder}"
+        self.guarded(export, done, retry=lambda: self.guarded(lambda: export(True), done))
+
+    def _say_why_no_state_arrays(self) -> None:
+        dataset = self.window.state.result.dataset
+        problem = state_arrays_problem(dataset.provenance, dataset.source)
+        if problem is not None:
+            self.window.messages.info(
+                "No state arrays", f"{problem}. The other results were written; state "
+                "arrays (for Markov-model tools) need one row per frame of each trajectory.")
 
     def guarded(self, export: Callable[[], object], success: str,
                 retry: Callable[[], None] | None = None) -> None:

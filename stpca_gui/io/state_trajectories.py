@@ -85,6 +85,20 @@ def state_file_names(provenance: Mapping[str, Any] | None) -> list[str]:
     return [STATES_TABLE, *map(_array_name, range(len(runs)))]
 
 
+def state_arrays_problem(provenance: Mapping[str, Any] | None, where: str = "the data"
+                         ) -> str | None:
+    """Why data whose rows carry frames get no state arrays (a frame repeated within a
+    run, a frame column that is not frame numbers), or None (state arrays, or rows that
+    are not frames)."""
+    if not _has_frames(provenance):
+        return None
+    try:
+        _frame_order(provenance, where)
+    except ValueError as problem:
+        return str(problem)
+    return None
+
+
 @dataclass(frozen=True)
 class StateTrajectories:
     """The frames of each run in frame order, with their states.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import dataclasses
 import json
 import os
 import stat
@@ -223,3 +224,30 @@ def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, ca
     err = capsys.readouterr().err
     assert (f"warning: no state arrays: {table}: frame 0 of trajectory appears in more than "
             "one row") in err
+
+
+@pytest.mark.usefixtures("display")
+def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arrays(
+        qtbot, window, tmp_path):
+    """Export Results wrote the other files and said nothing; the command line warns."""
+    pytest.importorskip("pytestqt")
+    from stpca_gui.model import Dataset
+
+    angles = make_demo("clusters-t2", random_state=0).angles
+    pasted = Dataset(angles=angles, column_names=("phi", "psi"), source="pasted.csv",
+                     provenance={"frame": np.arange(angles.shape[0]) % 150})
+    with qtbot.waitSignal(window.result_shown, timeout=120_000):
+        window.set_dataset(pasted)
+    window.exports.export_results_to(tmp_path / "results")
+    assert {p.name for p in (tmp_path / "results").iterdir()} >= {*RESULT_FILES}
+    box = window.last_message_box
+    assert box is not None and box.windowTitle() == "No state arrays"
+    assert "frame 0 of trajectory appears in more than one row" in box.text()
+    # One row per frame: state arrays, and no box.
+    window.messages.last_box = None
+    with qtbot.waitSignal(window.result_shown, timeout=120_000):
+        window.set_dataset(dataclasses.replace(
+            pasted, provenance={"frame": np.arange(angles.shape[0])}))
+    window.exports.export_results_to(tmp_path / "again")
+    assert (tmp_path / "again" / "states_1.npy").exists()
+    assert window.last_message_box is None
