@@ -228,17 +228,24 @@ def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, ca
 
 @pytest.mark.usefixtures("display")
 def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arrays(
-        qtbot, window, tmp_path):
-    """Export Results wrote the other files and said nothing; the command line warns."""
+        qtbot, window, tmp_path, monkeypatch):
+    """File → Export Results… wrote the other files and said nothing; the command line
+    warns. Taken as a person does: the menu's action, the folder picked in its dialog."""
     pytest.importorskip("pytestqt")
+    from PySide6.QtWidgets import QFileDialog
+
     from stpca_gui.model import Dataset
+
+    folders = iter([tmp_path / "results", tmp_path / "again"])
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *args, **kwargs: str(next(folders))))
 
     angles = make_demo("clusters-t2", random_state=0).angles
     pasted = Dataset(angles=angles, column_names=("phi", "psi"), source="pasted.csv",
                      provenance={"frame": np.arange(angles.shape[0]) % 150})
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.set_dataset(pasted)
-    window.exports.export_results_to(tmp_path / "results")
+    window.exports.results_action.trigger()
     assert {p.name for p in (tmp_path / "results").iterdir()} >= {*RESULT_FILES}
     box = window.last_message_box
     assert box is not None and box.windowTitle() == "No state arrays"
@@ -248,6 +255,6 @@ def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arra
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.set_dataset(dataclasses.replace(
             pasted, provenance={"frame": np.arange(angles.shape[0])}))
-    window.exports.export_results_to(tmp_path / "again")
+    window.exports.results_action.trigger()
     assert (tmp_path / "again" / "states_1.npy").exists()
     assert window.last_message_box is None
