@@ -386,7 +386,7 @@ class ModeTest:
         """Whether there is cluster structure (k̂ > 1)."""
         return self.n_modes > 1
 
-    def step_components(self, k: int) -> tuple[float, float] | None:
+    def _step_parts(self, k: int) -> tuple[float, float] | None:
         """The two p-values step k combines (weighted by ``step_weights``), or None when
         the result does not hold them."""
         second = (self.excess_mass_p_values if self.method == "excess_mass"
@@ -401,7 +401,7 @@ class ModeTest:
         may be smaller."""
         p = self.p_values[k - 1]
         smallest = 1.0 / (self.n_boot + 1)
-        components = self.step_components(k)
+        components = self._step_parts(k)
         if components is None:  # a result without its parts: the smallest combination
             return p <= smallest / max(self.step_weights) * (1 + 1e-9)
         return any(part <= smallest * (1 + 1e-9) and part / weight <= p * (1 + 1e-9)

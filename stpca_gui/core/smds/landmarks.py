@@ -106,9 +106,9 @@ def resolve_n_landmarks(n_landmarks: int | str | None, n_samples: int,
     for an exact fit."""
     if n_landmarks is None or n_landmarks == "exact":
         return None
-    m = AUTO_LANDMARKS if n_landmarks == "auto" else int(n_landmarks)
-    if n_landmarks == "auto" and n_samples <= auto_exact_max_n(n_dims):
-        return None
+    if n_landmarks == "auto":
+        return None if n_samples <= auto_exact_max_n(n_dims) else AUTO_LANDMARKS
+    m = int(n_landmarks)
     return None if m >= n_samples else m
 
 
