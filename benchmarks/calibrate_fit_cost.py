@@ -28,9 +28,7 @@ def main() -> int:
     results = [case for path in args.json
                for case in json.loads(path.read_text(encoding="utf-8"))["results"]
                if case.get("stage_cpu_s")]
-    cases = [{"n": r["n"], "d": r["d"], "stages_cpu": r["stage_cpu_s"],
-              "n_landmarks": r["n_landmarks"]} for r in results]
-    fitted = calibrate(cases)
+    fitted = calibrate(results)
     print("COEFFICIENTS: dict[str, tuple[float, float, float]] = {")
     for stage, (c, e, f) in fitted.items():
         print(f'    "{stage}": ({c:.3g}, {e:.3g}, {f:.3g}),')

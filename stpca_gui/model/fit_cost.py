@@ -132,18 +132,18 @@ def estimate_fit_cost(n: int, d: int, parameters: FitParameters | None = None,
 
 
 def calibrate(cases: Iterable[Mapping[str, Any]]) -> dict[str, tuple[float, float, float]]:
-    """Coefficients fitted to measured cases: each a mapping with ``n``, ``d`` and
-    ``stages_cpu`` (stage → CPU seconds, the stages of ``bench_highdim.py``, whose JSON
-    has them as ``stage_cpu_s``), and optionally ``n_landmarks`` (the points SMDS was
-    solved on: n for an exact fit; by default the fit's rule today). Per stage, least
-    squares of log(seconds / n-part) on log d (the exponent e when the cases have two d or
-    more, else the theory's, :data:`THEORY_EXPONENTS`) and on log n (a correction n^f of
-    the n-part, when they have two n or more; else f = 0)."""
+    """Coefficients fitted to measured cases: the results of ``bench_highdim.py --json``
+    as they are, each a mapping with ``n``, ``d``, ``stage_cpu_s`` (stage → CPU seconds)
+    and optionally ``n_landmarks`` (the points SMDS was solved on: n for an exact fit; by
+    default the fit's rule today). Per stage, least squares of log(seconds / n-part) on
+    log d (the exponent e when the cases have two d or more, else the theory's,
+    :data:`THEORY_EXPONENTS`) and on log n (a correction n^f of the n-part, when they have
+    two n or more; else f = 0)."""
     rows: dict[str, list[tuple[float, float, float]]] = {stage: [] for stage in COEFFICIENTS}
     for case in cases:
         n, d = int(case["n"]), int(case["d"])
         terms = stage_terms(n, d, FitParameters(), case.get("n_landmarks"))
-        for stage, seconds in case["stages_cpu"].items():
+        for stage, seconds in case["stage_cpu_s"].items():
             if stage in terms and terms[stage] > 0 and seconds and seconds > 0:
                 rows[stage].append((math.log(d), math.log(n), math.log(seconds / terms[stage])))
     fitted = {}

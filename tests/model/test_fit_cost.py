@@ -35,7 +35,7 @@ def test_terms_grow_with_n_and_d_as_the_stages_do():
 
 def test_calibration_recovers_the_coefficients_it_is_given():
     truth = {stage: (2.5 * c, e + 0.2, 0.1) for stage, (c, e, _) in COEFFICIENTS.items()}
-    cases = [{"n": n, "d": d, "stages_cpu": estimate_fit_cost(n, d, coefficients=truth).stages}
+    cases = [{"n": n, "d": d, "stage_cpu_s": estimate_fit_cost(n, d, coefficients=truth).stages}
              for n, d in ((500, 20), (500, 66), (2000, 66), (20_000, 200), (50_000, 66),
                           (8000, 426))]
     fitted = calibrate(cases)
