@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from ..files.output_folder import ForeignFilesError
 from ..io import atomic_path
-from ..io.state_trajectories import state_arrays_problem
+from ..io.state_trajectories import STATES_TABLE, state_arrays_problem
 from ..model.result_export import foreign_question, write_app_results
 from .menus import menu_action
 
@@ -155,8 +155,10 @@ class ExportActions(QObject):
         did not write. Say why when data with frames get no state arrays (the command
         line warns too)."""
         def export(overwrite: bool = False) -> None:
-            self.export_results(folder, overwrite=overwrite)
-            self._say_why_no_state_arrays()
+            written = self.export_results(folder, overwrite=overwrite)
+            if STATES_TABLE not in {path.name for path in written}:
+                # Only then is the frame order worked out again, for the reason.
+                self._say_why_no_state_arrays()
 
         done = f"Results written to {folder}"
         self.guarded(export, done, retry=lambda: self.guarded(lambda: export(True), done))
