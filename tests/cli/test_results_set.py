@@ -228,7 +228,7 @@ def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, ca
 
 @pytest.mark.usefixtures("display")
 def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arrays(
-        qtbot, window, tmp_path, monkeypatch):
+        qtbot, window, tmp_path, monkeypatch, gui_dir):
     """File → Export Results… wrote the other files and said nothing; the command line
     warns. Taken as a person does: the menu's action, the folder picked in its dialog."""
     pytest.importorskip("pytestqt")
@@ -250,6 +250,8 @@ def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arra
     box = window.last_message_box
     assert box is not None and box.windowTitle() == "No state arrays"
     assert "frame 0 of trajectory appears in more than one row" in box.text()
+    qtbot.waitUntil(box.isVisible, timeout=5000)
+    box.grab().save(str(gui_dir / "no-state-arrays.png"))  # looked at
     # One row per frame: state arrays, and no box.
     window.messages.last_box = None
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
