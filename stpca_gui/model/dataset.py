@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..core.demos import make_demo
 from ..core.geometry.series import lagged_embedding
 from ..core.geometry.torus import wrap_angles
+from ..io.coded import CodedColumn, factorize
 from ..io.tables import AngleTable
 from .demos import DATA_DEMOS, data_demo
 
@@ -35,8 +36,11 @@ def _handed_over(values: Any) -> bool:
     return root.base is None and root.flags.owndata and not root.flags.writeable
 
 
-def _readonly(values: Any, dtype: Any = None) -> NDArray:
-    """A read-only array of ``values``: a copy, unless ``values`` was handed over."""
+def _readonly(values: Any, dtype: Any = None) -> NDArray | CodedColumn:
+    """A read-only array of ``values``: a copy, unless ``values`` was handed over (a
+    :class:`~stpca_gui.io.coded.CodedColumn` is read-only already)."""
+    if isinstance(values, CodedColumn) and dtype is None:
+        return values
     if _handed_over(values) and (dtype is None or values.dtype == np.dtype(dtype)):
         return values
     values = np.array(values, dtype=dtype, copy=True)
@@ -87,7 +91,7 @@ def label_order(names: Sequence[str]) -> list[int]:
     return sorted(range(len(names)), key=lambda k: (keys[k], names[k]))
 
 
-def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
+def encode_labels(labels: ArrayLike | CodedColumn) -> tuple[NDArray[np.int64], list[str]]:
     """An integer code per sample and the label names, in natural order (:func:`label_order`:
     legends then read I, II, V or site 1, site 2, site 10).
 
@@ -97,13 +101,11 @@ def encode_labels(labels: ArrayLike) -> tuple[NDArray[np.int64], list[str]]:
         Position of each sample's label in ``names``.
     names : list of str
     """
-    values = np.asarray(labels).ravel()
-    unique, inverse = np.unique(values, return_inverse=True)
-    names = [str(value) for value in unique]
+    codes, names = factorize(labels)  # a CodedColumn from its codes: no sort of n rows
     order = label_order(names)
-    rank = np.empty(len(unique), dtype=np.int64)
-    rank[order] = np.arange(len(unique))
-    return rank[inverse.ravel()], [names[k] for k in order]
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    return rank[codes], [names[k] for k in order]
 
 
 def _table_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,8 +160,10 @@ class Dataset:
         Radians wrapped to [-π, π).
     column_names : tuple of str
         One name per angle column (default ``theta1..thetad``).
-    labels : ndarray of str, shape (n,), or None
-        A label per sample (cluster, class, …), when the source has one.
+    labels : ndarray of str or CodedColumn, shape (n,), or None
+        A label per sample (cluster, class, …), when the source has one. Data read from
+        structures hold it as a :class:`~stpca_gui.io.coded.CodedColumn` (codes into the
+        distinct labels; ``numpy.asarray`` gives the text).
     source : str
         The file path, or ``"demo:NAME"`` for a built-in demo.
     description : str
@@ -187,16 +191,18 @@ class Dataset:
         ``sha256`` (path → digest) and ``settings``
         (:meth:`~stpca_gui.io.structures.DihedralSettings.to_dict`); see
         :mod:`stpca_gui.model.structures`.
-    provenance : dict of str to ndarray, or None
+    provenance : dict of str to ndarray or CodedColumn, or None
         Where each row comes from, e.g. ``frame`` (and ``segid``, ``resid``, ``resname`` of
-        pooled torsions), carried into the scores table.
+        pooled torsions), carried into the scores table. Read from structures, the text
+        columns are :class:`~stpca_gui.io.coded.CodedColumn` and the integers of the
+        smallest dtype holding them (a pooled row takes 23 bytes of provenance).
 
     The last six say how to rebuild the data from their source (a reproducible script).
     """
 
     angles: NDArray[np.float64]
     column_names: tuple[str, ...] = ()
-    labels: NDArray[np.str_] | None = None
+    labels: NDArray[np.str_] | CodedColumn | None = None
     source: str = ""
     description: str = ""
     row_ids: NDArray[np.int64] | None = None
@@ -207,7 +213,7 @@ class Dataset:
     table_options: Mapping[str, Any] | None = None
     lagged_embeddings: tuple[tuple[int, int], ...] = ()
     structure: Mapping[str, Any] | None = None
-    provenance: Mapping[str, NDArray] | None = None
+    provenance: Mapping[str, NDArray | CodedColumn] | None = None
 
     def __post_init__(self) -> None:
         angles = np.asarray(self.angles, dtype=np.float64)
@@ -224,7 +230,8 @@ class Dataset:
             raise ValueError(f"{len(names)} column names given for {d} angle columns")
         if self.labels is not None:
             labels = self.labels
-            if not (isinstance(labels, np.ndarray) and labels.dtype.kind == "U"):
+            if not (isinstance(labels, CodedColumn)
+                    or (isinstance(labels, np.ndarray) and labels.dtype.kind == "U")):
                 labels = np.asarray(labels).astype(str)
             if labels.shape != (n,):
                 raise ValueError(f"labels must have shape ({n},), got {labels.shape}")

@@ -53,6 +53,7 @@ from ..files.container import (
 )
 from ..files.digest import angles_sha256
 from ..files.digest import file_sha256 as _file_sha256
+from ..io.coded import CodedColumn
 from .analysis import AnalysisResult, FitParameters, paper_rule_clusters
 from .app_state import COLOR_MODES, AppState
 from .dataset import Dataset
@@ -93,8 +94,10 @@ class SessionFileError(ContainerError):
 
 @cache
 def _record_classes() -> dict[str, type]:
-    """The records a session file may hold outside its model."""
-    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable, ModeTest)}
+    """The records a session file may hold outside its model (a coded column: the labels
+    and text provenance of data read from structures)."""
+    return {cls.__name__: cls for cls in (ModeClustering, ConfusionTable, ModeTest,
+                                          CodedColumn)}
 
 
 @dataclass(frozen=True, eq=False)

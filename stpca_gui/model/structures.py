@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from ..core import wrap_angles
 from ..files.output_folder import check_output_folder
+from ..io.coded import CodedColumn
 from ..io.state_trajectories import frame_numbers as _frame_numbers
 from ..io.structures import (
     LABEL_CHOICES,
@@ -60,15 +61,18 @@ __all__ = [
     "structure_files_unchanged",
 ]
 
-#: Bytes per row a pooled data set adds to its angles (labels and provenance, as numpy
-#: text and numbers), for the memory check before reading: counted generously.
-_POOLED_ROW_BYTES = 160
-_PER_FRAME_ROW_BYTES = 96
+#: Bytes per row a data set adds to its angles (labels and provenance, codes and small
+#: integers; about 15 bytes pooled), for the memory check before reading: counted generously.
+_POOLED_ROW_BYTES = 32
+_PER_FRAME_ROW_BYTES = 32
 
 
-def _frozen(values: NDArray) -> NDArray:
+def _frozen(values: NDArray | CodedColumn) -> NDArray | CodedColumn:
     """``values`` made read-only, and the array owning its memory too (a view of a spent
-    table's buffer), to hand over to a Dataset without a copy."""
+    table's buffer), to hand over to a Dataset without a copy (a CodedColumn is read-only
+    already)."""
+    if isinstance(values, CodedColumn):
+        return values
     root = values
     while isinstance(root.base, np.ndarray):
         root = root.base

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike, NDArray
 
+from ..io.coded import factorize
 from .marker_collection import grouped_scatter
 from .mpl_common import as_mask, as_rgba, pns_label, style_axes
 from .partial_redraw import PartialRedraw
@@ -57,12 +58,14 @@ def time_axis(n: int, provenance: Mapping[str, ArrayLike] | None) -> TimeAxis:
         except ValueError:
             label = "row (the time column is not numbers)"
     if "trajectory" in provenance:
-        names, first, runs = np.unique(np.asarray(provenance["trajectory"]),
-                                       return_index=True, return_inverse=True)
-        order = np.argsort(first)
+        # From codes (a pooled data set's run column is coded): no sort of n rows of text.
+        runs, names = factorize(provenance["trajectory"])
+        starts = np.flatnonzero(np.diff(runs, prepend=-1))  # where a run of equal codes begins
+        _, first_start = np.unique(runs[starts], return_index=True)
+        order = np.argsort(starts[first_start])
         rank = np.empty(len(order), dtype=np.intp)
         rank[order] = np.arange(len(order))
-        return TimeAxis(time, rank[runs.ravel()], [str(names[k]) for k in order], label)
+        return TimeAxis(time, rank[runs], [names[k] for k in order], label)
     return TimeAxis(time, np.zeros(n, dtype=np.intp), [""], label)
 
 

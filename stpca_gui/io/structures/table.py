@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from ...files.digest import file_sha256, files_sha256
 from .. import atomic_file_set  # re-exported by io (wherever the atomic writers live)
+from ..coded import CodedColumn, smallest_integer_type
 from ..tables import PROVENANCE_COLUMNS
 from .record import sidecar_path, sidecar_text
 from .runs import TrajectoryRun
@@ -34,6 +35,13 @@ _LABEL_SOURCES = {"residue class": "residue_class", "residue name": "resname",
                   "chain": "segid"}
 #: Rows formatted at a time when writing CSV.
 _WRITE_ROWS = 20_000
+
+
+def _smallest(values: NDArray) -> NDArray:
+    """Integers in the smallest dtype that holds them."""
+    if not values.size:
+        return values
+    return values.astype(smallest_integer_type(values.min(), values.max()), copy=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,27 +164,59 @@ class TorsionTable:
     def run_labels(self) -> tuple[str, ...]:
         return tuple(run.label for run in self.runs)
 
-    def provenance(self, rows: slice = slice(None)) -> dict[str, NDArray]:
+    def _coded_residues(self, name: str) -> tuple[NDArray, NDArray[np.str_]]:
+        """The codes (one per residue of a frame) and distinct values of a residue column."""
+        assert self.residues is not None
+        categories, codes = np.unique(self.residues[name].astype(str), return_inverse=True)
+        return codes.ravel().astype(smallest_integer_type(0, len(categories) - 1)), categories
+
+    def _gather(self, rows: slice, per_frame: NDArray | None, per_residue: NDArray | None
+                ) -> NDArray:
+        """Per-row values of ``rows`` from one value per frame slot (``per_frame``) or per
+        residue of a frame (``per_residue``), in their dtype: without the index arrays of
+        :meth:`_positions` when every row is there (their fresh memory, 16 bytes a row,
+        cost more than the values)."""
+        per = self._per_frame
+        if self.kept is not None:
+            slots, residue = self._positions(rows)
+            return per_frame[slots] if per_frame is not None else per_residue[residue]
+        start, stop, _ = rows.indices(self.n_rows)
+        first, last = start // per, -(-stop // per)
+        cut = slice(start - first * per, stop - first * per)
+        if per_frame is not None:
+            values = per_frame[first:last]
+            return (values if per == 1 else np.repeat(values, per))[cut]
+        return np.tile(per_residue, last - first)[cut]
+
+    def provenance(self, rows: slice = slice(None)) -> dict[str, NDArray | CodedColumn]:
         """The provenance columns of ``rows``, by name: trajectory, frame, time; pooled
-        also segid, resid, resname."""
-        slots, residue = self._positions(rows)
-        labels = np.asarray(self.run_labels, dtype=str)
-        columns: dict[str, NDArray] = {"trajectory": labels[self.frame_run[slots]],
-                                       "frame": self.frames[slots],
-                                       "time": self.frame_time[slots]}
+        also segid, resid, resname. Text columns are :class:`~stpca_gui.io.coded.
+        CodedColumn` (a byte a row), integers in the smallest dtype that holds them."""
+        columns: dict[str, NDArray | CodedColumn] = {
+            "trajectory": CodedColumn(
+                self._gather(rows, self.frame_run.astype(
+                    smallest_integer_type(0, len(self.runs) - 1)), None),
+                np.asarray(self.run_labels, dtype=str)),
+            "frame": self._gather(rows, _smallest(self.frames), None),
+            "time": self._gather(rows, self.frame_time, None)}
         if self.residues is not None:
-            columns.update({name: self.residues[name][residue] for name in RESIDUE_COLUMNS})
+            for name in ("segid", "resname"):
+                codes, categories = self._coded_residues(name)
+                columns[name] = CodedColumn(self._gather(rows, None, codes), categories)
+            columns["resid"] = self._gather(rows, None, _smallest(self.residues["resid"]))
+            columns = {name: columns[name] for name in (*FRAME_COLUMNS, *RESIDUE_COLUMNS)}
         return columns
 
-    def labels(self, label_by: str) -> NDArray[np.str_] | None:
+    def labels(self, label_by: str) -> CodedColumn | None:
         """A label per row from one of :data:`LABEL_CHOICES`: the residue's Ramachandran
-        class, name or chain (segment); None per frame or for ``"none"``."""
+        class, name or chain (segment), coded; None per frame or for ``"none"``."""
         if label_by not in LABEL_CHOICES:
             raise ValueError(f"labels come from one of {', '.join(LABEL_CHOICES)}, not "
                              f"{label_by!r}")
         if self.residues is None or label_by == "none":
             return None
-        return self._per_row(_LABEL_SOURCES[label_by])
+        codes, categories = self._coded_residues(_LABEL_SOURCES[label_by])
+        return CodedColumn(self._gather(slice(None), None, codes), categories)
 
     def header(self) -> list[str]:
         return [*FRAME_COLUMNS, *(RESIDUE_COLUMNS if self.pooled else ()), *self.column_names]
@@ -230,7 +270,7 @@ class TorsionTable:
         provenance = self.provenance(rows)
         provenance["time"] = np.char.mod("%.9g", provenance["time"])
         text = np.char.mod("%.6f", self.angles[rows]).tolist()
-        columns = [c.tolist() for c in provenance.values()]
+        columns = [np.asarray(c).tolist() for c in provenance.values()]
         writer.writerows([*p, *a] for *p, a in zip(*columns, text, strict=True))
         return buffer.getvalue()
 
