@@ -12,7 +12,12 @@ from stpca_gui.io.coded import CodedColumn
 from stpca_gui.io.structures import DihedralSettings, read_torsions
 from stpca_gui.model import AppState, FitParameters
 from stpca_gui.model.dataset import Dataset, encode_labels
-from stpca_gui.model.session_file import load_session, save_session, session_from_state
+from stpca_gui.model.session_file import (
+    SessionFileError,
+    load_session,
+    save_session,
+    session_from_state,
+)
 from stpca_gui.model.structures import dataset_from_torsions
 
 SETTINGS = DihedralSettings(layout="pooled")
@@ -119,3 +124,25 @@ def test_a_session_of_text_columns_still_opens(pooled, tmp_path):
     for name, values in pooled.provenance.items():
         assert np.array_equal(loaded.provenance[name], np.asarray(values)), name
     assert loaded.label_names() == pooled.label_names()
+
+
+def test_damaged_codes_in_a_session_are_named(pooled, tmp_path):
+    import io
+    import zipfile
+
+    state = AppState()
+    state.set_dataset(pooled)
+    path = save_session(session_from_state(state, FitParameters(), {}, name="pooled"),
+                        tmp_path / "good.stpca")
+    with zipfile.ZipFile(path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    buffer = io.BytesIO()
+    np.save(buffer, np.full(pooled.n_samples, 7, dtype=np.uint8))
+    entries["arrays/dataset.provenance.trajectory.codes.npy"] = buffer.getvalue()
+    damaged = tmp_path / "damaged.stpca"
+    with zipfile.ZipFile(damaged, "w") as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    with pytest.raises(SessionFileError, match=r"damaged session file .*coded column run "
+                       r"from 7 to 7, but there are 2 values"):
+        load_session(damaged)
