@@ -167,6 +167,12 @@ ROWS = (
         "reader, backbone φ/ψ): pooled / per-frame",
         "{pooled_frames_per_s:,.0f} / {per_frame_frames_per_s:,.0f} frames/s, peak RSS "
         "{peak_rss_mb:,.0f} MB", "target 10⁴ frames/s"),
+    Row("bench_dihedrals", "dataset-pooled",
+        "the app's pooled reading (`read_structure_dataset`, a row per frame and residue) of "
+        "the same frames in {files} files",
+        "{frames_per_cpu_s:,.0f} frames per CPU-second ({cpu_s:.1f} CPU s); data set "
+        "{dataset_mb:,.0f} MB, peak RSS rise {rise_per_dataset:.2f}× it",
+        "issue 33: 10⁴ frames/s; peak ≤ 2× the data set"),
     Row("bench_modetest", "size",
         "mode test (`mode_test`), size of the one-mode step at α = 0.05: von Mises κ = 0.5, "
         "2, 8 and wrapped Cauchy, n = 500 / 5000 / 50,000",
