@@ -195,7 +195,7 @@ class Dataset:
         Where each row comes from, e.g. ``frame`` (and ``segid``, ``resid``, ``resname`` of
         pooled torsions), carried into the scores table. Read from structures, the text
         columns are :class:`~stpca_gui.io.coded.CodedColumn` and the integers of the
-        smallest dtype holding them (a pooled row takes 23 bytes of provenance).
+        smallest dtype holding them (a pooled row takes about 14 bytes of provenance).
 
     The last six say how to rebuild the data from their source (a reproducible script).
     """

@@ -85,7 +85,7 @@ def test_the_arrays_take_fourteen_bytes_a_row_beside_the_angles(pooled):
                 if isinstance(c, CodedColumn))
     assert small < 1000  # 19 residue names, 2 runs, 1 segment, 4 classes
     assert pooled.angles.nbytes == 16 * n  # φ, ψ
-    # the text columns took 4·(9 + 4 + 3 + 7) bytes and the integers 16 a row
+    # nbytes counts codes and categories (the benchmark sums it; text took 4·(9+4+3+7) + 16)
     assert sum(c.nbytes for c in provenance.values()) + pooled.labels.nbytes == held + small
 
 
