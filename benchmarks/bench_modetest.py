@@ -524,7 +524,10 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
                 ["case", "n", "replicates", f"product ({weights[0]:g}/{weights[1]:g})",
                  "Silverman p₁ alone", "excess mass alone",
                  f"weights {OTHER_WEIGHTS[0]:g}/{OTHER_WEIGHTS[1]:g}",
-                 "fast double bootstrap", "2 SE at 0.05", "CPU s per replicate"])
+                 "fast double bootstrap", "rescaled: Silverman p₁ alone",
+                 "rescaled: excess mass alone",
+                 f"product's p₁ + rescaled excess mass ({weights[0]:g}/{weights[1]:g})",
+                 "2 SE at 0.05", "CPU s per replicate"])
     cases = [(null, n) for n in args.calibration_sizes for null in SIZE_NULLS]
     cases += [(f"mixture {k}:{separation:g}:{small:g}", 500)
               for k, separation, small in CALIBRATION_POWER]
@@ -549,7 +552,9 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
             rates = {"product": weighted_step(p[:, 0], p[:, 1], weights),
                      "silverman": p[:, 0], "excess_mass": p[:, 1],
                      "other_weights": weighted_step(p[:, 0], p[:, 1], OTHER_WEIGHTS),
-                     "double_bootstrap": p[:, 2]}
+                     "double_bootstrap": p[:, 2], "rescaled_silverman": p[:, 3],
+                     "rescaled_excess_mass": p[:, 4],
+                     "rescaled_step": weighted_step(p[:, 0], p[:, 4], weights)}
             row = {**key, **{name: float(np.mean(v < ALPHA)) for name, v in rates.items()},
                    "cpu_seconds_per_replicate": cpu, "load": load_average_text(),
                    "p": np.round(p, 5).tolist()}
@@ -559,8 +564,15 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
         print(f"| {case} | {n} | {row['reps']} | {row['product']:.3f} | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | "
               f"{row['other_weights']:.3f} | {row['double_bootstrap']:.3f} | "
+              f"{_rate(row, 'rescaled_silverman')} | {_rate(row, 'rescaled_excess_mass')} | "
+              f"{_rate(row, 'rescaled_step')} | "
               f"{2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
               f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
+
+
+def _rate(row: dict, name: str) -> str:
+    """A candidate's rate, or "–" in rows measured before it existed."""
+    return f"{row[name]:.3f}" if name in row else "–"
 
 
 PARTS = {"size": part_size, "power": part_power, "pipeline": part_pipeline,
