@@ -22,20 +22,16 @@ from numpy.typing import NDArray
 from .._base.jit import kernel, kernel_array
 from .._base.parallel import map_parallel, row_blocks
 from ..geometry.angle_math import atan2_nonneg
-
-_TWO_PI = 2.0 * math.pi
-#: Contraction, reciprocal approximations and reassociated sums (vectorised reductions);
-#: IEEE NaN/inf semantics kept.
-_FAST_LOOPS = {"contract", "arcp", "reassoc"}
+from ._pair_squares import FAST_LOOPS, add_pair_squares
 
 
-@kernel(fastmath=_FAST_LOOPS)
+@kernel(fastmath=FAST_LOOPS)
 def _accumulate(xq: NDArray, yq: NDArray, xr_t: NDArray, yr_t: NDArray,
                 out: NDArray) -> None:
     # References as columns (feature, point): every inner loop runs over contiguous
     # memory, which the compiler turns into SIMD code, as in the SMDS pair kernel.
-    nq, d = xq.shape
-    p, nr = yr_t.shape
+    nq = xq.shape[0]
+    nr = yr_t.shape[1]
     dd = np.empty(nr)
     minus = np.empty(nr)
     plus = np.empty(nr)
@@ -43,21 +39,7 @@ def _accumulate(xq: NDArray, yq: NDArray, xr_t: NDArray, yr_t: NDArray,
         dd[:] = 0.0
         minus[:] = 0.0
         plus[:] = 0.0
-        for t in range(d):
-            xi = xq[i, t]
-            row = xr_t[t]
-            for k in range(nr):
-                diff = abs(row[k] - xi)
-                diff = min(diff, _TWO_PI - diff)
-                dd[k] += diff * diff
-        for t in range(p):
-            yi = yq[i, t]
-            row = yr_t[t]
-            for k in range(nr):
-                m = row[k] - yi
-                s = row[k] + yi
-                minus[k] += m * m
-                plus[k] += s * s
+        add_pair_squares(xq[i], yq[i], xr_t, yr_t, 0, nr, dd, minus, plus)
         a = 0.0
         b = 0.0
         c = 0.0
