@@ -61,15 +61,13 @@ def accumulate_rows(
     sum_dt = 0.0
     sum_tt = 0.0
     for i in range(row_start, row_stop):
-        x_i = xt[:, i]
-        y_i = yt[:, i]
         for j0 in range(i + 1, n, _BLOCK):
             m = min(_BLOCK, n - j0)
             for t in range(m):
                 delta[t] = 0.0
                 dd[t] = 0.0
                 ss[t] = 0.0
-            add_pair_squares(x_i, y_i, xt, yt, j0, m, delta, dd, ss)
+            add_pair_squares(xt, yt, i, xt, yt, j0, m, delta, dd, ss)
             for t in range(m):
                 dist = math.sqrt(delta[t])
                 norm_d = math.sqrt(dd[t])
