@@ -100,6 +100,17 @@ def save_json(args: argparse.Namespace, out: dict) -> None:
         args.json.write_text(json.dumps(out, default=float))
 
 
+def _keep(args: argparse.Namespace, out: dict, part: str, row: dict,
+          p: np.ndarray | None = None) -> None:
+    """Add a measured ``row`` to ``out[part]``, stamped with the load average and (given)
+    the p-values rounded to 5 digits, and save everything measured so far."""
+    row["load"] = load_average_text()
+    if p is not None:
+        row["p"] = np.round(p, 5).tolist()
+    out[part].append(row)
+    save_json(args, out)
+
+
 def _mine(args: argparse.Namespace, index: int) -> bool:
     """Whether case ``index`` belongs to this process (``--shard i/m``)."""
     shard, shards = (int(t) for t in args.shard.split("/"))
@@ -140,10 +151,8 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
             rates = (p < ALPHA).mean(axis=0)
             row = {**key, "step": rates[2], "silverman": rates[0], "excess_mass": rates[1],
                    "se": float(np.sqrt(ALPHA * (1 - ALPHA) / args.reps)),
-                   "cpu_seconds_per_test": cpu, "load": load_average_text(),
-                   "p": np.round(p, 5).tolist()}
-            out["size"].append(row)
-            save_json(args, out)
+                   "cpu_seconds_per_test": cpu}
+            _keep(args, out, "size", row, p)
             log(f"size {null} n={n}: {rates}")
         print(f"| {null} | {n} | {row['reps']} | **{row['step']:.3f}** | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | {2 * row['se']:.3f} | "
@@ -212,8 +221,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                     found[name].append(test(x, n_boot=args.n_boot, k_max=6,
                                             random_state=r).n_modes)
                     cpu[name] += time.process_time() - start
-            row = {**key, "modes": _mixture_modes(k, separation, small, kappa),
-                   "load": load_average_text()}
+            row = {**key, "modes": _mixture_modes(k, separation, small, kappa)}
             for name, values in found.items():
                 values = np.array(values)
                 row[name] = {"exact": float(np.mean(values == k)),
@@ -221,8 +229,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                              "over": float(np.mean(values > k)),
                              "counts": np.bincount(values, minlength=7).tolist(),
                              "cpu_seconds": cpu[name] / args.power_reps}
-            out["power"].append(row)
-            save_json(args, out)
+            _keep(args, out, "power", row)
             log(f"power {key}: {row['before']['exact']} -> {row['after']['exact']}")
         b, a = row["before"], row["after"]
         print(f"| {k} | {row['modes']} | {separation:g} | {small:.2f} | {n} | {row['reps']} | "
@@ -556,10 +563,8 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
                      "rescaled_excess_mass": p[:, 4],
                      "rescaled_step": weighted_step(p[:, 0], p[:, 4], weights)}
             row = {**key, **{name: float(np.mean(v < ALPHA)) for name, v in rates.items()},
-                   "cpu_seconds_per_replicate": cpu, "load": load_average_text(),
-                   "p": np.round(p, 5).tolist()}
-            out["calibration"].append(row)
-            save_json(args, out)
+                   "cpu_seconds_per_replicate": cpu}
+            _keep(args, out, "calibration", row, p)
             log(f"calibration {case} n={n}: {row['product']} -> {row['double_bootstrap']}")
         print(f"| {case} | {n} | {row['reps']} | {row['product']:.3f} | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | "
