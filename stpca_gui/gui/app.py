@@ -244,9 +244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Started once the window is on screen (starting a process delays the first paint
         # on a busy machine), long before the numerics stage needs its result: the child
         # fits on the other core while the window imports and builds its views.
-        started: list[head_start.HeadStart] = []
+        started: list[head_start.HeadStart | None] = []
         call_after_first_paint(window, lambda: started.append(
-            head_start.HeadStart(args.demo or DEFAULT_DEMO)))
+            head_start.for_demo(args.demo or DEFAULT_DEMO)))
         window.when_prepared("numerics", lambda: setattr(
             window.controller, "head_start", started[0] if started else None))
     window.when_prepared("numerics", open_data)

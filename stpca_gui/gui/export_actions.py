@@ -1,16 +1,20 @@
 """*File → Export Figure* (one view, or the whole window) and *File → Export Results…*.
 
 What a results export writes is :mod:`stpca_gui.model.result_export`; this part asks where,
-and says how it went. Like the other parts of the window, it sees the window only as a
+writes in the background through a task runner (at 10⁶ rows the files and the frame order
+of the state arrays take seconds: the window must not freeze meanwhile), and says how it
+went. Like the other parts of the window, it sees the window only as a
 :class:`~stpca_gui.gui.window_services.WindowServices`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QImage, QPainter, QPdfWriter
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
@@ -19,7 +23,9 @@ from ..files.output_folder import ForeignFilesError
 from ..io import atomic_path
 from ..io.state_trajectories import STATES_TABLE, state_arrays_problem
 from ..model.result_export import foreign_question, write_app_results
+from ..model.tasks import TaskState
 from .menus import menu_action
+from .tasks import TaskRunner
 
 if TYPE_CHECKING:
     from .window_services import WindowServices
@@ -28,6 +34,24 @@ __all__ = ["FIGURE_FILTERS", "WINDOW_FILTERS", "ExportActions"]
 
 FIGURE_FILTERS = "PNG image (*.png);;SVG vector (*.svg);;PDF document (*.pdf)"
 WINDOW_FILTERS = "PNG image (*.png);;PDF document (*.pdf)"
+
+
+def _results_task(result, groups, folder: Path, session: Path | None, overwrite: bool,
+                  state: TaskState):
+    """Write the results set; return the files written and, when they hold no state
+    arrays, why (None when the data have no frames), or the ForeignFilesError that makes
+    the window ask."""
+    state.progress(0.0, "writing the results…")
+    try:
+        written = write_app_results(result, groups, folder, session=session,
+                                    overwrite=overwrite)
+    except ForeignFilesError as error:
+        return error
+    problem = None
+    if STATES_TABLE not in {path.name for path in written}:
+        # Only then is the frame order worked out again, for the reason.
+        problem = state_arrays_problem(result.dataset.provenance, result.dataset.source)
+    return written, problem
 
 
 class ExportActions(QObject):
@@ -46,6 +70,10 @@ class ExportActions(QObject):
         when it is opened).
     results_action : QAction
         *Export Results…*.
+    runner : TaskRunner
+        Writes the results set in the background.
+    last_written : list of Path
+        The files the last results export wrote (tests read them).
     """
 
     def __init__(self, window: WindowServices,
@@ -57,6 +85,13 @@ class ExportActions(QObject):
         self.figure_menu.aboutToShow.connect(self._fill_figure_menu)
         self.results_action = menu_action(window.widget(), "Export &Results…",
                                           self.export_results_dialog, shortcut="Ctrl+E")
+        self.runner = TaskRunner(self)
+        self.runner.succeeded.connect(self._results_written)
+        self.runner.failed.connect(
+            lambda message, _details: window.messages.error("Export failed",
+                                                            message.split(": ", 1)[-1]))
+        self.last_written: list[Path] = []
+        self._folder: Path | None = None
 
     def _fill_figure_menu(self) -> None:
         menu, parent = self.figure_menu, self.window.widget()
@@ -150,39 +185,37 @@ class ExportActions(QObject):
         if folder:
             self.export_results_to(Path(folder))
 
-    def export_results_to(self, folder: Path) -> None:
-        """Export the results into ``folder``; ask first when it holds files stpca-gui
-        did not write. Say why when data with frames get no state arrays (the command
-        line warns too)."""
-        def export(overwrite: bool = False) -> None:
-            written = self.export_results(folder, overwrite=overwrite)
-            if STATES_TABLE not in {path.name for path in written}:
-                # Only then is the frame order worked out again, for the reason.
-                self._say_why_no_state_arrays()
+    def export_results_to(self, folder: Path, *, overwrite: bool = False) -> None:
+        """Export the results into ``folder`` in the background; ask first when it holds
+        files stpca-gui did not write. Say why when data with frames get no state arrays
+        (the command line warns too)."""
+        state = self.window.state
+        if state.result is None:
+            self.window.messages.info("Nothing to export", "Fit the data first.")
+            return
+        self._folder = Path(folder)
+        groups = np.array(state.selection.groups)  # the selection may change meanwhile
+        self.runner.start(partial(_results_task, state.result, groups, self._folder,
+                                  self._session_path(), overwrite))
 
-        done = f"Results written to {folder}"
-        self.guarded(export, done, retry=lambda: self.guarded(lambda: export(True), done))
-
-    def _say_why_no_state_arrays(self) -> None:
-        dataset = self.window.state.result.dataset
-        problem = state_arrays_problem(dataset.provenance, dataset.source)
+    def _results_written(self, outcome) -> None:
+        folder = self._folder
+        if isinstance(outcome, ForeignFilesError):
+            self.window.messages.ask("Folder holds other files", foreign_question(outcome),
+                                     lambda: self.export_results_to(folder, overwrite=True))
+            return
+        self.last_written, problem = outcome
+        self.window.messages.status(f"Results written to {folder}")
         if problem is not None:
             self.window.messages.info(
                 "No state arrays", f"{problem}. The other results were written; state "
                 "arrays (for Markov-model tools) need one row per frame of each trajectory.")
 
-    def guarded(self, export: Callable[[], object], success: str,
-                retry: Callable[[], None] | None = None) -> None:
-        """Run ``export``: its OSError or ValueError is a message box, success a status
-        note. A folder holding others' files asks whether to ``retry`` (overwriting)."""
+    def guarded(self, export: Callable[[], object], success: str) -> None:
+        """Run ``export`` (a figure, here on the GUI thread: it draws widgets): its
+        OSError or ValueError is a message box, success a status note."""
         try:
             export()
-        except ForeignFilesError as exc:
-            if retry is None:
-                self.window.messages.error("Export failed", str(exc))
-            else:
-                self.window.messages.ask("Folder holds other files", foreign_question(exc),
-                                         retry)
         except (OSError, ValueError) as exc:
             self.window.messages.error("Export failed", str(exc))
         else:

@@ -78,6 +78,15 @@ def _fit_demo(name: str, connection: Connection) -> None:
         connection.close()
 
 
+def for_demo(demo: str) -> HeadStart | None:
+    """A head start for the launch demo ``demo``, or None for a structure demo: the window
+    reads its files through the structure reader and fits the frames it gives, which the
+    child cannot know (it would spend a second of imports and fail)."""
+    from ..model.demos import STRUCTURE_DEMOS  # the window's next stage imports it anyway
+
+    return None if demo in STRUCTURE_DEMOS else HeadStart(demo)
+
+
 class HeadStart:
     """The fit of one demo, running in a child process from construction on.
 

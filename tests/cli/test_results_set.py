@@ -202,11 +202,31 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     (tmp_path / "results" / "selection.csv").unlink()
     (tmp_path / "results" / "selection.csv").mkdir()
     before = (tmp_path / "results" / "scores.csv").stat().st_mtime_ns
-    window.exports.guarded(lambda: window.exports.export_results(tmp_path / "results"), "ok")
+    with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
+        window.exports.export_results_to(tmp_path / "results")
     box = window.last_message_box
     assert box is not None and "Export failed" in box.windowTitle()
     assert "selection.csv" in box.text() and ".tmp" not in box.text()
     assert (tmp_path / "results" / "scores.csv").stat().st_mtime_ns == before
+
+    # File → Export Results… writes in the background (the GUI thread returns at once)
+    # and asks before writing beside the user's files; Write Anyway keeps them.
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "scores.csv").write_text("the user's scores")
+    (mine / "notes.txt").write_text("the user's notes")
+    with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
+        window.exports.export_results_to(mine)
+        assert window.exports.runner.busy
+    question = window.last_message_box
+    assert question.windowTitle() == "Folder holds other files"
+    assert (mine / "scores.csv").read_text() == "the user's scores"
+    write_anyway = next(b for b in question.buttons() if b.text() == "Write Anyway")
+    with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
+        write_anyway.click()
+    assert (mine / "scores.csv").read_text().startswith("row,label,PNS1")
+    assert (mine / "notes.txt").read_text() == "the user's notes"
+    assert {p.name for p in window.exports.last_written} == {*RESULT_FILES, "selection.csv"}
 
 
 def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, capsys):
@@ -245,7 +265,8 @@ def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arra
                      provenance={"frame": np.arange(angles.shape[0]) % 150})
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.set_dataset(pasted)
-    window.exports.results_action.trigger()
+    with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
+        window.exports.results_action.trigger()  # written in the background
     assert {p.name for p in (tmp_path / "results").iterdir()} >= {*RESULT_FILES}
     box = window.last_message_box
     assert box is not None and box.windowTitle() == "No state arrays"
@@ -257,6 +278,7 @@ def test_the_app_says_why_a_frame_column_with_repeated_frames_gets_no_state_arra
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.set_dataset(dataclasses.replace(
             pasted, provenance={"frame": np.arange(angles.shape[0])}))
-    window.exports.results_action.trigger()
+    with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
+        window.exports.results_action.trigger()
     assert (tmp_path / "again" / "states_1.npy").exists()
     assert window.last_message_box is None

@@ -93,3 +93,14 @@ def test_head_start_only_with_an_idle_core_unless_told(monkeypatch, setting, cor
     monkeypatch.setattr(head_start_module.os, "sched_getaffinity", lambda _pid: set(range(cores)))
     monkeypatch.setattr(head_start_module.os, "getloadavg", lambda: (load, load, load))
     assert head_start_module.enabled() is expected
+
+
+def test_a_structure_demo_gets_no_head_start(monkeypatch):
+    """`stpca-gui --demo adk-loop` started a child that cannot fit a structure demo (about
+    a second of imports on the idle core, then an error); a table demo still gets one."""
+    started = []
+    monkeypatch.setattr(head_start_module, "HeadStart", lambda demo: started.append(demo))
+    assert head_start_module.for_demo("adk-loop") is None
+    assert started == []
+    head_start_module.for_demo(DEMO)
+    assert started == [DEMO]

@@ -367,6 +367,22 @@ def test_torus_frequencies_are_the_low_frequencies_once_each():
     assert len({tuple(f) for f in freqs} | {tuple(-f) for f in freqs}) == 40
 
 
+def test_torus_uniformity_statistic_is_its_definition_over_the_frequencies(monkeypatch):
+    """T = 2n Σ_k |ĉ_k|² over torus_frequencies, computed from the definition, equals the
+    test's sums of real products, also when the rows come in several chunks."""
+    from stpca_gui.core.circstats import torus_uniformity
+
+    rng = np.random.default_rng(12)
+    angles = np.concatenate([rng.vonmises(1.0, 2.0, (150, 5)),
+                             rng.uniform(-np.pi, np.pi, (151, 5))])
+    coefficients = np.exp(1j * angles @ torus_frequencies(5).T.astype(float)).mean(axis=0)
+    expected = 2.0 * angles.shape[0] * np.sum(np.abs(coefficients) ** 2)
+    assert torus_uniformity_test(angles).statistic == pytest.approx(expected, rel=1e-12)
+    monkeypatch.setattr(torus_uniformity, "_CHUNK_ROWS", 64)
+    assert torus_uniformity_test(angles).statistic == pytest.approx(expected, rel=1e-12)
+    assert torus_uniformity_test(angles).degrees_of_freedom == 2 * 5 * 6
+
+
 def test_torus_uniformity_test_holds_its_level_and_sees_clusters():
     rng = np.random.default_rng(8)
     p_values = [torus_uniformity_test(rng.uniform(-np.pi, np.pi, (400, 3))).p_value
