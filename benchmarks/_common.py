@@ -308,6 +308,19 @@ def record(directory: Path, script: str, cases: dict[str, dict[str, Any]], *,
     return path
 
 
+def publish(args: Any, script: str, payload: dict[str, Any],
+            headline: Callable[[], dict[str, dict[str, Any]]], *, load_at_start: float,
+            log: Callable[[str], None]) -> int:
+    """A benchmark's last step: ``payload`` to ``--json`` and the cases of ``headline()``
+    to ``--record`` (see :func:`record`), each where given; returns the exit status 0."""
+    if args.json is not None:
+        write_json(args.json, payload, log)
+    if args.record:
+        record(args.record, script, headline(), load_at_start=load_at_start, log=log)
+    return 0
+
+
+
 def finish(results: dict[str, Any], json_path: Path | None, log: Callable[[str], None]) -> int:
     """Print the load average at the start and now, write ``results`` (with the load now)
     to ``json_path`` if given, and return the exit status 0."""

@@ -263,12 +263,8 @@ def main() -> int:
         results[case] = common.run_child_process(__file__, case, MARKER, TIMEOUTS_S[case])
         log(f"{case}: {results[case].get('seconds', results[case].get('error', ''))}")
     print(report(results))
-    if args.json:
-        common.write_json(args.json, results, log)
-    if args.record:
-        common.record(args.record, __file__, headline(results), load_at_start=load_at_start,
-                      log=log)
-    return 0
+    return common.publish(args, __file__, results, lambda: headline(results),
+                          load_at_start=load_at_start, log=log)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,17 @@ def save_json(args: argparse.Namespace, out: dict) -> None:
         args.json.write_text(json.dumps(out, default=float))
 
 
+def _keep(args: argparse.Namespace, out: dict, part: str, row: dict,
+          p: np.ndarray | None = None) -> None:
+    """Add a measured ``row`` to ``out[part]``, stamped with the load average and (given)
+    the p-values rounded to 5 digits, and save everything measured so far."""
+    row["load"] = load_average_text()
+    if p is not None:
+        row["p"] = np.round(p, 5).tolist()
+    out[part].append(row)
+    save_json(args, out)
+
+
 def _mine(args: argparse.Namespace, index: int) -> bool:
     """Whether case ``index`` belongs to this process (``--shard i/m``)."""
     shard, shards = (int(t) for t in args.shard.split("/"))
@@ -140,10 +151,8 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
             rates = (p < ALPHA).mean(axis=0)
             row = {**key, "step": rates[2], "silverman": rates[0], "excess_mass": rates[1],
                    "se": float(np.sqrt(ALPHA * (1 - ALPHA) / args.reps)),
-                   "cpu_seconds_per_test": cpu, "load": load_average_text(),
-                   "p": np.round(p, 5).tolist()}
-            out["size"].append(row)
-            save_json(args, out)
+                   "cpu_seconds_per_test": cpu}
+            _keep(args, out, "size", row, p)
             log(f"size {null} n={n}: {rates}")
         print(f"| {null} | {n} | {row['reps']} | **{row['step']:.3f}** | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | {2 * row['se']:.3f} | "
@@ -212,8 +221,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                     found[name].append(test(x, n_boot=args.n_boot, k_max=6,
                                             random_state=r).n_modes)
                     cpu[name] += time.process_time() - start
-            row = {**key, "modes": _mixture_modes(k, separation, small, kappa),
-                   "load": load_average_text()}
+            row = {**key, "modes": _mixture_modes(k, separation, small, kappa)}
             for name, values in found.items():
                 values = np.array(values)
                 row[name] = {"exact": float(np.mean(values == k)),
@@ -221,8 +229,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                              "over": float(np.mean(values > k)),
                              "counts": np.bincount(values, minlength=7).tolist(),
                              "cpu_seconds": cpu[name] / args.power_reps}
-            out["power"].append(row)
-            save_json(args, out)
+            _keep(args, out, "power", row)
             log(f"power {key}: {row['before']['exact']} -> {row['after']['exact']}")
         b, a = row["before"], row["after"]
         print(f"| {k} | {row['modes']} | {separation:g} | {small:.2f} | {n} | {row['reps']} | "
@@ -524,7 +531,10 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
                 ["case", "n", "replicates", f"product ({weights[0]:g}/{weights[1]:g})",
                  "Silverman p₁ alone", "excess mass alone",
                  f"weights {OTHER_WEIGHTS[0]:g}/{OTHER_WEIGHTS[1]:g}",
-                 "fast double bootstrap", "2 SE at 0.05", "CPU s per replicate"])
+                 "fast double bootstrap", "rescaled: Silverman p₁ alone",
+                 "rescaled: excess mass alone",
+                 f"product's p₁ + rescaled excess mass ({weights[0]:g}/{weights[1]:g})",
+                 "2 SE at 0.05", "CPU s per replicate"])
     cases = [(null, n) for n in args.calibration_sizes for null in SIZE_NULLS]
     cases += [(f"mixture {k}:{separation:g}:{small:g}", 500)
               for k, separation, small in CALIBRATION_POWER]
@@ -549,18 +559,25 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
             rates = {"product": weighted_step(p[:, 0], p[:, 1], weights),
                      "silverman": p[:, 0], "excess_mass": p[:, 1],
                      "other_weights": weighted_step(p[:, 0], p[:, 1], OTHER_WEIGHTS),
-                     "double_bootstrap": p[:, 2]}
+                     "double_bootstrap": p[:, 2], "rescaled_silverman": p[:, 3],
+                     "rescaled_excess_mass": p[:, 4],
+                     "rescaled_step": weighted_step(p[:, 0], p[:, 4], weights)}
             row = {**key, **{name: float(np.mean(v < ALPHA)) for name, v in rates.items()},
-                   "cpu_seconds_per_replicate": cpu, "load": load_average_text(),
-                   "p": np.round(p, 5).tolist()}
-            out["calibration"].append(row)
-            save_json(args, out)
+                   "cpu_seconds_per_replicate": cpu}
+            _keep(args, out, "calibration", row, p)
             log(f"calibration {case} n={n}: {row['product']} -> {row['double_bootstrap']}")
         print(f"| {case} | {n} | {row['reps']} | {row['product']:.3f} | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | "
               f"{row['other_weights']:.3f} | {row['double_bootstrap']:.3f} | "
+              f"{_rate(row, 'rescaled_silverman')} | {_rate(row, 'rescaled_excess_mass')} | "
+              f"{_rate(row, 'rescaled_step')} | "
               f"{2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
               f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
+
+
+def _rate(row: dict, name: str) -> str:
+    """A candidate's rate, or "–" in rows measured before it existed."""
+    return f"{row[name]:.3f}" if name in row else "–"
 
 
 PARTS = {"size": part_size, "power": part_power, "pipeline": part_pipeline,

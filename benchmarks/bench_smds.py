@@ -841,29 +841,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ])
     print(report)
 
-    if args.json is not None:
-        payload = {
-            "mode": mode,
-            "machine": info,
-            "machine_end": info_end,
-            "demos": [asdict(r) | {"passed": r.passed} for r in demos],
-            "sunspots": {"skipped": skipped, "runs": sunspots},
-            "compile": compiled | {"in_process_warm_s": in_process_warm},
-            "kernel": [asdict(r) | {"best_ns_per_pair": r.best_ns_per_pair,
-                                    "median_ns_per_pair": r.median_ns_per_pair}
-                       for r in kernels],
-            "targets": {
-                "demos": {k: asdict(v) for k, v in DEMO_TARGETS.items()},
-                "sunspots": asdict(SUNSPOTS_TARGET),
-                "kernel_ns_per_pair": KERNEL_TARGET_NS,
-            },
-            "paper": {k: asdict(v) for k, v in PAPER.items()},
-        }
-        common.write_json(args.json, payload, log)
-    if args.record:
-        common.record(args.record, __file__, headline(demos, sunspots),
-                      load_at_start=load_at_start, log=log)
-    return 0
+    payload = {
+        "mode": mode,
+        "machine": info,
+        "machine_end": info_end,
+        "demos": [asdict(r) | {"passed": r.passed} for r in demos],
+        "sunspots": {"skipped": skipped, "runs": sunspots},
+        "compile": compiled | {"in_process_warm_s": in_process_warm},
+        "kernel": [asdict(r) | {"best_ns_per_pair": r.best_ns_per_pair,
+                                "median_ns_per_pair": r.median_ns_per_pair}
+                   for r in kernels],
+        "targets": {
+            "demos": {k: asdict(v) for k, v in DEMO_TARGETS.items()},
+            "sunspots": asdict(SUNSPOTS_TARGET),
+            "kernel_ns_per_pair": KERNEL_TARGET_NS,
+        },
+        "paper": {k: asdict(v) for k, v in PAPER.items()},
+    }
+    return common.publish(args, __file__, payload, lambda: headline(demos, sunspots),
+                          load_at_start=load_at_start, log=log)
 
 
 if __name__ == "__main__":

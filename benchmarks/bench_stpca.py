@@ -629,24 +629,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         failures_report(cases),
     ]))
 
-    if args.json is not None:
-        payload = {
-            "mode": mode,
-            "machine": info | {"load average at end": common.load_average_text()},
-            "demos": [asdict(c) for c in cases],
-            "sunspots": {"skipped": skipped, "run": sunspots},
-            "paper": {
-                "demos": {k: asdict(v) for k, v in PAPER.items()},
-                "sunspots": {"radius": PAPER_SUNSPOTS_RADIUS,
-                             "curve_one_minus_r2": PAPER_SUNSPOTS_ONE_MINUS_R2},
-            },
-            "curve_centre_tolerance_rad": CURVE_CENTRE_TOLERANCE,
-        }
-        common.write_json(args.json, payload, log)
-    if args.record:
-        common.record(args.record, __file__, headline(cases, sunspots),
-                      load_at_start=load_at_start, log=log)
-    return 0
+    payload = {
+        "mode": mode,
+        "machine": info | {"load average at end": common.load_average_text()},
+        "demos": [asdict(c) for c in cases],
+        "sunspots": {"skipped": skipped, "run": sunspots},
+        "paper": {
+            "demos": {k: asdict(v) for k, v in PAPER.items()},
+            "sunspots": {"radius": PAPER_SUNSPOTS_RADIUS,
+                         "curve_one_minus_r2": PAPER_SUNSPOTS_ONE_MINUS_R2},
+        },
+        "curve_centre_tolerance_rad": CURVE_CENTRE_TOLERANCE,
+    }
+    return common.publish(args, __file__, payload, lambda: headline(cases, sunspots),
+                          load_at_start=load_at_start, log=log)
 
 
 if __name__ == "__main__":

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base.progress import CancelCheck
 from .circstats.modes import ModeClustering, ModeRule, pns1_mode_clusters
 from .circstats.silverman import DEFAULT_ALPHA
+from .geometry.torus import TWO_PI
 
 if TYPE_CHECKING:
     from .stpca import ScaledTorusPCA
 
 __all__ = ["model_mode_clusters"]
 
-TWO_PI = 2.0 * np.pi
 
 
 def model_mode_clusters(

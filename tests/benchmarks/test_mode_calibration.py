@@ -48,9 +48,50 @@ def test_the_first_two_p_values_are_the_products_on_the_same_resamples(n):
     sample = BinnedSample(theta)
     h_1 = binned_critical_bandwidth(sample, 1)
     product = step_p_values(sample, theta, h_1, 1, 200, np.random.default_rng(9))
-    p_bandwidth, p_mass, p_double = calibration.first_step_candidates(x, 200, 9, TEST_WEIGHTS)
+    p_bandwidth, p_mass, p_double, *p_rescaled = calibration.first_step_candidates(
+        x, 200, 9, TEST_WEIGHTS)
     assert (p_bandwidth, p_mass) == (product.bandwidth, product.excess_mass)
     assert 1 / 201 <= p_double <= 1.0
+    assert all(1 / 201 <= p <= 1.0 for p in p_rescaled)
+
+
+def test_rescaled_resamples_keep_their_mass_and_modes_and_get_the_samples_spread():
+    """The shrink of the rescaled smoothed bootstrap: counts kept, the resamples' circular
+    variance brought back from the sample's plus h² to about the sample's, the number of
+    modes of a two-mode density unchanged."""
+    rng = np.random.default_rng(5)
+    x = rng.vonmises(0.3, 2.0, 3000)
+    theta = unit_angles(x, TWO_PI)
+    sample = BinnedSample(theta)
+    h = 0.4
+    probabilities = coarse_probabilities(sample.density(h), h)
+    rows = resample_counts(probabilities, 3000, 50, np.random.default_rng(6))
+    shrunk = calibration.rescaled(rows, theta, h, np.random.default_rng(7))
+    assert np.array_equal(shrunk.sum(axis=1), rows.sum(axis=1))
+    nodes = np.exp(1j * TWO_PI * np.arange(rows.shape[1]) / rows.shape[1])
+
+    def circular_variance(counts):
+        return -2 * np.log(np.abs(counts @ nodes) / counts.sum(axis=1))
+
+    target = -2 * np.log(np.abs(np.exp(1j * theta).mean()))
+    assert np.mean(circular_variance(rows)) > target + 0.8 * h * h
+    assert np.mean(circular_variance(shrunk)) == pytest.approx(target, rel=0.05)
+    cells = 512
+    grid = TWO_PI * np.arange(cells) / cells
+    two = np.exp(6 * np.cos(grid - 1.0)) + np.exp(6 * np.cos(grid + 1.0))
+    counts = np.rint(2e5 * two / two.sum())[None]
+    moved = calibration.shrink_counts(counts, 0.0, 0.7, np.random.default_rng(8))
+    smooth = np.exp(-0.5 * (0.2 * np.arange(cells // 2 + 1)) ** 2)  # a KDE of sd 0.2
+
+    def count_modes(values):
+        values = np.fft.irfft(np.fft.rfft(values) * smooth, n=cells)
+        return int(np.count_nonzero((values > np.roll(values, 1))
+                                    & (values >= np.roll(values, -1))))
+
+    assert count_modes(two) == count_modes(moved[0]) == 2
+    # the comb of moving the nodes themselves is not there: neighbouring nodes alike
+    inner = moved[0][np.abs(np.angle(np.exp(1j * grid))) < 2.0]
+    assert np.abs(np.diff(inner)).max() < 6 * np.sqrt(inner.max())
 
 
 def test_batched_critical_bandwidths_match_the_products_bisection_row_by_row():

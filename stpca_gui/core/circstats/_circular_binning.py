@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import i0e
 
-TWO_PI = 2.0 * np.pi
+from ..geometry.torus import TWO_PI
 
 #: Points per period of the binned estimate (linear binning + FFT circular convolution).
 BINNED_POINTS = 4096

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq, minimize_scalar
 from scipy.special import eval_hermitenorm, i0e, i1e, ive
 
-from ..geometry.torus import wrap_angles
+from ..geometry.torus import TWO_PI, wrap_angles
 from ._circular_binning import (
     BINNED_POINTS,
     MIN_SIGMA_IN_BINS,
@@ -31,8 +31,6 @@ from ._circular_binning import (
     linear_binning,
     smooth_binned,
 )
-
-TWO_PI = 2.0 * np.pi
 
 BandwidthRule = Literal["silverman", "taylor", "lcv"]
 

@@ -28,9 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..geometry.torus import wrap_angles
-
-TWO_PI = 2.0 * np.pi
+from ..geometry.torus import TWO_PI, wrap_angles
 
 #: Number of best candidates (by the prefix-sum objective) re-evaluated exactly.
 _N_RECHECK = 8

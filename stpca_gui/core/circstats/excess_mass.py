@@ -29,13 +29,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..geometry.torus import TWO_PI
 from ._excess_mass_kernel import excess_mass_rows, excess_mass_statistic
 from .silverman import unit_angles
 
 __all__ = ["COARSE_LEVELS", "FINE_LEVELS", "binned_excess_mass", "excess_mass",
            "nearest_node_counts"]
 
-TWO_PI = 2.0 * np.pi
 
 #: Levels of the first search.
 COARSE_LEVELS = 64

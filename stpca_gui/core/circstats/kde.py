@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import i0e
 
+from ..geometry.torus import TWO_PI
 from ._circular_binning import (
     BINNED_POINTS,
     MIN_SIGMA_IN_BINS,
@@ -54,7 +55,6 @@ __all__ = [
     "circular_kde",
 ]
 
-TWO_PI = 2.0 * np.pi
 
 KdeMethod = Literal["exact", "binned", "auto"]
 

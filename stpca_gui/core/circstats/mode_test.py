@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike, check_random_state
+from ..geometry.torus import TWO_PI
 from ._excess_mass_kernel import excess_mass_statistic
 from .bandwidth import check_period, check_periodic_sample
 from .excess_mass import COARSE_LEVELS, FINE_LEVELS, binned_excess_mass, nearest_node_counts
@@ -61,7 +62,6 @@ from .ties import MIN_DISTINCT, continuous_sample, distinct_sample, ties_note
 
 __all__ = ["TEST_WEIGHTS", "StepPValues", "mode_test", "step_p_values"]
 
-TWO_PI = 2.0 * np.pi
 
 #: The weighted Bonferroni split of a step's level: Silverman's p_k, the excess mass.
 TEST_WEIGHTS = (0.7, 0.3)

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike
+from ..geometry.torus import TWO_PI
 from .bandwidth import check_period, check_periodic_sample
 from .mode_clustering import (
     MODE_RULES,
@@ -37,7 +38,6 @@ from .mode_clustering import (
 )
 from .mode_test import TEST_WEIGHTS
 from .paper_modes import (
-    TWO_PI,
     BandwidthChoice,
     paper_mode_clusters,
     plug_in_bandwidth,

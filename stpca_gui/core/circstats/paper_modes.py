@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 
 from .._base.progress import CancelCheck
-from ..geometry.torus import wrap_angles
+from ..geometry.torus import TWO_PI, wrap_angles
 from ._modes_kernel import windowed_log_kde_terms
 from .bandwidth import (
     check_period,
@@ -39,8 +39,6 @@ from .bandwidth import (
     unwrapped_at_largest_gap,
 )
 from .mode_clustering import ModeClustering, arc_labels, checked_labels, classification
-
-TWO_PI = 2.0 * np.pi
 
 BandwidthChoice = Literal["hpi", "hpi_tripled"]
 

@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike, check_random_state
+from ..geometry.torus import TWO_PI
 from ._circular_binning import linear_binning
 from ._mode_test_kernel import count_maxima_rows
 from .bandwidth import check_period, check_periodic_sample
@@ -73,7 +74,6 @@ __all__ = [
     "unit_angles",
 ]
 
-TWO_PI = 2.0 * np.pi
 
 Calibration = Literal["hall_york", "silverman"]
 #: Nodes of the binned density per period (bin width 2π/4096 ≈ 0.0015 rad).

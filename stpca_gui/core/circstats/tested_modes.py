@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
 from .._base.random import RandomStateLike
-from ..geometry.torus import wrap_angles
+from ..geometry.torus import TWO_PI, wrap_angles
 from .bandwidth import check_period, check_periodic_sample
 from .mode_clustering import ModeClustering, arc_labels, checked_labels, classification
 from .mode_test import mode_test
@@ -44,7 +44,6 @@ from .ties import continuous_sample, distinct_sample
 ModeTestName = Literal["excess_mass", "silverman"]
 MODE_TESTS: tuple[ModeTestName, ...] = ("excess_mass", "silverman")
 
-TWO_PI = 2.0 * np.pi
 
 
 def _modes_and_preceding_antimodes(

@@ -24,6 +24,7 @@ from scipy.special import sici
 
 from .._base.progress import FitCancelled, ProgressEvent
 from .._base.random import RandomStateLike, check_random_state
+from ..geometry.torus import TWO_PI
 from ._uniformity_kernel import (
     pair_sums_parallel,
     pair_sums_serial,
@@ -31,8 +32,6 @@ from ._uniformity_kernel import (
     statistics_from_sums,
     watson_sorted,
 )
-
-TWO_PI = 2.0 * np.pi
 
 Calibration = Literal["asymptotic", "monte_carlo"]
 TestName = Literal["Watson", "Gine_Fn", "PAD"]

@@ -586,22 +586,23 @@ def _tangent_basis(y: NDArray, basis: NDArray) -> None:
 
 
 @kernel()
+def _product_into(left: NDArray, right: NDArray, out: NDArray) -> None:
+    """``out`` = ``left`` ``right``, each entry summed in the order of the inner index."""
+    rows, inner = left.shape
+    for a in range(rows):
+        for b in range(right.shape[1]):
+            acc = 0.0
+            for i in range(inner):
+                acc += left[a, i] * right[i, b]
+            out[a, b] = acc
+
+
+@kernel()
 def _project(matrix: NDArray, basis: NDArray, work: NDArray, out: NDArray) -> None:
     """``out`` = basisᵀ ``matrix`` basis for a symmetric (p, p) matrix and a (p, q) basis;
     ``work`` is (p, q)."""
-    p, q = basis.shape
-    for a in range(q):
-        for i in range(p):
-            acc = 0.0
-            for j in range(p):
-                acc += matrix[i, j] * basis[j, a]
-            work[i, a] = acc
-    for a in range(q):
-        for b in range(q):
-            acc = 0.0
-            for i in range(p):
-                acc += basis[i, a] * work[i, b]
-            out[a, b] = acc
+    _product_into(matrix, basis, work)
+    _product_into(basis.T, work, out)
 
 
 @kernel()

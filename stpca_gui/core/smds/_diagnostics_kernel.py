@@ -22,42 +22,24 @@ from numpy.typing import NDArray
 from .._base.jit import kernel, kernel_array
 from .._base.parallel import map_parallel, row_blocks
 from ..geometry.angle_math import atan2_nonneg
-
-_TWO_PI = 2.0 * math.pi
-#: Contraction, reciprocal approximations and reassociated sums (vectorised reductions);
-#: IEEE NaN/inf semantics kept.
-_FAST_LOOPS = {"contract", "arcp", "reassoc"}
+from ._pair_squares import FAST_LOOPS, add_pair_squares
 
 
-@kernel(fastmath=_FAST_LOOPS)
-def _accumulate(xq: NDArray, yq: NDArray, xr_t: NDArray, yr_t: NDArray,
-                out: NDArray) -> None:
-    # References as columns (feature, point): every inner loop runs over contiguous
-    # memory, which the compiler turns into SIMD code, as in the SMDS pair kernel.
-    nq, d = xq.shape
-    p, nr = yr_t.shape
+@kernel(fastmath=FAST_LOOPS)
+def _accumulate(xq_t: NDArray, yq_t: NDArray, lo: int, hi: int, xr_t: NDArray,
+                yr_t: NDArray, out: NDArray) -> None:
+    # Queries lo … hi − 1 and references as columns (feature, point): every inner loop runs
+    # over contiguous memory, which the compiler turns into SIMD code, as in the SMDS pair
+    # kernel.
+    nr = yr_t.shape[1]
     dd = np.empty(nr)
     minus = np.empty(nr)
     plus = np.empty(nr)
-    for i in range(nq):
+    for i in range(lo, hi):
         dd[:] = 0.0
         minus[:] = 0.0
         plus[:] = 0.0
-        for t in range(d):
-            xi = xq[i, t]
-            row = xr_t[t]
-            for k in range(nr):
-                diff = abs(row[k] - xi)
-                diff = min(diff, _TWO_PI - diff)
-                dd[k] += diff * diff
-        for t in range(p):
-            yi = yq[i, t]
-            row = yr_t[t]
-            for k in range(nr):
-                m = row[k] - yi
-                s = row[k] + yi
-                minus[k] += m * m
-                plus[k] += s * s
+        add_pair_squares(xq_t, yq_t, i, xr_t, yr_t, 0, nr, dd, minus, plus)
         a = 0.0
         b = 0.0
         c = 0.0
@@ -77,13 +59,12 @@ def point_pair_sums(query_angles: NDArray, query_units: NDArray, reference_angle
 
     Blocks of queries run on the kernel threads. Angles must be wrapped to [-π, π).
     """
-    xq, yq = kernel_array(query_angles), kernel_array(query_units)
+    xq_t, yq_t = kernel_array(query_angles.T), kernel_array(query_units.T)
     xr_t, yr_t = kernel_array(reference_angles.T), kernel_array(reference_units.T)
-    out = np.empty((xq.shape[0], 3))
+    out = np.empty((xq_t.shape[1], 3))
 
     def run(block: tuple[int, int]) -> None:
-        lo, hi = block
-        _accumulate(xq[lo:hi], yq[lo:hi], xr_t, yr_t, out[lo:hi])
+        _accumulate(xq_t, yq_t, *block, xr_t, yr_t, out)
 
-    map_parallel(run, row_blocks(xq.shape[0]))
+    map_parallel(run, row_blocks(xq_t.shape[1]))
     return out

@@ -29,21 +29,12 @@ from numpy.typing import NDArray
 from .._base.jit import kernel
 from .._base.parallel import map_parallel
 from ..geometry.angle_math import atan2_nonneg
-
-_TWO_PI = 2.0 * math.pi
-
-
-# Fast-math flags that keep IEEE semantics for NaN/inf and signed zeros but allow
-# contraction into FMA and reciprocal approximations of divisions by the same value.
-_FAST = {"contract", "arcp"}
-# The pair loops also reassociate their sums so that reductions vectorise.
-_FAST_LOOPS = {"contract", "arcp", "reassoc"}
-
+from ._pair_squares import FAST_LOOPS, add_pair_squares
 
 _BLOCK = 256  # columns handled per vector sweep; the scratch rows stay in L1
 
 
-@kernel(fastmath=_FAST_LOOPS)
+@kernel(fastmath=FAST_LOOPS)
 def accumulate_rows(
     xt: NDArray,
     yt: NDArray,
@@ -56,7 +47,7 @@ def accumulate_rows(
     # Column-major (feature, sample) layout: for a fixed row i every inner loop runs over a
     # contiguous block of partners j, which the compiler turns into SIMD code.
     # grad_t[:p] accumulates ∇B and grad_t[p:] accumulates ∇C.
-    d, n = xt.shape
+    n = xt.shape[1]
     p = yt.shape[0]
     delta = scratch[0]
     dd = scratch[1]
@@ -76,21 +67,7 @@ def accumulate_rows(
                 delta[t] = 0.0
                 dd[t] = 0.0
                 ss[t] = 0.0
-            for k in range(d):
-                xik = xt[k, i]
-                xk = xt[k, j0:j0 + m]
-                for t in range(m):
-                    a = abs(xk[t] - xik)
-                    a = min(a, _TWO_PI - a)
-                    delta[t] += a * a
-            for k in range(p):
-                yik = yt[k, i]
-                yk = yt[k, j0:j0 + m]
-                for t in range(m):
-                    dk = yk[t] - yik
-                    sk = yk[t] + yik
-                    dd[t] += dk * dk
-                    ss[t] += sk * sk
+            add_pair_squares(xt, yt, i, xt, yt, j0, m, delta, dd, ss)
             for t in range(m):
                 dist = math.sqrt(delta[t])
                 norm_d = math.sqrt(dd[t])
