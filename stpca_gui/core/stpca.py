@@ -73,8 +73,6 @@ from .smds.landmarks import (
     AUTO_EXACT_MAX_N,
     AUTO_EXACT_REFERENCE_D,
     AUTO_LANDMARKS,
-    HIGH_D_LANDMARKS,
-    HIGH_D_LANDMARKS_MIN_D,
     LANDMARK_METHODS,
     LANDMARK_SINGLE_SET_MIN_D,
     MIN_LANDMARKS,
@@ -191,8 +189,7 @@ torus_remaining_variance_ratio_se_ : float
             f"places every other point on the sphere by the interpolation map T̂ (eq. interp). "
             f"\"auto\" is exact up to n = {AUTO_EXACT_MAX_N} on T^d with d ≤ "
             f"{AUTO_EXACT_REFERENCE_D} (at higher d while n² · d stays within that: "
-            f"n = {auto_exact_max_n(66):,} on T⁶⁶) and uses {AUTO_LANDMARKS} landmarks beyond "
-            f"({HIGH_D_LANDMARKS} from {HIGH_D_LANDMARKS_MIN_D} angles on).",
+            f"n = {auto_exact_max_n(66):,} on T⁶⁶) and uses {AUTO_LANDMARKS} landmarks beyond.",
         label="Landmarks", cli_flag="--landmarks")
     landmark_method: str = parameter(
         "mixed", Options(tuple(LANDMARK_METHODS), labels=tuple(LANDMARK_METHODS.values())),

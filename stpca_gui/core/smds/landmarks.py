@@ -66,20 +66,8 @@ AUTO_EXACT_MAX_N = 6000
 #: point; docs/landmarks.md). T⁷ is the paper's largest torus (small RNA), so every fit at
 #: the paper's dimensions is as it was.
 AUTO_EXACT_REFERENCE_D = 7
-#: Landmarks of an ``"auto"`` fit past :func:`auto_exact_max_n` samples, below
-#: :data:`HIGH_D_LANDMARKS_MIN_D`.
+#: Landmarks of an ``"auto"`` fit past :func:`auto_exact_max_n` samples.
 AUTO_LANDMARKS = 1000
-#: Landmarks of an ``"auto"`` fit from :data:`HIGH_D_LANDMARKS_MIN_D` angles on. SMDS on the
-#: landmarks costs O(m² · d) per iteration, placing a point and each prediction T̃ O(m · d):
-#: halving m took the whole default fit of 10⁴ points of T⁶⁶ (3-state data) from 72.0 to
-#: 40.4 s of CPU. Measured against m = 1,000 there: PNS1 scores with correlation 0.999993,
-#: sphere PC1 80.33 → 80.12 %, torus PC1 74.50 → 74.67 % (its standard error 0.14 point);
-#: against the exact fit of 3,000 points, see docs/high_dimension.md.
-HIGH_D_LANDMARKS = 500
-#: The dimension from which ``"auto"`` uses :data:`HIGH_D_LANDMARKS`: the one measured
-#: (66) rounded down, as :data:`LANDMARK_SINGLE_SET_MIN_D` (between T²⁰ and T⁶⁶ nothing was
-#: measured).
-HIGH_D_LANDMARKS_MIN_D = 60
 #: From this d on a landmark fit solves SMDS on one landmark set only. Measured on the
 #: 3-state data at d = 66, n = 10⁴ (m = 1000): three single-set fits (seeds 0, 1, 2) gave
 #: PNS1 scores with correlation ≥ 0.999997 to the default three-set fit's, sphere PC1
@@ -97,19 +85,14 @@ MAXMIN_SHARE = 0.05
 MAXMIN_POOL_FACTOR = 50
 
 
-def auto_landmarks(n_dims: int) -> int:
-    """The landmarks of an ``n_landmarks="auto"`` landmark fit on T^n_dims."""
-    return AUTO_LANDMARKS if n_dims < HIGH_D_LANDMARKS_MIN_D else HIGH_D_LANDMARKS
-
-
 def auto_exact_max_n(n_dims: int) -> int:
     """The most samples on T^n_dims that ``n_landmarks="auto"`` fits exactly: 6,000 up to
     T⁷, then fewer so that n² · d stays the same (2,509 on T⁴⁰, 1,954 on T⁶⁶), never
-    fewer than :func:`auto_landmarks` (as many landmarks as samples is the exact fit)."""
+    fewer than :data:`AUTO_LANDMARKS` (as many landmarks as samples is the exact fit)."""
     if n_dims <= AUTO_EXACT_REFERENCE_D:
         return AUTO_EXACT_MAX_N
     scaled = int(AUTO_EXACT_MAX_N * (AUTO_EXACT_REFERENCE_D / n_dims) ** 0.5)
-    return max(auto_landmarks(n_dims), scaled)
+    return max(AUTO_LANDMARKS, scaled)
 
 
 def landmark_sets(landmark_trials: int, n_dims: int) -> int:
@@ -124,7 +107,7 @@ def resolve_n_landmarks(n_landmarks: int | str | None, n_samples: int,
     if n_landmarks is None or n_landmarks == "exact":
         return None
     if n_landmarks == "auto":
-        return None if n_samples <= auto_exact_max_n(n_dims) else auto_landmarks(n_dims)
+        return None if n_samples <= auto_exact_max_n(n_dims) else AUTO_LANDMARKS
     m = int(n_landmarks)
     return None if m >= n_samples else m
 

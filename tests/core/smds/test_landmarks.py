@@ -43,14 +43,11 @@ def exact_and_landmark(t4_clusters):
     ("auto", lm.AUTO_EXACT_MAX_N, 7, None),  # the paper's dimensions: as before
     ("auto", lm.AUTO_EXACT_MAX_N + 1, 4, lm.AUTO_LANDMARKS),
     ("auto", 1954, 66, None),  # n² · d within 6000² · 7
-    ("auto", 1955, 66, lm.HIGH_D_LANDMARKS),  # fewer landmarks from T⁶⁰ on
+    ("auto", 1955, 66, lm.AUTO_LANDMARKS),
     ("auto", 2509, 40, None),
     ("auto", 2510, 40, lm.AUTO_LANDMARKS),
-    ("auto", 769, 426, None),  # n² · d within 6000² · 7
-    ("auto", 770, 426, lm.HIGH_D_LANDMARKS),
-    ("auto", lm.HIGH_D_LANDMARKS, 2000, None),  # never fewer samples than landmarks
-    ("auto", lm.HIGH_D_LANDMARKS + 1, 2000, lm.HIGH_D_LANDMARKS),
-    ("auto", 10**5, lm.HIGH_D_LANDMARKS_MIN_D - 1, lm.AUTO_LANDMARKS),
+    ("auto", lm.AUTO_LANDMARKS, 426, None),  # never fewer samples than landmarks
+    ("auto", lm.AUTO_LANDMARKS + 1, 426, lm.AUTO_LANDMARKS),
     ("exact", 10**6, 66, None),
     (None, 10**6, 4, None),
     (500, 10**6, 4, 500),
