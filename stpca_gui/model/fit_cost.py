@@ -40,7 +40,7 @@ from .analysis import FitParameters
 #: measured 62.5 s; now 54.7 s); fitted on the six T²⁰/T⁶⁶ cases alone it predicted the
 #: other two within −5 % and +33 %. Beyond these cases (d = 426, n ≫ 10⁴) it extrapolates.
 #: Placing is O(m) per point, so its term carries m (the same fit, its coefficient / 1,000):
-#: for 10⁴ points of T⁶⁶ on the 500 landmarks of "auto" from T⁶⁰ on it says 29.3 s, measured
+#: for 10⁴ points of T⁶⁶ on 500 landmarks (``n_landmarks=500``) it says 29.3 s, measured
 #: 40.4 s of CPU (−27 %, within the cases' spread; not among the cases).
 COEFFICIENTS: dict[str, tuple[float, float, float]] = {
     "smds": (3.59e-07, 1.3, -0.201),

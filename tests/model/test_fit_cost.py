@@ -21,10 +21,10 @@ def test_terms_grow_with_n_and_d_as_the_stages_do():
     slow, quick = estimate_fit_cost(500, 66).stages, estimate_fit_cost(500, 20).stages
     assert all(slow[stage] > quick[stage] for stage in ("smds", "pns", "torus variance"))
     # Landmarks past the exact limit, as the fit takes them: 1,000 in three sets below
-    # T⁶⁰, 500 in one set from T⁶⁰ on; the rest placed against them (O(m) each).
+    # T⁶⁰, in one set from T⁶⁰ on; the rest placed against them (O(m) each).
     large = stage_terms(100_000, 66, FitParameters())
-    assert large["smds"] == pytest.approx(500**2)
-    assert large["placing"] == pytest.approx(99_500 * 500)
+    assert large["smds"] == pytest.approx(1000**2)
+    assert large["placing"] == pytest.approx(99_000 * 1000)
     assert stage_terms(100_000, 20, FitParameters())["smds"] == pytest.approx(3 * 1000**2)
     # The exact limit falls with d (n² · d ≤ 6,000² · 7): 3,000 points of T⁴⁰ have
     # landmarks, of T⁴ not.
