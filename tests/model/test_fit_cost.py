@@ -20,15 +20,15 @@ def test_terms_grow_with_n_and_d_as_the_stages_do():
     assert wide["pns"] == small["pns"] == 500  # the n-parts; d enters as d^e
     slow, quick = estimate_fit_cost(500, 66).stages, estimate_fit_cost(500, 20).stages
     assert all(slow[stage] > quick[stage] for stage in ("smds", "pns", "torus variance"))
-    # Landmarks past the exact limit: SMDS on 1,000 of them per set tried (three sets
-    # below T⁶⁰, one from T⁶⁰ on, as the fit does), the rest placed.
+    # Landmarks past the exact limit, as the fit takes them: 1,000 in three sets below
+    # T⁶⁰, in one set from T⁶⁰ on; the rest placed against them (O(m) each).
     large = stage_terms(100_000, 66, FitParameters())
     assert large["smds"] == pytest.approx(1000**2)
-    assert large["placing"] == pytest.approx(99_000)
+    assert large["placing"] == pytest.approx(99_000 * 1000)
     assert stage_terms(100_000, 20, FitParameters())["smds"] == pytest.approx(3 * 1000**2)
     # The exact limit falls with d (n² · d ≤ 6,000² · 7): 3,000 points of T⁴⁰ have
     # landmarks, of T⁴ not.
-    assert stage_terms(3000, 40, FitParameters())["placing"] == 2000
+    assert stage_terms(3000, 40, FitParameters())["placing"] == 2000 * 1000
     assert stage_terms(3000, 4, FitParameters())["placing"] == 0
     assert stage_terms(500, 66, FitParameters(torus_variance=False))["torus variance"] == 0
 
@@ -63,4 +63,4 @@ def test_every_landmark_choice_of_the_settings_is_costed():
     exact = stage_terms(50_000, 20, FitParameters(n_landmarks="exact"))
     assert exact["placing"] == 0.0 and exact["smds"] == float(50_000) ** 2
     landmarks = stage_terms(50_000, 20, FitParameters(n_landmarks=1000))
-    assert landmarks["placing"] == 49_000.0
+    assert landmarks["placing"] == 49_000.0 * 1000
