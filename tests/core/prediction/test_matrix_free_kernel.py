@@ -111,6 +111,17 @@ def test_linear_start_lies_near_the_minimiser(high_d_case):
     assert np.median(start_angle) < 0.5 * np.median(nearest_angle)
 
 
+def test_long_steps_are_shortened_to_the_cap_in_their_direction():
+    long_step = np.array([3.0, -4.0, 0.0])  # length 5
+    short_step = np.array([0.5, -0.2, 0.1]) * matrix_free._MAX_STEP
+    capped, kept = long_step.copy(), short_step.copy()
+    matrix_free._cap_step(capped)
+    matrix_free._cap_step(kept)
+    assert np.linalg.norm(capped) == pytest.approx(matrix_free._MAX_STEP, rel=1e-15)
+    assert np.allclose(capped / np.linalg.norm(capped), long_step / 5.0, atol=1e-15)
+    assert np.array_equal(kept, short_step)
+
+
 @pytest.mark.parametrize("fill", [np.nan, np.inf])
 def test_prediction_ignores_what_its_work_arrays_held(high_d_case, fill):
     # The work arrays come from np.empty: whatever they held must not reach the answer
