@@ -19,6 +19,8 @@ from ..files.user_cache import copy_once, user_cache_root
 __all__ = ["ADK_LOOP_FILES", "ADK_LOOP_SELECTION", "adk_loop_files"]
 
 #: The demo's files in the package's ``data`` folder: the topology, then the two runs.
+#: The demo's name (``stpca-gui --demo adk-loop``).
+ADK_LOOP = "adk-loop"
 ADK_LOOP_FILES = ("adk_loop.pdb.gz", "adk_loop_1.xtc", "adk_loop_2.xtc")
 #: The residues whose torsions the demo reads (the P-loop, GLY7–LYS13).
 ADK_LOOP_SELECTION = "resid 7:13"

@@ -87,9 +87,7 @@ class ExportActions(QObject):
                                           self.export_results_dialog, shortcut="Ctrl+E")
         self.runner = TaskRunner(self)
         self.runner.succeeded.connect(self._results_written)
-        self.runner.failed.connect(
-            lambda message, _details: window.messages.error("Export failed",
-                                                            message.split(": ", 1)[-1]))
+        self.runner.failed.connect(self._results_failed)
         self.last_written: list[Path] = []
         self._folder: Path | None = None
 
@@ -195,12 +193,18 @@ class ExportActions(QObject):
             return
         self._folder = Path(folder)
         groups = np.array(state.selection.groups)  # the selection may change meanwhile
+        self.window.messages.status(f"Writing the results to {folder}…", 120_000)
         self.runner.start(partial(_results_task, state.result, groups, self._folder,
                                   self._session_path(), overwrite))
+
+    def _results_failed(self, message: str, _details: str) -> None:
+        self.window.messages.status("Results not written")
+        self.window.messages.error("Export failed", message.split(": ", 1)[-1])
 
     def _results_written(self, outcome) -> None:
         folder = self._folder
         if isinstance(outcome, ForeignFilesError):
+            self.window.messages.status("Results not written yet: the folder holds other files")
             self.window.messages.ask("Folder holds other files", foreign_question(outcome),
                                      lambda: self.export_results_to(folder, overwrite=True))
             return

@@ -82,9 +82,10 @@ def for_demo(demo: str) -> HeadStart | None:
     """A head start for the launch demo ``demo``, or None for a structure demo: the window
     reads its files through the structure reader and fits the frames it gives, which the
     child cannot know (it would spend a second of imports and fail)."""
-    from ..model.demos import STRUCTURE_DEMOS  # the window's next stage imports it anyway
+    # Not model.demos: it imports the core, which the window loads in a later stage.
+    from ..datasets import STRUCTURE_DEMO_NAMES
 
-    return None if demo in STRUCTURE_DEMOS else HeadStart(demo)
+    return None if demo in STRUCTURE_DEMO_NAMES else HeadStart(demo)
 
 
 class HeadStart:

@@ -14,8 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.demos import SIMULATED_DEMO_NAMES, list_simulated_demos
-from ..datasets import load_small_rna
-from ..datasets._adk_loop import ADK_LOOP_SELECTION, adk_loop_files
+from ..datasets import STRUCTURE_DEMO_NAMES, load_small_rna
+from ..datasets._adk_loop import ADK_LOOP, ADK_LOOP_SELECTION, adk_loop_files
 from ..io.structures import DihedralSettings
 
 __all__ = ["ADK_LOOP", "DATA_DEMOS", "DEMO_NAMES", "SMALL_RNA", "STRUCTURE_DEMOS", "DataDemo",
@@ -28,13 +28,14 @@ DATA_DEMOS: dict[str, str] = {
     SMALL_RNA: "Small RNA (paper §5.2): 190 nucleotides, the 7 angles the paper fits (T⁷), "
                "labelled by cluster I / II / V",
 }
-#: AdK's P-loop in two runs, read from the bundled structure files (needs MDAnalysis).
-ADK_LOOP = "adk-loop"
-#: The demos read from bundled structure files, with their menu descriptions.
-STRUCTURE_DEMOS: dict[str, str] = {
+_STRUCTURE_DESCRIPTIONS = {
     ADK_LOOP: "AdK P-loop (MDAnalysisTests' adk_dims): 14 backbone torsions of residues "
               "7–13 per frame (T¹⁴), 98 frames in 2 runs",
 }
+#: The demos read from bundled structure files (:data:`stpca_gui.datasets.STRUCTURE_DEMO_NAMES`;
+#: AdK's P-loop in two runs needs MDAnalysis), with their menu descriptions.
+STRUCTURE_DEMOS: dict[str, str] = {name: _STRUCTURE_DESCRIPTIONS[name]
+                                   for name in STRUCTURE_DEMO_NAMES}
 #: Every demo name, simulations first.
 DEMO_NAMES: tuple[str, ...] = (*SIMULATED_DEMO_NAMES, *DATA_DEMOS, *STRUCTURE_DEMOS)
 

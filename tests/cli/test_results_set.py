@@ -218,6 +218,7 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     with qtbot.waitSignal(window.exports.runner.finished, timeout=60_000):
         window.exports.export_results_to(mine)
         assert window.exports.runner.busy
+        assert window.statusBar().currentMessage() == f"Writing the results to {mine}…"
     question = window.last_message_box
     assert question.windowTitle() == "Folder holds other files"
     assert (mine / "scores.csv").read_text() == "the user's scores"
@@ -227,6 +228,7 @@ def test_app_export_writes_labels_and_is_one_set(qtbot, window, tmp_path):
     assert (mine / "scores.csv").read_text().startswith("row,label,PNS1")
     assert (mine / "notes.txt").read_text() == "the user's notes"
     assert {p.name for p in window.exports.last_written} == {*RESULT_FILES, "selection.csv"}
+    assert window.statusBar().currentMessage() == f"Results written to {mine}"
 
 
 def test_a_frame_column_with_repeated_frames_still_gets_its_results(tmp_path, capsys):
