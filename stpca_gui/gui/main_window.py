@@ -306,13 +306,22 @@ class MainWindow(QMainWindow):
         self.parameters_slot = ViewSlot("Preparing the parameters…")
         self.summary_slot = ViewSlot("")
         side_layout.addWidget(self.parameters_slot)
-        side_layout.addWidget(self.summary_slot, 1)
         # Variance explained and the fit diagnostics share the result column, one at a time.
         self.result_tabs = QTabWidget()
         self.result_tabs.addTab(self.slots["variance"], "Variance")
         self.result_tabs.addTab(self.slots["contributions"], "Angles")
         self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
-        side_layout.addWidget(self.result_tabs, 1)
+        # The result table and the charts split what the parameters leave, the handle
+        # between them the user's to move (at 1280 × 800 both are at their least heights).
+        self.result_split = QSplitter(Qt.Orientation.Vertical)
+        self.result_split.addWidget(self.summary_slot)
+        self.result_split.addWidget(self.result_tabs)
+        self.result_split.setChildrenCollapsible(False)
+        self.result_split.setStretchFactor(0, 1)
+        self.result_split.setStretchFactor(1, 1)
+        self.result_split.setSizePolicy(QSizePolicy.Policy.Preferred,
+                                        QSizePolicy.Policy.Ignored)
+        side_layout.addWidget(self.result_split, 1)
         # The result column takes the height the parameters leave (its size hints, a
         # table's and a figure's, would otherwise squeeze open More settings into scrolling
         # on a tall screen), and keeps a few rows and a chart's height.

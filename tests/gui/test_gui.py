@@ -574,3 +574,18 @@ def test_no_display_is_a_message_not_a_crash():
                                timeout=120)
     assert completed.returncode == 1
     assert "no X display" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_the_result_table_and_the_charts_share_a_splitter(qtbot, window):
+    """At 1600 × 1000 the result table shows about four rows beside a tall chart; the
+    handle between them gives the table more."""
+    with qtbot.waitSignal(window.result_shown, timeout=120_000):
+        window.load_demo("clusters-t2")
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: window.summary_slot.height() > 0, timeout=5000)
+    split = window.result_split
+    assert [split.widget(0), split.widget(1)] == [window.summary_slot, window.result_tabs]
+    before = window.summary_slot.height()
+    split.moveSplitter(before + 60, 1)
+    qtbot.waitUntil(lambda: window.summary_slot.height() >= before + 50, timeout=5000)
+    assert window.result_tabs.height() >= 170  # the charts keep their least height
