@@ -118,22 +118,29 @@ class TorsionTable:
     def _per_frame(self) -> int:
         return 1 if self.residues is None else len(self.residues["resid"])
 
-    def _positions(self, rows: slice) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-        """(frame slot, residue) of each row of ``rows`` (residue 0 per frame)."""
+    def _gather(self, rows: slice, per_frame: NDArray | None, per_residue: NDArray | None
+                ) -> NDArray:
+        """Per-row values of ``rows`` from one value per frame slot (``per_frame``) or per
+        residue of a frame (``per_residue``), in their dtype. Every row there: by repeat
+        and tile of the values themselves (index arrays, 16 bytes a row of fresh memory,
+        cost more than the values at 2·10⁷ rows); rows dropped: through ``kept``."""
         per = self._per_frame
-        if self.kept is None:
-            start, stop, _ = rows.indices(self.n_rows)
-            first, last = start // per, -(-stop // per)
-            cut = slice(start - first * per, stop - first * per)
-            slots = np.repeat(np.arange(first, last, dtype=np.intp), per)[cut]
-            residue = np.tile(np.arange(per, dtype=np.intp), last - first)[cut]
-            return slots, residue
-        positions = self.kept[rows]
-        return positions // per, positions % per
+        if self.kept is not None:
+            positions = self.kept[rows]
+            if per_frame is not None:
+                return per_frame[positions // per]
+            return per_residue[positions % per]
+        start, stop, _ = rows.indices(self.n_rows)
+        first, last = start // per, -(-stop // per)
+        cut = slice(start - first * per, stop - first * per)
+        if per_frame is not None:
+            values = per_frame[first:last]
+            return (values if per == 1 else np.repeat(values, per))[cut]
+        return np.tile(per_residue, last - first)[cut]
 
     def frame_of_rows(self, rows: slice = slice(None)) -> NDArray[np.int64]:
         """The frame (index in its run) of each row in ``rows``."""
-        return self.frames[self._positions(rows)[0]]
+        return self._gather(rows, self.frames, None)
 
     @property
     def frame(self) -> NDArray[np.int64]:
@@ -142,7 +149,7 @@ class TorsionTable:
     def _per_row(self, name: str, rows: slice = slice(None)) -> NDArray:
         if self.residues is None:
             raise AttributeError(f"per-frame tables have no {name} column")
-        return self.residues[name][self._positions(rows)[1]]
+        return self._gather(rows, None, self.residues[name])
 
     @property
     def segid(self) -> NDArray[np.str_]:
@@ -169,24 +176,6 @@ class TorsionTable:
         assert self.residues is not None
         categories, codes = np.unique(self.residues[name].astype(str), return_inverse=True)
         return codes.ravel().astype(smallest_integer_type(0, len(categories) - 1)), categories
-
-    def _gather(self, rows: slice, per_frame: NDArray | None, per_residue: NDArray | None
-                ) -> NDArray:
-        """Per-row values of ``rows`` from one value per frame slot (``per_frame``) or per
-        residue of a frame (``per_residue``), in their dtype: without the index arrays of
-        :meth:`_positions` when every row is there (their fresh memory, 16 bytes a row,
-        cost more than the values)."""
-        per = self._per_frame
-        if self.kept is not None:
-            slots, residue = self._positions(rows)
-            return per_frame[slots] if per_frame is not None else per_residue[residue]
-        start, stop, _ = rows.indices(self.n_rows)
-        first, last = start // per, -(-stop // per)
-        cut = slice(start - first * per, stop - first * per)
-        if per_frame is not None:
-            values = per_frame[first:last]
-            return (values if per == 1 else np.repeat(values, per))[cut]
-        return np.tile(per_residue, last - first)[cut]
 
     def provenance(self, rows: slice = slice(None)) -> dict[str, NDArray | CodedColumn]:
         """The provenance columns of ``rows``, by name: trajectory, frame, time; pooled
