@@ -245,8 +245,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # on a busy machine), long before the numerics stage needs its result: the child
         # fits on the other core while the window imports and builds its views.
         started: list[head_start.HeadStart | None] = []
-        call_after_first_paint(window, lambda: started.append(
-            head_start.for_demo(args.demo or DEFAULT_DEMO)))
+
+        def start_head_start() -> None:
+            started.append(head_start.for_demo(args.demo or DEFAULT_DEMO))
+            if trace is not None and started[0] is not None:
+                trace.mark("head_start")  # the child is running
+
+        call_after_first_paint(window, start_head_start)
         window.when_prepared("numerics", lambda: setattr(
             window.controller, "head_start", started[0] if started else None))
     window.when_prepared("numerics", open_data)

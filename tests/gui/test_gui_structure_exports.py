@@ -3,6 +3,7 @@ trajectory with their medoid (issue 33 item 5), on AdK's P-loop in two runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -183,10 +184,16 @@ def test_the_structure_demo_opens_from_the_demos_menu(qtbot, window):
 def test_the_readme_command_opens_the_structure_demo(tmp_path, gui_dir):
     """README's ``uv run stpca-gui --demo adk-loop`` through the app's own parser: the
     bundled P-loop files are copied into the user's cache and read there (MDAnalysis left
-    its frame-offset indexes beside the copies), and the window is shown fitted."""
+    its frame-offset indexes beside the copies), and the window is shown fitted. No head
+    start is tried (its child cannot fit a structure demo) even when one is asked for."""
+    from stpca_gui.gui.head_start import ENV as HEAD_START_ENV
+    from stpca_gui.gui.startup import TRACE_ENV
+
     out = gui_dir / "screenshot-adk-loop.png"
     out.unlink(missing_ok=True)
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    trace = tmp_path / "trace.json"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), HEAD_START_ENV: "1",
+           TRACE_ENV: str(trace)}
     completed = subprocess.run(
         [sys.executable, "-m", "stpca_gui.gui.app", "--demo", "adk-loop", "--screenshot",
          str(out), "--size", "1280x800"], env=env, capture_output=True, text=True,
@@ -198,3 +205,5 @@ def test_the_readme_command_opens_the_structure_demo(tmp_path, gui_dir):
         ".adk_loop_1.xtc_offsets.npz", ".adk_loop_2.xtc_offsets.npz"}
     assert Image.open(out).size == (1280, 800)
     assert_has_content(out, min_fraction=0.3, min_colors=200)
+    marks = json.loads(trace.read_text())["marks"]
+    assert "first_paint" in marks and "head_start" not in marks
