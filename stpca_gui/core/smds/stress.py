@@ -16,11 +16,22 @@ from numpy.typing import NDArray
 
 from .._base.parallel import worker_count
 from . import _smds_kernel as kernel
+from ._gram_stress import GramPairSums
 
 #: Chunks per thread of the pair kernel: more than one evens out load imbalance.
 _CHUNKS_PER_THREAD = 4
 #: Below this many pairs the kernel runs single-threaded (see ``pair_sums_serial``).
 _PARALLEL_MIN_PAIRS = 400_000
+#: From this many angles on, the pair sums come from Gram blocks and torus distances kept
+#: (:mod:`._gram_stress`): the scalar kernel's per-pair loops over d and p cost more than
+#: matrix products from here (measured in docs/high_dimension.md); below it the scalar
+#: kernel keeps the fits at the paper's dimensions exactly as they were.
+GRAM_MIN_DIMS = 16
+#: Above this many points the Gram path's arrays (16 n² bytes, 268 MB at 4096) are not
+#: worth it: the scalar kernel, which allocates nothing of size n², runs instead.
+GRAM_MAX_N = 4096
+#: Pairs per Gram block at most (memory per block: 24 bytes a pair).
+_GRAM_BLOCK_PAIRS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -59,11 +70,21 @@ class PairStress:
         self._chunks = kernel.balanced_chunks(self.n_samples, threads * _CHUNKS_PER_THREAD)
         n = self.n_samples
         self._parallel = threads > 1 and n * (n - 1) // 2 >= _PARALLEL_MIN_PAIRS
+        self._gram: GramPairSums | None = None
+        if self.n_angles >= GRAM_MIN_DIMS and n <= GRAM_MAX_N:
+            blocks = max(2 * threads, -(-n * (n - 1) // 2 // _GRAM_BLOCK_PAIRS))
+            self._gram = GramPairSums(self._xt, kernel.balanced_chunks(n, blocks))
         # 2 / (n (n - 1)) turns a sum over unordered pairs into eq. (smds3)'s normalisation.
         self.pair_scale = 2.0 / (n * (n - 1))
 
     def parts(self, unit_vectors: NDArray[np.float64], *, gradient: bool = True) -> StressParts:
         """Evaluate the pair sums for unit vectors of shape (n, p)."""
+        if self._gram is not None:
+            a, b, c, angles = self._gram.sums(unit_vectors, keep=gradient)
+            if angles is None:
+                return StressParts(a, b, c, None, None)
+            return StressParts(a, b, c, self._gram.gradient(angles, 1.0, 0.0),
+                               self._gram.gradient(angles, 0.0, 1.0))
         yt = np.ascontiguousarray(unit_vectors.T)
         if self._parallel:
             a, b, c, grad_b, grad_c = kernel.pair_sums(self._xt, yt, self._chunks, gradient)
@@ -90,10 +111,17 @@ class PairStress:
         """
         norms = np.linalg.norm(free_vectors, axis=1, keepdims=True)
         units = free_vectors / norms
-        parts = self.parts(units)
-        r = parts.optimal_radius() if radius is None else radius
+        if self._gram is not None:
+            # One product pass for the combination r² ∇C − 2r ∇B, once r is known.
+            a, b, c, angles = self._gram.sums(units, keep=True)
+            parts = StressParts(a, b, c, None, None)
+            r = parts.optimal_radius() if radius is None else radius
+            grad_y = self.pair_scale * self._gram.gradient(angles, -2.0 * r, r * r)
+        else:
+            parts = self.parts(units)
+            r = parts.optimal_radius() if radius is None else radius
+            grad_y = self.pair_scale * (r * r * parts.grad_tt - 2.0 * r * parts.grad_dt)
         value = self.pair_scale * parts.pair_stress_sum(r)
-        grad_y = self.pair_scale * (r * r * parts.grad_tt - 2.0 * r * parts.grad_dt)
         # d y / d z = (I - y yᵀ) / |z|; the kernel's gradient is tangent already, but the
         # projection removes the rounding drift along y.
         grad_y -= np.sum(grad_y * units, axis=1, keepdims=True) * units

@@ -119,8 +119,9 @@ def test_sphere_distances_invariant_under_torus_reflection(clusters_t3):
 
 
 @pytest.mark.parametrize("radius", [None, 1.7])
-@pytest.mark.parametrize("d", [1, 3, 8])
+@pytest.mark.parametrize("d", [1, 3, 8, 20])
 def test_gradient_matches_finite_differences(radius, d):
+    # d = 20 runs the Gram-block path (stress.GRAM_MIN_DIMS), the others the scalar kernel.
     rng = np.random.default_rng(d)
     angles = wrap_angles(rng.uniform(-4, 4, (40, d)))
     objective = PairStress(angles)
@@ -138,6 +139,35 @@ def test_gradient_matches_finite_differences(radius, d):
         reference_stress(angles, normalize_rows(free, rng), objective.parts(
             normalize_rows(free, rng), gradient=False).optimal_radius()
             if radius is None else radius), rel=1e-10)
+
+
+@pytest.mark.parametrize("d", [20, 66])
+def test_gram_path_matches_the_scalar_kernel(monkeypatch, d):
+    from stpca_gui.core.smds import stress
+
+    assert d >= stress.GRAM_MIN_DIMS
+    rng = np.random.default_rng(d)
+    angles = wrap_angles(rng.uniform(-4, 4, (150, d)))
+    angles[7] = angles[3]  # a coincident pair: no direction, zero gradient on both paths
+    free = rng.standard_normal((150, d + 1))
+    free[7] = free[3]
+    units = normalize_rows(free, rng)
+    gram = PairStress(angles)
+    monkeypatch.setattr(stress, "GRAM_MIN_DIMS", 10**9)
+    scalar = PairStress(angles)
+    assert gram._gram is not None and scalar._gram is None
+    a, b = gram.parts(units), scalar.parts(units)
+    for name in ("sum_dd", "sum_dt", "sum_tt"):
+        assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-13)
+    for name in ("grad_dt", "grad_tt"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0,
+                                   atol=1e-12 * np.max(np.abs(getattr(b, name))))
+    for radius in (None, 2.5):
+        va, ga, ra, _ = gram.value_and_gradient(free, radius)
+        vb, gb, rb, _ = scalar.value_and_gradient(free, radius)
+        assert va == pytest.approx(vb, rel=1e-12) and ra == pytest.approx(rb, rel=1e-13)
+        np.testing.assert_allclose(ga, gb, rtol=0, atol=1e-12 * np.max(np.abs(gb)))
+    assert np.all(np.isfinite(ga))
 
 
 def test_kernel_angle_is_accurate_near_zero_and_pi():
