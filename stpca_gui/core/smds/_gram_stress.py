@@ -164,8 +164,8 @@ class GramPairSums:
         def run(index: int) -> tuple[float, float, tuple[NDArray, NDArray, NDArray]]:
             start, stop = self._blocks[index]
             gram = y[start:stop] @ y[start:].T
-            theta = np.zeros_like(gram)
-            inv_sin = np.zeros_like(gram)
+            theta = np.empty_like(gram)  # filled for t > a, the only entries read
+            inv_sin = np.empty_like(gram)
             sum_dt, sum_tt = _block_angles(gram, self._delta[index], squares, start,
                                            theta, inv_sin)
             return sum_dt, sum_tt, (gram, theta, inv_sin)
