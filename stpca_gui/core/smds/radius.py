@@ -28,9 +28,11 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from stpca_gui.core._base.jit import kernel
 from stpca_gui.core._base.progress import CancelCheck
 from stpca_gui.core._base.random import RandomStateLike, check_random_state
-from stpca_gui.core.geometry.torus import torus_distance, wrap_angles
+from stpca_gui.core.geometry._torus_kernel import torus_distance_rows
+from stpca_gui.core.geometry.torus import wrap_angles
 
 __all__ = [
     "SPHERE_SAMPLINGS",
@@ -136,10 +138,23 @@ def sample_sorted_distances(
     rng = check_random_state(random_state)
     i, j = np.triu_indices(n, k=1)
     u = wrap_angles(rng.uniform(-np.pi, np.pi, size=(n, d)))
-    torus = np.sort(_in_pair_blocks(torus_distance, u, i, j))
+    torus = np.empty(i.size)
+    _condensed_torus_distances(np.ascontiguousarray(u), torus)
+    torus.sort()
     draw = _uniform_sphere_points if sphere_sampling == "uniform" else _uniform_angle_points
     sphere = np.sort(_in_pair_blocks(_unit_sphere_distances, draw(rng, n, d), i, j))
     return torus, sphere
+
+
+@kernel(fastmath={"contract"})
+def _condensed_torus_distances(x: NDArray, out: NDArray) -> None:
+    # The pairs i < j in the order of np.triu_indices, without gathering their rows (at
+    # d = 426 the NumPy gather and wrapping made r* cost 10 s of CPU; this, 0.2 s).
+    pair = 0
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            out[pair] = torus_distance_rows(x, i, x, j)
+            pair += 1
 
 
 #: Coordinates of the pairs' rows (x[i], x[j] and their temporaries) handled at once by
