@@ -17,7 +17,8 @@ from .circstats import _excess_mass_kernel, _mode_test_kernel, _modes_kernel, _u
 from .geometry._torus_kernel import fill_torus_cdist
 from .pns import _subsphere_kernel
 from .prediction import _matrix_free_kernel, _prediction_kernel
-from .smds import _diagnostics_kernel, _smds_kernel
+from .smds import _diagnostics_kernel, _smds_kernel, landmarks, radius
+from .smds._gram_stress import GramPairSums
 
 
 def warm_up() -> None:
@@ -32,6 +33,10 @@ def warm_up() -> None:
     for gradient in (True, False):
         _smds_kernel.pair_sums(xt, yt, chunks, gradient)
         _smds_kernel.pair_sums_serial(xt, yt, gradient)
+    gram = GramPairSums(xt, chunks)
+    gram.gradient(gram.sums(units, keep=True)[3], 1.0, 0.0)
+    radius._condensed_torus_distances(angles, np.empty(28))
+    landmarks._lower_to_squared_distances(xt, 0, 0, 8, np.full(8, np.inf), np.empty(8))
     fill_torus_cdist(angles, angles, np.empty((8, 8)))
     _diagnostics_kernel.point_pair_sums(angles, units, angles[:3], units[:3])
     starts = np.ascontiguousarray(angles[:2])
