@@ -26,9 +26,17 @@ _display = Display()
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("PYVISTA_OFF_SCREEN", "false")
-    _display.start()
+    if not _runs_tests_elsewhere(config):
+        _display.start()
     config.addinivalue_line("markers", "gui: needs an X display (started automatically)")
     _report_crashes_briefly(config)
+
+
+def _runs_tests_elsewhere(config: pytest.Config) -> bool:
+    """Whether this process only hands the tests to pytest-xdist's workers (which start
+    their own display)."""
+    workers = getattr(config.option, "numprocesses", None)
+    return bool(workers) and not hasattr(config, "workerinput")
 
 
 def _report_crashes_briefly(config: pytest.Config) -> None:
