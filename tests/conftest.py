@@ -9,6 +9,7 @@ Reference files live in ``tests/data`` (the ``test_data`` fixture).
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import sys
 from pathlib import Path
@@ -21,11 +22,35 @@ from xvfb_display import Display
 _display = Display()
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's faulthandler plugin has enabled it
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("PYVISTA_OFF_SCREEN", "false")
-    _display.start()
+    if not _runs_tests_elsewhere(config):
+        _display.start()
     config.addinivalue_line("markers", "gui: needs an X display (started automatically)")
+    _report_crashes_briefly(config)
+
+
+def _runs_tests_elsewhere(config: pytest.Config) -> bool:
+    """Whether this process only hands the tests to pytest-xdist's workers (which start
+    their own display)."""
+    workers = getattr(config.option, "numprocesses", None)
+    return bool(workers) and not hasattr(config, "workerinput")
+
+
+def _report_crashes_briefly(config: pytest.Config) -> None:
+    """On a fatal signal, dump the crashing thread's stack only. The dump of every thread
+    (pytest's default) ran to 40 lines of idle threads (the dask loop, the kernel pool), and
+    CI's log, which keeps the head and the tail of the output, lost the crashing thread's
+    frames between them. The dump goes where pytest's faulthandler plugin sends it (its
+    copy of the real stderr: sys.stderr is captured)."""
+    try:
+        from _pytest.faulthandler import fault_handler_stderr_fd_key
+        stderr_copy = config.stash[fault_handler_stderr_fd_key]
+    except (ImportError, KeyError):  # the plugin disabled, or a pytest that moved it
+        return
+    faulthandler.enable(file=stderr_copy, all_threads=False)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
