@@ -8,9 +8,12 @@ benchmarks, so that both start the same server the same way.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import signal
 import subprocess
+import sys
 
 #: The virtual screen: size and depth, and the resolution matplotlib and Qt see.
 XVFB_ARGUMENTS = ("-screen", "0", "1600x1000x24", "-nolisten", "tcp", "-dpi", "96")
@@ -45,6 +48,7 @@ class Display:
         self.process = subprocess.Popen(
             [binary, "-displayfd", str(write_fd), *XVFB_ARGUMENTS],
             pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=_ended_with_this_process if sys.platform == "linux" else None,
         )
         os.close(write_fd)
         with os.fdopen(read_fd) as pipe:
@@ -66,3 +70,12 @@ class Display:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+
+def _ended_with_this_process() -> None:
+    """In the Xvfb child before exec: ask Linux to end it when the process that started it
+    dies. A test process that crashes (pytest-xdist then starts a fresh worker, with its
+    own Xvfb) never reaches :meth:`Display.stop`, and its server would be left running."""
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
