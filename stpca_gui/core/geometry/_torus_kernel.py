@@ -24,6 +24,21 @@ def torus_distance_rows(x: NDArray, i: int, y: NDArray, j: int) -> float:
     return math.sqrt(total)
 
 
+@kernel(fastmath={"contract", "arcp", "reassoc"}, inline=True)
+def add_squared_distances_to_point(xt: NDArray, i: int, start: int, stop: int,
+                                   out: NDArray) -> None:
+    """``out[t] += δ²(x_{start + t}, x_i)`` for t < stop − start, the points as columns of
+    ``xt`` (d, n), wrapped: the inner loop runs over contiguous points (SIMD), angle by
+    angle. For the samplers and SMDS kernels that compare one point with many."""
+    for k in range(xt.shape[0]):
+        xik = xt[k, i]
+        xk = xt[k, start:stop]
+        for t in range(stop - start):
+            a = abs(xk[t] - xik)
+            a = min(a, _TWO_PI - a)
+            out[t] += a * a
+
+
 @kernel(fastmath={"contract"})
 def _fill_rows(x: NDArray, y: NDArray, out: NDArray) -> None:
     for i in range(x.shape[0]):

@@ -31,37 +31,30 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._base.jit import kernel
 from .._base.parallel import map_parallel
+from ..geometry._torus_kernel import add_squared_distances_to_point
 from ..geometry.angle_math import atan2_nonneg
 from ._pair_squares import FAST_LOOPS
-
-_TWO_PI = 2.0 * math.pi
 
 
 @kernel(fastmath=FAST_LOOPS)
 def _torus_distance_rows(xt: NDArray, row_start: int, row_stop: int, out: NDArray) -> None:
     # out[a, t] = δ(x_{row_start + a}, x_{row_start + t}) for t > a (zero elsewhere), the
-    # same per-pair arithmetic as ``add_pair_squares`` (sum over angles in order).
+    # squares summed over angles in order, as ``add_pair_squares`` does.
     n = xt.shape[1]
     for a in range(row_stop - row_start):
         i = row_start + a
-        for t in range(a + 1):
-            out[a, t] = 0.0
-        for k in range(xt.shape[0]):
-            xik = xt[k, i]
-            xk = xt[k, i + 1:n]
-            row = out[a, a + 1:]
-            for t in range(xk.shape[0]):
-                v = abs(xk[t] - xik)
-                v = min(v, _TWO_PI - v)
-                row[t] += v * v
-        row = out[a, a + 1:]
+        row = out[a]
         for t in range(row.shape[0]):
+            row[t] = 0.0
+        add_squared_distances_to_point(xt, i, i + 1, n, out[a, a + 1:])
+        for t in range(a + 1, row.shape[0]):
             row[t] = math.sqrt(row[t])
 
 
@@ -118,14 +111,14 @@ def _block_weights(gram: NDArray, delta: NDArray, theta: NDArray, inv_sin: NDArr
         along[a] += acc
 
 
+@dataclass(frozen=True)
 class GramAngles:
     """One configuration's pair angles, block by block, from which gradients follow."""
 
-    def __init__(self, units: NDArray[np.float64], blocks: list[tuple[int, int]],
-                 arrays: list[tuple[NDArray, NDArray, NDArray]]) -> None:
-        self.units = units
-        self.blocks = blocks
-        self.arrays = arrays  # per block: gram, theta, 1 / sin θ
+    units: NDArray[np.float64]
+    blocks: list[tuple[int, int]]
+    #: Per block: the Gram matrix, θ and 1 / sin θ.
+    arrays: list[tuple[NDArray, NDArray, NDArray]]
 
 
 class GramPairSums:

@@ -43,18 +43,15 @@ which random landmarks miss with probability (1 − group share)^m.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import NDArray
 
 from .._base.jit import kernel
 from .._base.parallel import map_parallel, row_blocks
 from .._base.progress import CancelCheck
+from ..geometry._torus_kernel import add_squared_distances_to_point
 from ..geometry.torus import wrap_angles
 from ._pair_squares import FAST_LOOPS
-
-_TWO_PI = 2.0 * math.pi
 
 #: The ways landmarks are chosen, with the names shown to people.
 LANDMARK_METHODS: dict[str, str] = {
@@ -165,18 +162,11 @@ def choose_landmarks(
 @kernel(fastmath=FAST_LOOPS)
 def _lower_to_squared_distances(xt: NDArray, i: int, start: int, stop: int,
                                 nearest: NDArray, scratch: NDArray) -> None:
-    # nearest[t] = min(nearest[t], δ²(x_t, x_i)) for t in [start, stop), the points as
-    # columns of xt (d, n) so the inner loop runs over contiguous points (SIMD).
+    # nearest[t] = min(nearest[t], δ²(x_t, x_i)) for t in [start, stop).
     count = stop - start
     for t in range(count):
         scratch[t] = 0.0
-    for k in range(xt.shape[0]):
-        xik = xt[k, i]
-        xk = xt[k, start:stop]
-        for t in range(count):
-            a = abs(xk[t] - xik)
-            a = min(a, _TWO_PI - a)
-            scratch[t] += a * a
+    add_squared_distances_to_point(xt, i, start, stop, scratch)
     for t in range(count):
         if scratch[t] < nearest[start + t]:
             nearest[start + t] = scratch[t]
