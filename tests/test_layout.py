@@ -8,7 +8,7 @@ import subprocess
 from project_paths import REPO
 
 #: Test files that concern the whole project and so stay at the top of tests/.
-PROJECT_WIDE = {"test_architecture.py", "test_layout.py"}
+PROJECT_WIDE = {"test_architecture.py", "test_layout.py", "test_crash_reruns.py"}
 #: Folders of tests/ that are not packages of stpca_gui.
 NOT_PACKAGES = {"benchmarks", "data", "docs", "packaging", "__pycache__"}
 
