@@ -72,6 +72,20 @@ def test_demo_fit_renders_every_view(qtbot, window, gui_dir):
     assert len(np.unique(patch, axis=0)) > 50
 
 
+def test_3d_views_are_lit_after_being_emptied_before_the_first_result(qtbot, window):
+    # The window empties its 3-D views before any data arrive; pyvista's Plotter.clear
+    # took the lights with it, and the sphere view then drew every result unlit.
+    import pyvista as pv
+
+    default_lights = len(pv.Plotter(off_screen=True).renderer.lights)
+    assert default_lights > 0
+    for view in (window.torus_view, window.sphere_view):
+        view.redraw()  # no data yet: emptied
+    fit_demo(qtbot, window)
+    for view in (window.torus_view, window.sphere_view):
+        assert len(view.plotter.renderer.lights) == default_lights, view.title_text
+
+
 def test_selection_in_scores_reaches_every_view(qtbot, window, gui_dir):
     fit_demo(qtbot, window)
     labels = window.state.dataset.labels
