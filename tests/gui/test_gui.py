@@ -591,15 +591,28 @@ def test_no_display_is_a_message_not_a_crash():
 
 
 def test_the_result_table_and_the_charts_share_a_splitter(qtbot, window):
-    """At 1600 × 1000 the result table shows about four rows beside a tall chart; the
-    handle between them gives the table more."""
+    """The result table has its share of the side column's room (it kept only its least
+    height, three rows, before), at every window size, until the user moves the handle
+    between it and the charts; then the user's split holds."""
+    from stpca_gui.gui.main_window import RESULT_MIN_HEIGHT, RESULT_SHARE
+
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.load_demo("clusters-t2")
-    window.resize(1600, 1000)
-    qtbot.waitUntil(lambda: window.summary_slot.height() > 0, timeout=5000)
     split = window.result_split
     assert [split.widget(0), split.widget(1)] == [window.summary_slot, window.result_tabs]
+    for size in ((1600, 1000), (1280, 800)):
+        window.resize(*size)
+        qtbot.waitUntil(lambda: window.summary_slot.height() > 0, timeout=5000)
+        table, charts = split.sizes()
+        assert table >= RESULT_MIN_HEIGHT + 40, size
+        assert table / (table + charts) == pytest.approx(RESULT_SHARE, abs=0.06), size
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: split.sizes()[0] > RESULT_MIN_HEIGHT + 80, timeout=5000)
     before = window.summary_slot.height()
     split.moveSplitter(before + 60, 1)
     qtbot.waitUntil(lambda: window.summary_slot.height() >= before + 50, timeout=5000)
     assert window.result_tabs.height() >= 170  # the charts keep their least height
+    moved = split.sizes()
+    window.resize(1601, 1000)  # the width only: the user's split stays as it is
+    qtbot.waitUntil(lambda: window.width() == 1601, timeout=5000)
+    assert split.moved_by_user and split.sizes() == moved
