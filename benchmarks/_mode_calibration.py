@@ -23,6 +23,14 @@ docs/mode_test.md, "Calibration: what was tried and what holds").
   Shrinking an arc keeps the number of modes,
   so the resamples still come from a density with k modes. Both statistics are computed on
   the same resamples, shrunk.
+* **Parametric bootstrap from a fitted Jones–Pewsey density, min-p** (issue 34, fourth
+  attempt): the null "one mode" is resampled from the maximum-likelihood Jones–Pewsey density
+  of the sample (:mod:`stpca_gui.core.circstats.jones_pewsey`; unimodal for every parameter)
+  instead of f_{h_1}, drawn on the same coarse grid as the product's resamples. The sample
+  and its B resamples are treated alike: each gets its own critical bandwidth (batched
+  bisection) and excess mass Δ₂, its p-value for each statistic among all B + 1, and the
+  smaller of the two; the step's p-value is the share of the B + 1 whose smaller p-value is at
+  most the sample's (Westfall & Young's min-p: no Bonferroni split).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from stpca_gui.core.circstats.excess_mass import (
     binned_excess_mass,
     nearest_node_counts,
 )
+from stpca_gui.core.circstats.jones_pewsey import fit_jones_pewsey
 
 #: Bisection steps on log h for the resamples' critical bandwidths (over h_k/16 … 16·h_k:
 #: a relative precision of 0.14 %), and that search range.
@@ -118,13 +127,37 @@ def rescaled(resamples: np.ndarray, theta: np.ndarray, h_k: float,
     return shrink_counts(resamples, float(np.angle(resultant)), factor, rng)
 
 
+def _at_least_shares(values: np.ndarray) -> np.ndarray:
+    """For every entry: the share of all entries at least as large (itself included)."""
+    ordered = np.sort(values)
+    return (values.size - np.searchsorted(ordered, values, side="left")) / values.size
+
+
+def parametric_min_p(theta: np.ndarray, h_1: float, n_boot: int,
+                     rng: np.random.Generator) -> tuple[float, float, float]:
+    """The first step by the parametric Jones–Pewsey bootstrap (module docstring): the
+    min-p step's p-value, and the critical bandwidth's and the excess mass's own p-values,
+    each as a share of the B + 1 (the sample among them)."""
+    null = fit_jones_pewsey(nearest_node_counts(theta, mt.GRID_POINTS))
+    probabilities = mt.coarse_probabilities(null.node_probabilities(mt.GRID_POINTS), h_1)
+    counts = np.vstack([nearest_node_counts(theta, probabilities.size),
+                        mt.resample_counts(probabilities, theta.size, n_boot, rng)])
+    p_bandwidth = _at_least_shares(critical_bandwidths(counts, 1, h_1))
+    p_mass = _at_least_shares(binned_excess_mass(counts, 1))
+    smallest = np.minimum(p_bandwidth, p_mass)
+    return (float(np.mean(smallest <= smallest[0])), float(p_bandwidth[0]),
+            float(p_mass[0]))
+
+
 def first_step_candidates(x: np.ndarray, n_boot: int, seed: int,
                           weights: tuple[float, float], period: float = 2 * np.pi
-                          ) -> tuple[float, float, float, float, float]:
+                          ) -> tuple[float, ...]:
     """Silverman's p₁, the excess-mass p-value (both as the product computes them), the
-    fast-double-bootstrap p-value of the combined step statistic with ``weights``, and
-    Silverman's p₁ and the excess-mass p-value from the same resamples rescaled, for the
-    first step ("at most one mode") of a sample without ties."""
+    fast-double-bootstrap p-value of the combined step statistic with ``weights``,
+    Silverman's p₁ and the excess-mass p-value from the same resamples rescaled, and the
+    parametric Jones–Pewsey bootstrap's min-p step, critical-bandwidth and excess-mass
+    p-values (its own resamples), for the first step ("at most one mode") of a sample
+    without ties."""
     k = 1
     rng = np.random.default_rng(seed)
     theta = mt.unit_angles(x, period)
@@ -164,7 +197,7 @@ def first_step_candidates(x: np.ndarray, n_boot: int, seed: int,
     p_mass_rescaled = (1 + np.count_nonzero(binned_excess_mass(shrunk, k) >= observed_mass)
                        ) * scale
     return (p_bandwidth, p_mass, float(p_double), float(p_bandwidth_rescaled),
-            float(p_mass_rescaled))
+            float(p_mass_rescaled), *parametric_min_p(theta, h_k, n_boot, rng))
 
 
 def weighted_step(p_bandwidth: np.ndarray, p_mass: np.ndarray,

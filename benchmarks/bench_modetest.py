@@ -19,8 +19,10 @@ Parts (``--part``, several allowed):
 * ``data`` — demos, sunspots, small RNA: k̂, p-values, clusters and rates under both rules;
 * ``speed`` — both tests on n = 5371 and n = 10⁶ (with the load average);
 * ``calibration`` — candidate calibrations of the first step (other Bonferroni weights, a
-  fast double bootstrap: ``_mode_calibration.py``) beside the product's, on the same samples
-  and resamples: rejection rates under the size nulls and issue 34's power cases.
+  fast double bootstrap, the rescaled smoothed bootstrap, a parametric Jones–Pewsey bootstrap
+  with min-p: ``_mode_calibration.py``) beside the product's, on the same samples (and, but
+  for the parametric one, the same resamples): rejection rates under the size nulls and
+  issue 34's power cases.
 
 The Markdown report goes to stdout, progress to stderr; ``--json OUT`` keeps every number,
 written after every case, and ``--resume`` skips the size and power cases it already holds
@@ -534,7 +536,8 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
                  "fast double bootstrap", "rescaled: Silverman p₁ alone",
                  "rescaled: excess mass alone",
                  f"product's p₁ + rescaled excess mass ({weights[0]:g}/{weights[1]:g})",
-                 "2 SE at 0.05", "CPU s per replicate"])
+                 "**Jones–Pewsey bootstrap, min-p**", "Jones–Pewsey: p₁ alone",
+                 "Jones–Pewsey: excess mass alone", "2 SE at 0.05", "CPU s per replicate"])
     cases = [(null, n) for n in args.calibration_sizes for null in SIZE_NULLS]
     cases += [(f"mixture {k}:{separation:g}:{small:g}", 500)
               for k, separation, small in CALIBRATION_POWER]
@@ -561,7 +564,9 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
                      "other_weights": weighted_step(p[:, 0], p[:, 1], OTHER_WEIGHTS),
                      "double_bootstrap": p[:, 2], "rescaled_silverman": p[:, 3],
                      "rescaled_excess_mass": p[:, 4],
-                     "rescaled_step": weighted_step(p[:, 0], p[:, 4], weights)}
+                     "rescaled_step": weighted_step(p[:, 0], p[:, 4], weights),
+                     "jones_pewsey_min_p": p[:, 5], "jones_pewsey_silverman": p[:, 6],
+                     "jones_pewsey_excess_mass": p[:, 7]}
             row = {**key, **{name: float(np.mean(v < ALPHA)) for name, v in rates.items()},
                    "cpu_seconds_per_replicate": cpu}
             _keep(args, out, "calibration", row, p)
@@ -570,7 +575,9 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | "
               f"{row['other_weights']:.3f} | {row['double_bootstrap']:.3f} | "
               f"{_rate(row, 'rescaled_silverman')} | {_rate(row, 'rescaled_excess_mass')} | "
-              f"{_rate(row, 'rescaled_step')} | "
+              f"{_rate(row, 'rescaled_step')} | **{_rate(row, 'jones_pewsey_min_p')}** | "
+              f"{_rate(row, 'jones_pewsey_silverman')} | "
+              f"{_rate(row, 'jones_pewsey_excess_mass')} | "
               f"{2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
               f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
 

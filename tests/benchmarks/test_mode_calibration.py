@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from project_paths import REPO
 
+from stpca_gui.core.circstats.excess_mass import excess_mass, nearest_node_counts
+from stpca_gui.core.circstats.jones_pewsey import fit_jones_pewsey
 from stpca_gui.core.circstats.mode_test import TEST_WEIGHTS, step_p_values
 from stpca_gui.core.circstats.silverman import (
     BinnedSample,
@@ -48,11 +50,11 @@ def test_the_first_two_p_values_are_the_products_on_the_same_resamples(n):
     sample = BinnedSample(theta)
     h_1 = binned_critical_bandwidth(sample, 1)
     product = step_p_values(sample, theta, h_1, 1, 200, np.random.default_rng(9))
-    p_bandwidth, p_mass, p_double, *p_rescaled = calibration.first_step_candidates(
+    p_bandwidth, p_mass, p_double, *others = calibration.first_step_candidates(
         x, 200, 9, TEST_WEIGHTS)
     assert (p_bandwidth, p_mass) == (product.bandwidth, product.excess_mass)
     assert 1 / 201 <= p_double <= 1.0
-    assert all(1 / 201 <= p <= 1.0 for p in p_rescaled)
+    assert len(others) == 5 and all(1 / 201 <= p <= 1.0 for p in others)
 
 
 def test_rescaled_resamples_keep_their_mass_and_modes_and_get_the_samples_spread():
@@ -129,3 +131,41 @@ def test_other_weights_drop_a_test_given_weight_zero():
     assert calibration.weighted_step(p_bandwidth, p_mass, (0.0, 1.0)).tolist() == [0.5, 0.01, 0.03]
     assert calibration.weighted_step(p_bandwidth, p_mass, (0.5, 0.5)) == pytest.approx(
         [0.02, 0.02, 0.04])
+
+
+def _slow_parametric_min_p(x: np.ndarray, draws: int, rng: np.random.Generator
+                           ) -> tuple[float, float, float]:
+    """The Jones–Pewsey candidate done plainly: continuous points drawn from the fitted
+    density by rejection from the uniform (no grid, no Poisson counts), each sample's critical
+    bandwidth by the product's one-at-a-time bisection on the fine grid and its excess mass on
+    the candidate's coarse grid, then the same min-p ranking."""
+    theta = unit_angles(x, TWO_PI)
+    h_1 = binned_critical_bandwidth(BinnedSample(theta), 1)
+    null = fit_jones_pewsey(nearest_node_counts(theta, 4096))
+    cells = coarse_probabilities(null.node_probabilities(4096), h_1).size
+    top = float(np.exp(null.log_density(np.array([null.mu]))[0]))
+    samples = [theta]
+    while len(samples) <= draws:
+        y = rng.uniform(0.0, TWO_PI, 8 * x.size)
+        y = y[rng.uniform(0.0, top, y.size) < np.exp(null.log_density(y))]
+        samples.append(y[:x.size])
+    bandwidths = np.array([binned_critical_bandwidth(BinnedSample(y), 1) for y in samples])
+    masses = np.array([excess_mass(y, 1, cells=cells) for y in samples])
+    p_bandwidth = np.array([np.mean(bandwidths >= b) for b in bandwidths])
+    p_mass = np.array([np.mean(masses >= m) for m in masses])
+    smallest = np.minimum(p_bandwidth, p_mass)
+    return float(np.mean(smallest <= smallest[0])), float(p_bandwidth[0]), float(p_mass[0])
+
+
+def test_the_jones_pewsey_candidate_matches_a_slow_parametric_bootstrap():
+    """Same three p-values (min-p step, critical bandwidth, excess mass) as the plain
+    implementation within Monte Carlo error, on a fixed sample where all lie inside (0, 1)."""
+    x = np.random.default_rng(2).vonmises(0.5, 2.0, 300)
+    theta = unit_angles(x, TWO_PI)
+    h_1 = binned_critical_bandwidth(BinnedSample(theta), 1)
+    fast = calibration.parametric_min_p(theta, h_1, 2000, np.random.default_rng(1))
+    slow = _slow_parametric_min_p(x, 400, np.random.default_rng(2))
+    for fast_p, slow_p in zip(fast, slow, strict=True):
+        assert 0.03 < slow_p < 0.97  # an informative case
+        se = np.sqrt(slow_p * (1 - slow_p) / 400 + fast_p * (1 - fast_p) / 2000)
+        assert abs(fast_p - slow_p) < 4 * se

@@ -61,7 +61,6 @@ __all__ = [
     "Calibration",
     "ModeTest",
     "attraction_domains",
-    "batched_critical_bandwidths",
     "binned_critical_bandwidth",
     "coarse_probabilities",
     "critical_bandwidth",
@@ -253,30 +252,6 @@ def binned_critical_bandwidth(sample: BinnedSample, k: int,
         else:
             high = middle
     return high
-
-
-#: Bisection steps on log h of :func:`batched_critical_bandwidths` over [h/16, 16·h]: a
-#: relative precision of 0.14 %.
-_BATCH_STEPS = 12
-_BATCH_SPAN = 16.0
-
-
-def batched_critical_bandwidths(counts: NDArray[np.float64], k: int,
-                                h_ref: float) -> NDArray[np.float64]:
-    """Each row's critical bandwidth for k modes (rows of counts on equispaced nodes, e.g.
-    bootstrap resamples), searched together by bisection on log h within
-    [h_ref/16, 16·h_ref] (values outside come back as the nearer end): one batched FFT per
-    bisection step."""
-    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
-    spectrum = _spectrum(counts)
-    low = np.full(counts.shape[0], math.log(h_ref / _BATCH_SPAN))
-    high = np.full(counts.shape[0], math.log(h_ref * _BATCH_SPAN))
-    for _ in range(_BATCH_STEPS):
-        middle = 0.5 * (low + high)
-        more = _count_maxima_rows(_derivative(spectrum, np.exp(middle), counts.shape[1])) > k
-        low = np.where(more, middle, low)
-        high = np.where(more, high, middle)
-    return np.exp(high)
 
 
 def unit_angles(angles: ArrayLike, period: float) -> NDArray[np.float64]:
