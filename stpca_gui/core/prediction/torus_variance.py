@@ -59,7 +59,10 @@ TORUS_VARIANCE_SAMPLE = 10_000
 #: samples, 0.28 / 0.28 at 150, **0.24 / 0.24 at 200**, 0.20 / 0.20 at 300, 0.15 / 0.15
 #: at 500; ±1.96 SE held PC1 and the remaining share 95 % of the time at every size. The
 #: small components (0.1–0.5 %) are skewed: at 200 their stated errors are 84–100 % of
-#: the spread (coverage 85–94 %), but that spread is 0.008–0.025 point. T²⁰ likewise:
+#: the spread on average (coverage 85–94 %; an error beyond 3 stated errors in 2–6 % of
+#: the samples, 1–3 % at 500), but the errors themselves are at most 0.06 point in 99 %
+#: of the samples (0.04 at 500). The fit's own sample moved them by up to 0.028 point
+#: from its 500 points (3.8 stated errors), PC1 by 0.074 (0.3). T²⁰ likewise:
 #: PC1 0.45 / 0.45 at 100 (13 % of the samples would double), 0.37 / 0.38 at 150,
 #: 0.32 / 0.32 at 200, 0.20 / 0.21 at 500; at 200 every stated error 94–103 % of the
 #: spread (coverage 91–96 %). The stage's T̃ work is proportional to the sample (200
