@@ -20,10 +20,10 @@ partners' cosines (:func:`_triangulated_start`, about 3° from the minimiser on 
 the nearest partner is 30°). T̃'s model has one outlying eigenvalue and the rest within a
 factor of about 10 on the same data, and runs without a preconditioner.
 
-The Newton iterations, damping and stopping rules are those of the dense kernels, so both
-stop at the same minimiser to rounding where the problem has one minimum near the start
-(T̂: within 1e-10 of an extended-precision reference,
-tests/core/prediction/test_matrix_free_kernel.py).
+The Newton iterations, damping and stopping rules are those of the dense kernels (but
+T̃'s damping after a rejected trial, :data:`_TORUS_REJECTED_LAMBDA`), so both stop at the
+same minimiser to rounding where the problem has one minimum near the start (T̂: within
+1e-10 of an extended-precision reference, tests/core/prediction/test_matrix_free_kernel.py).
 CG runs to a relative residual proportional to the gradient (inexact Newton, Eisenstat &
 Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL` (T̂:
 :data:`_CG_PLACE_NEAR_TOL`), and stops early at rounding.
@@ -637,6 +637,7 @@ def _predict_one_cg(
             if _at_rest(step_squared, trial_value - value, _STRESS_ROUNDING * value):
                 break  # a step this short changes the stress by rounding only
             damped = True
+            # Straight to a damping that changes the step (see _TORUS_REJECTED_LAMBDA).
             lam = max(lam * 10.0, _TORUS_REJECTED_LAMBDA)
         tolerance = min(_CG_TORUS_FAR_TOL, max(
             math.sqrt(_dot(grad, grad) / first_gradient_squared), _CG_NEAR_TOL))
