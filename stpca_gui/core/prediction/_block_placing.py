@@ -41,10 +41,10 @@ from ._matrix_free_kernel import (
     _CG_PLACE_NEAR_TOL,
     _CG_STALL,
     _LAST_STEP_UNCHECKED,
+    _PRECONDITIONER_FLOOR,
     _PSEUDOINVERSE_RCOND,
     _cap_step,
     _dot,
-    _precondition,
     partner_spectrum,
 )
 from ._prediction_kernel import (
@@ -71,7 +71,8 @@ PLACE_BLOCK = 256
 # What a point waits for.
 _WAIT_STRESS = 0
 _WAIT_PRODUCT = 1
-_DONE = 2
+_WAIT_PRECONDITION = 2
+_DONE = 3
 
 # Where _advance resumes a point (labels of its state machine).
 _L_STRESS = 0
@@ -85,6 +86,8 @@ _L_AFTER_CG = 7
 _L_PROPOSED = 8
 _L_STEP = 9
 _L_END = 10
+_L_CG_FIRST_DIRECTION = 11
+_L_CG_NEXT_DIRECTION = 12
 
 # Rows of a point's vectors (each of length p = d + 1).
 _Y = 0
@@ -98,10 +101,9 @@ _RESIDUAL = 7
 _CONDITIONED = 8
 _DIRECTION = 9
 _PRODUCT = 10
-_SMALL = 11
-_REQUEST = 12  # the vector whose model product the point waits for
-_RAW = 13  # Bᵀ diag(w) B request, as the block's products return it
-_N_VECTORS = 14
+_REQUEST = 11  # the vector whose model product or preconditioning the point waits for
+_RAW = 12  # B diag(w) Bᵀ request or V diag(1 / (w̄ λ + diagonal)) Vᵀ request, unprojected
+_N_VECTORS = 13
 
 # A point's floating-point state.
 _VALUE = 0
@@ -143,10 +145,18 @@ _N_FLAGS = 12
 
 
 @kernel()
+def _project_raw(raw: NDArray, y: NDArray, out: NDArray) -> None:
+    """``out`` = ``raw`` projected onto the tangent space at the unit vector ``y``."""
+    along = _dot(raw, y)
+    for k in range(raw.shape[0]):
+        out[k] = raw[k] - along * y[k]
+
+
+@kernel()
 def _advance_one(
     vectors: NDArray, scalars: NDArray, flags: NDArray, weights: NDArray,
     shifts: NDArray, trial_weights: NDArray, trial_shifts: NDArray,
-    eigenvectors: NDArray, eigenvalues: NDArray, max_iter: int, tol: float,
+    max_iter: int, tol: float,
 ) -> None:
     # One point's iteration of _matrix_free_kernel._interpolate_one_cg (with its
     # _newton_step inlined), from the label in flags[_LABEL] until the point waits for a
@@ -166,7 +176,6 @@ def _advance_one(
     conditioned = vectors[_CONDITIONED]
     direction = vectors[_DIRECTION]
     product = vectors[_PRODUCT]
-    small = vectors[_SMALL]
     request = vectors[_REQUEST]
     raw = vectors[_RAW]
     value = scalars[_VALUE]
@@ -297,9 +306,12 @@ def _advance_one(
                     label = _L_CG_END
                     continue
             for k in range(p):
-                conditioned[k] = residual[k]
-            _precondition(residual, y, eigenvectors, eigenvalues, mean_weight,
-                          model_curvature + lam * damping, small, conditioned)
+                request[k] = residual[k]
+            state = _WAIT_PRECONDITION
+            label = _L_CG_NEXT_DIRECTION
+            break
+        elif label == _L_CG_NEXT_DIRECTION:
+            _project_raw(raw, y, conditioned)
             rz_next = _dot(residual, conditioned)
             beta = rz_next / rz
             rz = rz_next
@@ -317,10 +329,13 @@ def _advance_one(
         elif label == _L_CG_INIT:
             for k in range(p):
                 residual[k] = -g[k] - product[k]
-                conditioned[k] = residual[k]
+                request[k] = residual[k]
             goal = cg_tol * cg_tol * _dot(g, g)
-            _precondition(residual, y, eigenvectors, eigenvalues, mean_weight,
-                          model_curvature + lam * damping, small, conditioned)
+            state = _WAIT_PRECONDITION
+            label = _L_CG_FIRST_DIRECTION
+            break
+        elif label == _L_CG_FIRST_DIRECTION:
+            _project_raw(raw, y, conditioned)
             for k in range(p):
                 direction[k] = conditioned[k]
                 request[k] = direction[k]
@@ -421,15 +436,14 @@ def _advance_one(
 @kernel()
 def _advance(
     rows: NDArray, vectors: NDArray, scalars: NDArray, flags: NDArray, weights: NDArray,
-    shifts: NDArray, trial_weights: NDArray, trial_shifts: NDArray,
-    eigenvectors: NDArray, eigenvalues: NDArray, max_iter: int, tol: float,
+    shifts: NDArray, trial_weights: NDArray, trial_shifts: NDArray, max_iter: int,
+    tol: float,
 ) -> None:
     """Advance every point in ``rows`` (their passes done) to its next wait."""
     for a in range(rows.shape[0]):
         i = rows[a]
         _advance_one(vectors[i], scalars[i], flags[i], weights[i], shifts[i],
-                     trial_weights[i], trial_shifts[i], eigenvectors, eigenvalues,
-                     max_iter, tol)
+                     trial_weights[i], trial_shifts[i], max_iter, tol)
 
 
 @kernel(fastmath=_VECTOR_MATH)
@@ -468,6 +482,27 @@ def _weigh(rows: NDArray, inner: NDArray, weights: NDArray, shifts: NDArray,
         else:
             for j in range(m):
                 row[j] *= w[j]
+
+
+@kernel()
+def _scale_coefficients(rows: NDArray, coefficients: NDArray, eigenvalues: NDArray,
+                        scalars: NDArray) -> None:
+    """The middle of the preconditioner (``_matrix_free_kernel._precondition``) for
+    ``rows``: their residuals' coefficients in the eigenbasis of E Eᵀ divided by
+    w̄ λ_j + diagonal (kept at least :data:`_PRECONDITIONER_FLOOR` of w̄ λ_j + |diagonal|;
+    0 where that is not positive), w̄ and the diagonal each point's own."""
+    p = coefficients.shape[1]
+    for a in range(rows.shape[0]):
+        i = rows[a]
+        mean_weight = scalars[i, _MEAN_WEIGHT]
+        diagonal = scalars[i, _MODEL_CURVATURE] + scalars[i, _LAM] * scalars[i, _DAMPING]
+        floor_shift = abs(diagonal)
+        row = coefficients[a]
+        for j in range(p):
+            scaled = mean_weight * eigenvalues[j]
+            denominator = max(scaled + diagonal,
+                              _PRECONDITIONER_FLOOR * (scaled + floor_shift))
+            row[j] = row[j] / denominator if denominator > 0.0 else 0.0
 
 
 @kernel()
@@ -532,6 +567,7 @@ def _place_block(
         state = flags[active, _STATE]
         stressed = active[state == _WAIT_STRESS]
         multiplied = active[state == _WAIT_PRODUCT]
+        conditioned = active[state == _WAIT_PRECONDITION]
         if stressed.size:
             cosines = vectors[stressed, _TRIAL] @ embedding_t
             scale = np.empty_like(cosines)
@@ -542,8 +578,12 @@ def _place_block(
             inner = vectors[multiplied, _REQUEST] @ embedding_t
             _weigh(multiplied, inner, weights, shifts, flags)
             vectors[multiplied, _RAW] = inner @ embedding
+        if conditioned.size:
+            coefficients = vectors[conditioned, _REQUEST] @ eigenvectors.T
+            _scale_coefficients(conditioned, coefficients, eigenvalues, scalars)
+            vectors[conditioned, _RAW] = coefficients @ eigenvectors
         _advance(active, vectors, scalars, flags, weights, shifts, trial_weights,
-                 trial_shifts, eigenvectors, eigenvalues, max_iter, tol)
+                 trial_shifts, max_iter, tol)
         active = active[flags[active, _STATE] != _DONE]
     out[:] = vectors[:, _Y]
     stress[:] = scalars[:, _RESULT]
