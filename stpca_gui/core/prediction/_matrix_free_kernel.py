@@ -27,6 +27,10 @@ tests/core/prediction/test_matrix_free_kernel.py).
 CG runs to a relative residual proportional to the gradient (inexact Newton, Eisenstat &
 Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL` (T̂:
 :data:`_CG_PLACE_NEAR_TOL`), and stops early at rounding.
+
+T̂ of a few points runs here, one point at a time; :mod:`._block_placing` runs the same
+iteration for blocks of points, with the passes over the partners as matrix products
+(``SMDSMatch.interpolate`` chooses).
 """
 
 from __future__ import annotations
