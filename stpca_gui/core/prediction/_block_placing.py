@@ -45,6 +45,7 @@ from ._matrix_free_kernel import (
     _PSEUDOINVERSE_RCOND,
     _cap_step,
     _dot,
+    _retract,
     partner_spectrum,
 )
 from ._prediction_kernel import (
@@ -382,13 +383,7 @@ def _advance_one(
                 continue
             label = _L_STEP
         elif label == _L_STEP:
-            norm = 0.0
-            for k in range(p):
-                trial[k] = y[k] + step[k]
-                norm += trial[k] * trial[k]
-            norm = math.sqrt(norm)
-            for k in range(p):
-                trial[k] /= norm
+            _retract(y, step, trial)
             if last:
                 # ½ Σ res² changes by g·s + ½ sᵀ H s in the model; the mean stress by 2/m.
                 change = _dot(g, step) + 0.5 * energy
