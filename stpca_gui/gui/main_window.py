@@ -43,6 +43,7 @@ from .. import __version__
 from ..plotting.text import cut_at_clause, one_line
 from .app_icon import application_icon
 from .menus import SEPARATOR, add_menus, menu_action, toggle_action
+from .proportional_splitter import ProportionalSplitter
 from .startup import (
     COMPILING_NOTE,
     STAGE_MODULES,
@@ -83,6 +84,8 @@ def default_recent_path() -> Path:
 #: The least heights of the result table's and the charts' places in the side column.
 RESULT_MIN_HEIGHT = 100
 CHART_MIN_HEIGHT = 170
+#: The result table's share of the height the two share (the charts have the rest).
+RESULT_SHARE = 0.42
 #: Longest time closing the window waits for its background tasks to stop, in ms.
 CLOSE_WAIT_MS = 500
 
@@ -311,9 +314,9 @@ class MainWindow(QMainWindow):
         self.result_tabs.addTab(self.slots["variance"], "Variance")
         self.result_tabs.addTab(self.slots["contributions"], "Angles")
         self.result_tabs.addTab(self.slots["diagnostics"], "Diagnostics")
-        # The result table and the charts split what the parameters leave, the handle
-        # between them the user's to move (at 1280 × 800 both are at their least heights).
-        self.result_split = QSplitter(Qt.Orientation.Vertical)
+        # The result table and the charts split what the parameters leave, RESULT_SHARE
+        # of it for the table until the user moves the handle between them.
+        self.result_split = ProportionalSplitter(Qt.Orientation.Vertical, RESULT_SHARE)
         self.result_split.addWidget(self.summary_slot)
         self.result_split.addWidget(self.result_tabs)
         self.result_split.setChildrenCollapsible(False)

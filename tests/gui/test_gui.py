@@ -72,6 +72,20 @@ def test_demo_fit_renders_every_view(qtbot, window, gui_dir):
     assert len(np.unique(patch, axis=0)) > 50
 
 
+def test_3d_views_are_lit_after_being_emptied_before_the_first_result(qtbot, window):
+    # The window empties its 3-D views before any data arrive; pyvista's Plotter.clear
+    # took the lights with it, and the sphere view then drew every result unlit.
+    import pyvista as pv
+
+    default_lights = len(pv.Plotter(off_screen=True).renderer.lights)
+    assert default_lights > 0
+    for view in (window.torus_view, window.sphere_view):
+        view.redraw()  # no data yet: emptied
+    fit_demo(qtbot, window)
+    for view in (window.torus_view, window.sphere_view):
+        assert len(view.plotter.renderer.lights) == default_lights, view.title_text
+
+
 def test_selection_in_scores_reaches_every_view(qtbot, window, gui_dir):
     fit_demo(qtbot, window)
     labels = window.state.dataset.labels
@@ -577,15 +591,28 @@ def test_no_display_is_a_message_not_a_crash():
 
 
 def test_the_result_table_and_the_charts_share_a_splitter(qtbot, window):
-    """At 1600 × 1000 the result table shows about four rows beside a tall chart; the
-    handle between them gives the table more."""
+    """The result table has its share of the side column's room (it kept only its least
+    height, three rows, before), at every window size, until the user moves the handle
+    between it and the charts; then the user's split holds."""
+    from stpca_gui.gui.main_window import RESULT_MIN_HEIGHT, RESULT_SHARE
+
     with qtbot.waitSignal(window.result_shown, timeout=120_000):
         window.load_demo("clusters-t2")
-    window.resize(1600, 1000)
-    qtbot.waitUntil(lambda: window.summary_slot.height() > 0, timeout=5000)
     split = window.result_split
     assert [split.widget(0), split.widget(1)] == [window.summary_slot, window.result_tabs]
+    for size in ((1600, 1000), (1280, 800)):
+        window.resize(*size)
+        qtbot.waitUntil(lambda: window.summary_slot.height() > 0, timeout=5000)
+        table, charts = split.sizes()
+        assert table >= RESULT_MIN_HEIGHT + 40, size
+        assert table / (table + charts) == pytest.approx(RESULT_SHARE, abs=0.06), size
+    window.resize(1600, 1000)
+    qtbot.waitUntil(lambda: split.sizes()[0] > RESULT_MIN_HEIGHT + 80, timeout=5000)
     before = window.summary_slot.height()
     split.moveSplitter(before + 60, 1)
     qtbot.waitUntil(lambda: window.summary_slot.height() >= before + 50, timeout=5000)
     assert window.result_tabs.height() >= 170  # the charts keep their least height
+    moved = split.sizes()
+    window.resize(1601, 1000)  # the width only: the user's split stays as it is
+    qtbot.waitUntil(lambda: window.width() == 1601, timeout=5000)
+    assert split.moved_by_user and split.sizes() == moved

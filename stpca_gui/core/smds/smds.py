@@ -182,13 +182,13 @@ class SphericalMDS(Estimator):
         1, Interval(int, 1, 1000),
         doc="Number of SMDS starts; starts after the first use random unit vectors and the "
             "fit with the lowest stress is kept.",
-        label="SMDS starts", cli_flag="--restarts")
+        label="SMDS starts", cli_flag="--restarts", advanced=True)
     optimizer: str = parameter(
         "lbfgs", Options(OPTIMIZERS, labels=("converged (L-BFGS)", "paper (R optim, reltol 0.05)")),
         doc="SMDS optimiser: \"lbfgs\" converges (see the module docstring); \"paper\" "
             "emulates R optim BFGS with reltol 5e-2 as used in the ST-PCA paper, started at "
             "r = r*.",
-        label="SMDS optimiser")
+        label="SMDS optimiser", advanced=True)
     tol: float = parameter(
         1e-5, Interval(float, 0.0, 1.0, "neither"),
         doc="Relative stress decrease per iteration (averaged over the last five) below which "

@@ -164,6 +164,16 @@ class VtkView(ViewFrame):
         """Whether the scene was drawn from this data set and result (by identity)."""
         return self._drawn_from[0] is dataset and self._drawn_from[1] is result
 
+    def clear_plotter(self) -> None:
+        """Remove everything drawn, keeping the lights (does not render).
+
+        pyvista's ``Plotter.clear`` also removes the renderer's lights, and nothing adds
+        them back: a view emptied before its first result (the window's usual start)
+        drew every later scene unlit, its shaded points and sphere flat.
+        """
+        self.plotter.clear()
+        self.plotter.enable_lightkit()
+
     def close_plotter(self) -> None:
         self.plotter.close()
 
@@ -315,7 +325,7 @@ class TorusView(VtkView):
     def redraw(self, *_: object) -> None:
         dataset = self.state.dataset
         if dataset is None:
-            self.plotter.clear()
+            self.clear_plotter()
             self.plotter.render()
             self._drawn = False
             return
@@ -479,7 +489,7 @@ class SphereView(VtkView):
         result = self.state.result
         if result is None:
             self.live_scene.clear(render=False)
-            self.plotter.clear()
+            self.clear_plotter()
             self.plotter.render()
             self.note.setText("")
             self._drawn = False
