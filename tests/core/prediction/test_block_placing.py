@@ -95,3 +95,20 @@ def test_few_queries_are_placed_one_by_one(case_66, monkeypatch):
     assert calls == []
     match.interpolate(queries[:prediction.BLOCK_MIN_QUERIES])
     assert calls == [prediction.BLOCK_MIN_QUERIES]
+
+
+def test_blocks_use_the_exact_hessian_where_the_per_point_kernel_does(case_66):
+    # Landmarks 8–15 given the unit vectors of landmarks 0–7, 8–11 rad away on the torus:
+    # a point placed near landmark j < 8 lies far closer to ŷ_{j+8} than its target
+    # distance, that partner's curvature is capped in the Newton model, and near the
+    # minimum the exact Hessian (weights plus cap shifts) takes over.
+    match, _ = case_66
+    embedding = match.embedding.copy()
+    embedding[8:16] = embedding[:8]
+    queries = np.ascontiguousarray(wrap_angles(
+        match.angles[:8] + np.random.default_rng(1).normal(0.0, 0.01, (8, 66))))
+    (units, stress), (one_by_one, one_by_one_stress) = _both(
+        SMDSMatch(match.angles, embedding, match.radius), queries)
+    # Without the cap shifts in the products the answers differ by 2e-9.
+    assert np.abs(units - one_by_one).max() < 1e-10
+    np.testing.assert_allclose(stress, one_by_one_stress, rtol=1e-12, atol=0.0)
