@@ -27,6 +27,10 @@ same minimiser to rounding where the problem has one minimum near the start (T̂
 CG runs to a relative residual proportional to the gradient (inexact Newton, Eisenstat &
 Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL` (T̂:
 :data:`_CG_PLACE_NEAR_TOL`), and stops early at rounding.
+
+T̂ of a few points runs here, one point at a time; :mod:`._block_placing` runs the same
+iteration for blocks of points, with the passes over the partners as matrix products
+(``SMDSMatch.interpolate`` chooses).
 """
 
 from __future__ import annotations
@@ -254,6 +258,19 @@ def _cap_step(step: NDArray) -> None:
 
 
 @kernel()
+def _retract(y: NDArray, step: NDArray, out: NDArray) -> None:
+    """``out`` = (y + step) / |y + step|: T̂'s retraction of a tangent step at the unit
+    vector y (second order, so Newton's quadratic convergence is kept)."""
+    norm = 0.0
+    for k in range(y.shape[0]):
+        out[k] = y[k] + step[k]
+        norm += out[k] * out[k]
+    norm = math.sqrt(norm)
+    for k in range(y.shape[0]):
+        out[k] /= norm
+
+
+@kernel()
 def _newton_step(
     g: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
     shifts: NDArray, exact: bool, curvature: float, damping: float, preconditioned: bool,
@@ -450,13 +467,7 @@ def _interpolate_one_cg(
             step_squared = _dot(step, step)
             last = (solved and _dot(step, g) < 0.0
                     and step_squared <= _LAST_STEP_UNCHECKED**2)
-        norm = 0.0
-        for k in range(p):
-            trial[k] = y[k] + step[k]
-            norm += trial[k] * trial[k]
-        norm = math.sqrt(norm)
-        for k in range(p):
-            trial[k] /= norm
+        _retract(y, step, trial)
         if last:
             # ½ Σ res² changes by g·s + ½ sᵀ H s in the model; the mean stress by 2/m that.
             change = _dot(g, step) + 0.5 * energy
