@@ -16,8 +16,8 @@ import numpy as np
 from .circstats import _excess_mass_kernel, _mode_test_kernel, _modes_kernel, _uniformity_kernel
 from .geometry._torus_kernel import fill_torus_cdist
 from .pns import _subsphere_kernel
-from .prediction import _matrix_free_kernel, _prediction_kernel
-from .smds import _diagnostics_kernel, _smds_kernel, landmarks, radius
+from .prediction import _block_placing, _matrix_free_kernel, _prediction_kernel
+from .smds import _diagnostics_kernel, _smds_kernel, landmarks, pair_stress, radius
 from .smds._gram_stress import GramPairSums
 
 
@@ -39,6 +39,8 @@ def warm_up() -> None:
     landmarks._lower_to_squared_distances(xt, 0, 0, 8, np.full(8, np.inf), np.empty(8))
     fill_torus_cdist(angles, angles, np.empty((8, 8)))
     _diagnostics_kernel.point_pair_sums(angles, units, angles[:3], units[:3])
+    pairs = np.arange(4, dtype=np.intp)
+    pair_stress._pair_squares(angles, units, 1.5, pairs, pairs[::-1].copy(), np.empty(4))
     starts = np.ascontiguousarray(angles[:2])
     _prediction_kernel.predict_torus(units[:2], angles, units, 1.5, starts, 5, 1e-12)
     _prediction_kernel.predict_torus_chain(units[:2], angles, units, 1.5, angles[0], 5, 1e-12)
@@ -47,6 +49,7 @@ def warm_up() -> None:
         _matrix_free_kernel.predict_torus_cg(units[:2], angles, units, 1.5, starts, 5, 1e-12,
                                              chain=chain)
     _matrix_free_kernel.interpolate_sphere_cg(angles[:2], angles, units, 1.5, 5, 1e-12)
+    _block_placing.interpolate_sphere_blocks(angles[:4], angles, units, 1.5, 5, 1e-12)
     for great in (True, False):
         _subsphere_kernel.objective_terms(units[None], np.zeros(2, dtype=np.int64),
                                           np.ascontiguousarray(units[:2]), great, True)

@@ -431,15 +431,6 @@ def _partner_block(
     capped partners, Σ r² over partners with a direction)."""
     p = embedding_t.shape[0]
     cosine = work[0]
-    scale = work[1]
-    weight = work[2]
-    weight_shift = work[3]
-    r2 = radius * radius
-    total = 0.0
-    curvature = 0.0
-    gauss_newton = 0.0
-    cap_shift = 0.0
-    capped = 0.0
     y0 = y[0]
     first_row = embedding_t[0, j0:j0 + size]
     for i in range(size):
@@ -449,7 +440,29 @@ def _partner_block(
         row = embedding_t[k, j0:j0 + size]
         for i in range(size):
             cosine[i] += yk * row[i]
-    block_targets = targets[j0:j0 + size]
+    return partner_terms(cosine[:size], targets[j0:j0 + size], radius, work[1], work[2],
+                         work[3])
+
+
+@kernel(fastmath=_VECTOR_MATH)
+def partner_terms(
+    cosine: NDArray, targets: NDArray, radius: float, scale: NDArray, weight: NDArray,
+    weight_shift: NDArray,
+) -> tuple[float, float, float, float, float]:
+    """The per-partner terms of T̂'s stress from the cosines cos θ_i = y · ŷ_i of the
+    partners ``0 … len(cosine) − 1`` (distances ``targets``): fills ``scale``, ``weight``
+    and ``weight_shift`` with the gradient scale s_i, the weight w_i and the cap's weight
+    shift (see :func:`_sphere_model`) and returns (Σ res_i², Σ c_i, Σ cap shifts, number
+    of capped partners, Σ r² over partners with a direction). Shared by the per-point
+    kernels and the block placing of :mod:`._block_placing`."""
+    size = cosine.shape[0]
+    r2 = radius * radius
+    total = 0.0
+    curvature = 0.0
+    gauss_newton = 0.0
+    cap_shift = 0.0
+    capped = 0.0
+    block_targets = targets
     for i in range(size):
         c = min(max(cosine[i], -1.0), 1.0)
         abs_c = abs(c)

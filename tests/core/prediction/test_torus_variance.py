@@ -56,8 +56,12 @@ def moving_fit() -> tuple[ScaledTorusPCA, np.ndarray]:
     means = np.array([np.angle(np.exp(1j * data.angles[data.labels == s]).mean(axis=0))
                       for s in range(3)])
     spread = np.abs(np.angle(np.exp(1j * (means - means[0])))).max(axis=0)
-    model = ScaledTorusPCA(random_state=0, pns_mode="great", max_torus_components=4).fit(
-        data.angles)
+    # Every one of the 400 samples (as for n up to the first sample), so that the first
+    # components can be compared with the paper's computation on the same samples.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("stpca_gui.core.stpca.TORUS_VARIANCE_FIRST_SAMPLE", 400)
+        model = ScaledTorusPCA(random_state=0, pns_mode="great",
+                               max_torus_components=4).fit(data.angles)
     return model, np.flatnonzero(spread > np.radians(30))
 
 

@@ -273,6 +273,21 @@ def test_one_landmark_set_from_d_60(monkeypatch):
     assert solved == [60, 60, 60]
 
 
+def test_sampled_pair_stress_of_unwrapped_angles_is_that_of_the_wrapped():
+    # The compiled loop over the pairs measures wrapped angles: angles given whole turns
+    # away give the same estimate (to rounding), the same pairs drawn.
+    rng = np.random.default_rng(2)
+    angles = rng.uniform(-np.pi, np.pi, (500, 30))
+    units = rng.normal(size=(500, 31))
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    turns = 2.0 * np.pi * rng.integers(-3, 4, angles.shape)
+    wrapped = sampled_pair_stress(angles, units, 1.1, np.random.default_rng(4), 50_000)
+    shifted = sampled_pair_stress(angles + turns, units, 1.1, np.random.default_rng(4),
+                                  50_000)
+    assert wrapped > 0.0
+    assert shifted == pytest.approx(wrapped, rel=1e-12)
+
+
 def test_sampled_pair_stress_gathers_rows_in_bounded_memory():
     # 2²⁰ + 10 random pairs on T⁶⁶: the estimate equals the direct sum over the same pairs,
     # and the gathered rows never hold more than a few small blocks (whole blocks of 2²⁰
