@@ -131,7 +131,7 @@ def window(load: Callable[[], object], *, colour: str | None = None, view: str |
         if view is None:
             main.export_window(out)
         else:
-            main.export_view(view, out, dpi=dpi)
+            main.exports.export_view(view, out, dpi=dpi)
         main.close()
         app.processEvents()
     return make
