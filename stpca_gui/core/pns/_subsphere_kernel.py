@@ -30,7 +30,8 @@ PARALLEL_WORK = 2_000_000
 
 
 def objective_terms(
-    x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool
+    x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool,
+    parallel: bool = True,
 ) -> tuple:
     """Objective and (optionally) derivative sums of subsphere problems.
 
@@ -46,6 +47,9 @@ def objective_terms(
         Residuals θ − π/2 (great spheres) instead of θ − mean θ (small spheres).
     derivatives : bool
         Also accumulate the gradient and Hessian sums (else they are returned as zeros).
+    parallel : bool
+        Share large batches among the kernel threads (False: all on the calling thread,
+        for callers that already run several batches at once).
 
     Returns
     -------
@@ -80,7 +84,7 @@ def objective_terms(
     # Problems are independent: several at a time on the kernel threads, each summed
     # exactly as alone (the results do not depend on the split).
     work = n_problems * x.shape[1] * max(width, 1) ** 2
-    parts = min(n_problems, worker_count()) if work >= PARALLEL_WORK else 1
+    parts = min(n_problems, worker_count()) if parallel and work >= PARALLEL_WORK else 1
     map_parallel(run, [(n_problems * k // parts, n_problems * (k + 1) // parts)
                        for k in range(parts)])
     return f, gram, weighted, weight_sum, grad_sum

@@ -68,8 +68,9 @@ class _LevelFit:
     Calling it on a level's points returns (axis, radius, objective, kind); ``p_values``
     and ``test_size`` (points, replicates of the isotropy test) then describe its tests.
     Once a level is found isotropic every later one is a great sphere without tests.
-    ``sequential`` makes the isotropy test stop as soon as its decision is known
-    (fits above S^7; :func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`).
+    ``sequential`` (fits above S^7) makes the isotropy test stop as soon as its decision is
+    known and fit its replicates from the mean direction, at every level
+    (:func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`).
     """
 
     def __init__(self, mode: str, alpha: float, n_bootstrap: int, rng: np.random.Generator,
@@ -105,7 +106,8 @@ class _LevelFit:
             self.p_values = (p1, np.nan)
             return great
         isotropy = vmf_test_pvalue(cur, v_s, self.n_bootstrap, self.rng, check,
-                                   stop_above=self.alpha if self.sequential else None)
+                                   stop_above=self.alpha if self.sequential else None,
+                                   high_dim=self.sequential)
         self.p_values = (p1, isotropy.p_value)
         self.test_size = (isotropy.n_points, isotropy.n_replicates)
         if isotropy.p_value > self.alpha:

@@ -201,7 +201,7 @@ def _initial_axes(x: NDArray[np.float64], extended: bool = False,
 
 def _lm_fit(
     x: NDArray[np.float64], which: NDArray[np.int64], v0: NDArray[np.float64], great: bool,
-    max_iter: int, check: CancelCheck | None = None,
+    max_iter: int, check: CancelCheck | None = None, parallel: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Minimise the subsphere objective for a batch of problems (damped Riemannian Newton).
 
@@ -228,6 +228,8 @@ def _lm_fit(
         Maximum number of iterations.
     check : callable, optional
         Called before each iteration; it raises to stop (cancel).
+    parallel : bool
+        Share the problems among the kernel threads when they are large enough.
 
     Returns
     -------
@@ -239,7 +241,8 @@ def _lm_fit(
     p_count = which.size
     n, m = x.shape[1], x.shape[2]
     v = v0 / np.linalg.norm(v0, axis=1, keepdims=True)
-    f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
+    f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True,
+                                                              parallel)
     lam = np.full(p_count, 1e-6)
     active = np.arange(p_count)
     eye = np.eye(m)
@@ -272,7 +275,7 @@ def _lm_fit(
         v_new = np.cos(nd)[:, None] * va + (np.sin(nd) / safe)[:, None] * step
         v_new /= np.linalg.norm(v_new, axis=1, keepdims=True)
         f_new, gram_new, weighted_new, weight_sum_new, grad_sum_new = objective_terms(
-            x, which[active], v_new, great, True)
+            x, which[active], v_new, great, True, parallel)
         f_old = f[active]
         accept = f_new < f_old
         idx_acc = active[accept]
@@ -297,7 +300,7 @@ def _lm_fit(
 
 def fit_subspheres(
     x: NDArray[np.float64], great: bool, max_iter: int = _MAX_ITER, extended: bool = False,
-    mean_start: bool = False,
+    mean_start: bool = False, parallel: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Best-of-several-starts subsphere fit for a batch of data sets.
 
@@ -313,6 +316,9 @@ def fit_subspheres(
         Use the extended set of starting axes (see :func:`_initial_axes`).
     mean_start : bool
         Start from the mean direction only (see :func:`_initial_axes`).
+    parallel : bool
+        Share the problems among the kernel threads (False when the caller runs several
+        batches at once).
 
     Returns
     -------
@@ -328,7 +334,8 @@ def fit_subspheres(
     starts = _initial_axes(x, extended, mean_start)  # (B, S, m)
     n_starts = starts.shape[1]
     which = np.repeat(np.arange(b, dtype=np.int64), n_starts)
-    v_all, f_all = _lm_fit(x, which, starts.reshape(b * n_starts, m), great, max_iter)
+    v_all, f_all = _lm_fit(x, which, starts.reshape(b * n_starts, m), great, max_iter,
+                           parallel=parallel)
     v_all = v_all.reshape(b, n_starts, m)
     f_all = f_all.reshape(b, n_starts)
     best = np.argmin(f_all, axis=1)
