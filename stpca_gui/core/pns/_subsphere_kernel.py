@@ -30,7 +30,7 @@ PARALLEL_WORK = 2_000_000
 
 
 def objective_terms(
-    x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool,
+    x: NDArray, which: NDArray, v: NDArray, great: bool | NDArray, derivatives: bool,
     parallel: bool = True,
 ) -> tuple:
     """Objective and (optionally) derivative sums of subsphere problems.
@@ -43,8 +43,9 @@ def objective_terms(
         Data set of each problem.
     v : ndarray, shape (P, m)
         Unit axes.
-    great : bool
-        Residuals θ − π/2 (great spheres) instead of θ − mean θ (small spheres).
+    great : bool or ndarray of bool, shape (P,)
+        Residuals θ − π/2 (great spheres) instead of θ − mean θ (small spheres), for every
+        problem or per problem.
     derivatives : bool
         Also accumulate the gradient and Hessian sums (else they are returned as zeros).
     parallel : bool
@@ -66,6 +67,8 @@ def objective_terms(
     """
     n_problems = which.size
     m = x.shape[2]
+    great = np.ascontiguousarray(np.broadcast_to(np.asarray(great, dtype=np.bool_),
+                                                 (n_problems,)))
     width = m if derivatives else 0
     f = np.empty(n_problems)
     gram = np.zeros((n_problems, width, width))
@@ -77,7 +80,7 @@ def objective_terms(
         lo, hi = bounds
         # The kernel allocates nothing: every array it needs comes from here, which spares
         # the first run the compilation of numba's array constructors for each shape.
-        _objective_terms(x, which[lo:hi], v[lo:hi], great, derivatives, np.empty(x.shape[1]),
+        _objective_terms(x, which[lo:hi], v[lo:hi], great[lo:hi], derivatives, np.empty(x.shape[1]),
                          np.empty((5, m)), np.empty((2, m, m)), f[lo:hi], gram[lo:hi],
                          weighted[lo:hi], weight_sum[lo:hi], grad_sum[lo:hi])
 
@@ -92,7 +95,7 @@ def objective_terms(
 
 @kernel()
 def _objective_terms(
-    x: NDArray, which: NDArray, v: NDArray, great: bool, derivatives: bool, theta: NDArray,
+    x: NDArray, which: NDArray, v: NDArray, great: NDArray, derivatives: bool, theta: NDArray,
     vectors: NDArray, blocks: NDArray, f: NDArray, gram: NDArray, weighted: NDArray,
     weight_sum: NDArray, grad_sum: NDArray,
 ) -> None:
@@ -107,6 +110,7 @@ def _objective_terms(
     for p in range(n_problems):
         data = x[which[p]]
         axis = v[p]
+        great_sphere = great[p]
         # Sums are taken per block of points and the block sums added in order, which
         # keeps them accurate for 10⁶ points.
         angle_total = 0.0
@@ -124,7 +128,7 @@ def _objective_terms(
                 theta[i] = angle
                 total += angle
             angle_total += total
-        center = _HALF_PI if great else angle_total / n
+        center = _HALF_PI if great_sphere else angle_total / n
 
         square_total = 0.0
         for j in range(m):
@@ -138,7 +142,8 @@ def _objective_terms(
                     for k in range(m):
                         block_gram[j, k] = 0.0
                         block_weighted[j, k] = 0.0
-                square, weight = _derivative_block(data, axis, theta, center, lo, hi, great,
+                square, weight = _derivative_block(data, axis, theta, center, lo, hi,
+                                                   great_sphere,
                                                    block_gram, block_weighted, block_shift,
                                                    block_grad, vectors[3], vectors[4])
                 square_total += square
@@ -159,7 +164,7 @@ def _objective_terms(
         if derivatives:
             for j in range(m):
                 for k in range(j + 1):
-                    if not great:
+                    if not great_sphere:
                         gram[p, j, k] -= shift[j] * shift[k] / n
                     gram[p, k, j] = gram[p, j, k]
                     weighted[p, k, j] = weighted[p, j, k]

@@ -26,6 +26,7 @@ from .subsphere import (
     HALF_PI,
     HIGH_DIM,
     check_sphere_data,
+    fit_level,
     fit_one_level,
     fit_subsphere,
     geodesic_angles,
@@ -89,8 +90,7 @@ class _LevelFit:
             great = self.mode == "great" or self.isotropic
             v, r, f = fit_one_level(cur, great=great, check=check)
             return v, r, f, "great" if great else "small"
-        v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
-        v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
+        (v_s, r_s, f_s), (v_g, r_g, f_g) = fit_level(cur, (False, True), check=check)
         small, great = (v_s, r_s, f_s, "small"), (v_g, r_g, f_g, "great")
         n, m = cur.shape
         if self.mode == "bic":

@@ -622,6 +622,28 @@ def test_large_n_starts_on_a_subsample_find_the_all_points_fit(monkeypatch, grea
     assert abs(r - r_all[0]) < 1e-6
 
 
+@pytest.mark.parametrize(("d", "sample"), [(3, None), (3, 300), (12, None), (12, 300)])
+def test_small_and_great_fitted_together_are_those_fitted_alone(monkeypatch, d, sample):
+    # fit_level fits both kinds of a level as one batch of problems (shared among the
+    # kernel threads): each must be, bit for bit, the fit of its kind alone, with all the
+    # points (fit_subspheres) or with the starts iterated on a subsample first.
+    from stpca_gui.core.pns import subsphere
+
+    x = sphere_clusters(1500, d, sd=0.3, random_state=4)
+    if sample is not None:
+        monkeypatch.setattr(subsphere, "START_SAMPLE", sample)
+        monkeypatch.setattr(subsphere, "HIGH_DIM_START_SAMPLE", sample)
+    both = subsphere.fit_level(x, (False, True))
+    for kind, (v, r, f) in zip((False, True), both, strict=True):
+        alone = subsphere.fit_level(x, (kind,))[0]
+        np.testing.assert_array_equal(v, alone[0])
+        assert (r, f) == alone[1:]
+        if sample is None:
+            v_b, r_b, f_b = subsphere.fit_subspheres(x[None], kind, extended=True)
+            np.testing.assert_array_equal(v, v_b[0])
+            assert (r, f) == (r_b[0], f_b[0])
+
+
 def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):
     from stpca_gui.core.pns import isotropy as pns_tests
 
