@@ -70,8 +70,10 @@ class _LevelFit:
     and ``test_size`` (points, replicates of the isotropy test) then describe its tests.
     Once a level is found isotropic every later one is a great sphere without tests.
     ``sequential`` (fits above S^7) makes the isotropy test stop as soon as its decision is
-    known and fit its replicates from the mean direction, at every level
-    (:func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`).
+    known and fit its replicates from the mean direction
+    (:func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`), and the subspheres start from
+    three axes on a subsample (:func:`~stpca_gui.core.pns.subsphere.fit_level`), at every
+    level.
     """
 
     def __init__(self, mode: str, alpha: float, n_bootstrap: int, rng: np.random.Generator,
@@ -88,9 +90,10 @@ class _LevelFit:
         check = self.check
         if self.mode in ("small", "great") or (self.mode == "seq.test" and self.isotropic):
             great = self.mode == "great" or self.isotropic
-            v, r, f = fit_one_level(cur, great=great, check=check)
+            v, r, f = fit_one_level(cur, great=great, check=check, high_dim=self.sequential)
             return v, r, f, "great" if great else "small"
-        (v_s, r_s, f_s), (v_g, r_g, f_g) = fit_level(cur, (False, True), check=check)
+        (v_s, r_s, f_s), (v_g, r_g, f_g) = fit_level(cur, (False, True), check=check,
+                                                      high_dim=self.sequential)
         small, great = (v_s, r_s, f_s, "small"), (v_g, r_g, f_g, "great")
         n, m = cur.shape
         if self.mode == "bic":

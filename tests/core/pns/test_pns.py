@@ -577,15 +577,21 @@ def _ring_cap(n, seed, shift=0.3):
                             np.cos(colat)])
 
 
-def test_subsphere_sums_match_their_definition():
-    """The compiled two-pass sums against the formulas of _lm_fit written out in numpy."""
-    from stpca_gui.core.pns._subsphere_kernel import objective_terms
+@pytest.mark.parametrize("m", [4, 20])
+def test_subsphere_sums_match_their_definition(m):
+    """The compiled two-pass sums against the formulas of _lm_fit written out in numpy: by
+    scalar loops (m = 4) and by matrix products of 256 rows at a time (m = 20, above
+    MATRIX_SUMS_MIN_DIM; 700 points: three products, the last one short)."""
+    from stpca_gui.core.pns._subsphere_kernel import MATRIX_SUMS_MIN_DIM, objective_terms
 
+    assert (m > MATRIX_SUMS_MIN_DIM) == (m == 20)
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((2, 400, 4)) * [0.2, 0.3, 0.1, 1.0]
+    scale = np.linspace(0.1, 0.3, m)
+    scale[-1] = 1.0
+    x = rng.standard_normal((2, 700, m)) * scale
     x /= np.linalg.norm(x, axis=2, keepdims=True)
     which = np.array([0, 1, 1], dtype=np.int64)
-    v = rng.standard_normal((3, 4))
+    v = rng.standard_normal((3, m))
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     for great in (False, True):
         f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
