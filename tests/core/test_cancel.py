@@ -127,7 +127,8 @@ def test_vmf_bootstrap_checks_between_chunks(monkeypatch):
     with pytest.raises(FitCancelled):
         pns_tests.vmf_test_pvalue(x, np.array([0.0, 0.0, 1.0]), 100, np.random.default_rng(0),
                                   raise_after(3))
-    assert fits.calls == 2  # of 25 chunks of 4 samples
+    # Checked before each wave of two chunks (4 samples each, 25 chunks): stopped after two.
+    assert fits.calls == 2 * pns_tests._CHUNKS_PER_WAVE
 
 
 def test_mode_clusters_check_between_blocks(monkeypatch):
@@ -303,14 +304,19 @@ def test_vmf_bootstrap_in_chunks_is_bit_identical(monkeypatch):
     center = np.array([0.1, 0.0, 1.0]) / np.hypot(0.1, 1.0)
     xi_boot, xi_sample = _reference_vmf_pvalue(x, center, 60, np.random.default_rng(4))
     expected = float(np.mean(xi_boot > xi_sample))
-    captured = []
+    captured = {}
     monkeypatch.setattr(pns_tests, "_BOOTSTRAP_CHUNK_POINTS", 7 * 300)
-    real = pns_tests._radial_ratio
-    monkeypatch.setattr(pns_tests, "_radial_ratio", lambda t: captured.append(real(t))
-                        or captured[-1])
+    real = pns_tests._replicate_statistics
+
+    def chunk_statistics(seed, first, *args):
+        captured[first] = real(seed, first, *args)  # chunks run on two threads at once
+        return captured[first]
+
+    monkeypatch.setattr(pns_tests, "_replicate_statistics", chunk_statistics)
     value = pns_tests.vmf_test_pvalue(x, center, 60, np.random.default_rng(4), lambda: None)
     assert value.p_value == expected and value.n_points == 300
-    np.testing.assert_array_equal(np.concatenate([np.atleast_1d(c) for c in captured[1:]]),
+    assert sorted(captured) == list(range(0, 60, 7))
+    np.testing.assert_array_equal(np.concatenate([captured[k] for k in sorted(captured)]),
                                   xi_boot)
 
 

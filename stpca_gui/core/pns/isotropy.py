@@ -15,14 +15,19 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import chdtrc
 
+from .._base.parallel import map_parallel
 from .._base.progress import CancelCheck
 from .subsphere import HIGH_DIM, fit_subspheres, geodesic_angles
 
 #: LM iteration limit of the bootstrap fits.
 _MAX_ITER_BOOT = 100
-#: Bootstrap samples × points drawn and fitted between two cancel checks (about 0.2 s of
-#: work, a few MB of memory).
+#: Bootstrap samples × points drawn and fitted as one batch (about 0.2 s of work, a few MB
+#: of memory).
 _BOOTSTRAP_CHUNK_POINTS = 20_000
+#: Chunks drawn and fitted at once, each on its own kernel thread, between two cancel
+#: checks. A constant, not the number of cores: a sequential test's chunks (hence the
+#: replicates it draws) must not depend on the machine.
+_CHUNKS_PER_WAVE = 2
 #: A sequential test (fits on S^d, d ≥ 8) may stop and reject isotropy once this many
 #: replicates are drawn, none above the observed statistic, and the observed statistic lies
 #: more than SEQUENTIAL_REJECT_SD of their standard deviations above their mean.
@@ -88,18 +93,52 @@ def _radial_ratio(theta: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _replicate_draws(
-    seed: int, first: int, count: int, n: int, m: int, kappa: float
+    seed: int, first: int, count: int, n: int, m: int, kappa: float,
+    distribution: Any = None,
 ) -> NDArray[np.float64]:
     """Bootstrap samples ``first … first + count − 1``, shape (count, n, m).
 
     Replicate b is drawn by its own generator, seeded by (``seed``, b): the samples do not
-    depend on how the replicates are split into chunks.
+    depend on how the replicates are split into chunks. ``distribution`` is
+    :func:`_vmf_north` (m, κ), made here when not given.
     """
-    distribution = _vmf_north(m, float(kappa))
+    if distribution is None:
+        distribution = _vmf_north(m, float(kappa))
     out = np.empty((count, n, m))
     for k in range(count):
         out[k] = distribution.rvs(n, random_state=np.random.default_rng([seed, first + k]))
     return out
+
+
+def _replicate_statistics(
+    seed: int, first: int, count: int, n: int, m: int, kappa: float, distribution: Any,
+    mean_start: bool,
+) -> NDArray[np.float64]:
+    """The statistic (mean / sd of the radial distances to the fitted small sphere's axis)
+    of bootstrap replicates ``first … first + count − 1``: one chunk, drawn and fitted on
+    the calling thread."""
+    part = _replicate_draws(seed, first, count, n, m, kappa, distribution)
+    v_b, _, _ = fit_subspheres(part, great=False, max_iter=_MAX_ITER_BOOT,
+                               mean_start=mean_start, parallel=False)
+    c = np.einsum("bnm,bm->bn", part, v_b)
+    s = np.linalg.norm(part - c[:, :, None] * v_b[:, None, :], axis=2)
+    return _radial_ratio(np.arctan2(s, c))
+
+
+def _chunk_replicates(n: int, sequential: bool) -> int:
+    """Replicates per chunk for samples of ``n`` points.
+
+    About :data:`_BOOTSTRAP_CHUNK_POINTS` points a chunk; for a sequential test, the
+    nearest size at which a whole number of waves reaches the
+    :data:`SEQUENTIAL_MIN_REPLICATES` the reject rule needs (5 replicates of 5,000 points:
+    two waves of two chunks), so that no wave is drawn beyond it for nothing.
+    """
+    size = max(1, _BOOTSTRAP_CHUNK_POINTS // n)
+    if not sequential:
+        return size
+    per_wave = _CHUNKS_PER_WAVE
+    waves = max(1, SEQUENTIAL_MIN_REPLICATES // (per_wave * size))
+    return -(-SEQUENTIAL_MIN_REPLICATES // (per_wave * waves))
 
 
 @dataclass(frozen=True)
@@ -141,6 +180,7 @@ def vmf_test_pvalue(
     rng: np.random.Generator,
     check: CancelCheck | None = None,
     stop_above: float | None = None,
+    high_dim: bool | None = None,
 ) -> IsotropyTest:
     """Parametric-bootstrap isotropy test (shapes' vMFtest), on at most ``N_TEST`` points.
 
@@ -156,8 +196,9 @@ def vmf_test_pvalue(
     The replicates are drawn and fitted a chunk at a time (about
     ``_BOOTSTRAP_CHUNK_POINTS`` points each; replicate b drawn from its own generator seeded
     by one draw from ``rng`` and b), so memory stays bounded and the p-value does not depend
-    on the chunks; ``check`` (optional) is called before each chunk and raises
-    :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
+    on the chunks; :data:`_CHUNKS_PER_WAVE` chunks run at once on the kernel threads
+    (each replicate fitted exactly as alone). ``check`` (optional) is called before each
+    wave of chunks and raises :class:`~stpca_gui.core._base.progress.FitCancelled` to stop.
 
     With ``stop_above`` (the test level α) the test is sequential. It stops after the
     chunk in which more than α · ``n_bootstrap`` replicates have exceeded the observed
@@ -166,17 +207,23 @@ def vmf_test_pvalue(
     :data:`SEQUENTIAL_MIN_REPLICATES` replicates lie all below the observed statistic by
     more than :data:`SEQUENTIAL_REJECT_SD` of their standard deviations: the full test
     would reject too, but for a chance below 2·10⁻⁶. The p-value returned is the share of
-    the replicates drawn that exceeded the observed statistic. Above
-    :data:`~stpca_gui.core.pns.subsphere.HIGH_DIM` coordinates each replicate's small
-    sphere is fitted from the mean direction alone (docs/high_dimension.md).
+    the replicates drawn that exceeded the observed statistic; decisions are made after
+    each chunk in order, so the chunks of a wave beyond a decision are not counted.
+
+    With ``high_dim`` (default: above :data:`~stpca_gui.core.pns.subsphere.HIGH_DIM`
+    coordinates; PNS passes it for every level of a fit on S^d with d ≥ 8) each
+    replicate's small sphere is fitted from the mean direction alone, and a subsample's
+    from shapes' starts without the principal directions (docs/high_dimension.md).
     """
     chosen = isotropy_subsample(x.shape[0], rng)
     if chosen is not None:
         x = np.ascontiguousarray(x[chosen])
         center_small = None
     n, m = x.shape
+    if high_dim is None:
+        high_dim = m > HIGH_DIM
     if center_small is None:
-        center_small = fit_subspheres(x[None], great=False, extended=True)[0][0]
+        center_small = fit_subspheres(x[None], great=False, extended=not high_dim)[0][0]
     sumx = x.sum(axis=0)
     rbar = min(float(np.linalg.norm(sumx)) / n, 1.0 - 1e-12)
     kappa = (rbar * m - rbar**3) / (1.0 - rbar * rbar)
@@ -186,22 +233,24 @@ def vmf_test_pvalue(
     if check is not None:
         check()
     seed = int(rng.integers(0, 2**63 - 1))
+    distribution = _vmf_north(m, float(kappa))
     xi_boot = np.empty(n_bootstrap)
-    chunk = max(1, _BOOTSTRAP_CHUNK_POINTS // n)
-    for begin in range(0, n_bootstrap, chunk):
+    chunk = _chunk_replicates(n, stop_above is not None)
+    firsts = list(range(0, n_bootstrap, chunk))
+    for wave in range(0, len(firsts), _CHUNKS_PER_WAVE):
         if check is not None:
             check()
-        count = min(chunk, n_bootstrap - begin)
-        part = _replicate_draws(seed, begin, count, n, m, kappa)
-        v_b, _, _ = fit_subspheres(part, great=False, max_iter=_MAX_ITER_BOOT,
-                                   mean_start=m > HIGH_DIM)
-        c = np.einsum("bnm,bm->bn", part, v_b)
-        s = np.linalg.norm(part - c[:, :, None] * v_b[:, None, :], axis=2)
-        xi_boot[begin:begin + count] = _radial_ratio(np.arctan2(s, c))
-        done = begin + count
-        if stop_above is not None and done < n_bootstrap and _decided(
-                xi_boot[:done], xi_sample, stop_above * n_bootstrap):
-            return IsotropyTest(float(np.mean(xi_boot[:done] > xi_sample)), n, done)
+        begins = firsts[wave:wave + _CHUNKS_PER_WAVE]
+        statistics = map_parallel(
+            lambda begin: _replicate_statistics(seed, begin, min(chunk, n_bootstrap - begin),
+                                                n, m, kappa, distribution, high_dim),
+            begins)
+        for begin, values in zip(begins, statistics, strict=True):
+            done = begin + values.size
+            xi_boot[begin:done] = values
+            if stop_above is not None and done < n_bootstrap and _decided(
+                    xi_boot[:done], xi_sample, stop_above * n_bootstrap):
+                return IsotropyTest(float(np.mean(xi_boot[:done] > xi_sample)), n, done)
     return IsotropyTest(float(np.mean(xi_boot > xi_sample)), n, n_bootstrap)
 
 

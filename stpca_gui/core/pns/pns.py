@@ -26,6 +26,7 @@ from .subsphere import (
     HALF_PI,
     HIGH_DIM,
     check_sphere_data,
+    fit_level,
     fit_one_level,
     fit_subsphere,
     geodesic_angles,
@@ -68,8 +69,11 @@ class _LevelFit:
     Calling it on a level's points returns (axis, radius, objective, kind); ``p_values``
     and ``test_size`` (points, replicates of the isotropy test) then describe its tests.
     Once a level is found isotropic every later one is a great sphere without tests.
-    ``sequential`` makes the isotropy test stop as soon as its decision is known
-    (fits above S^7; :func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`).
+    ``sequential`` (fits above S^7) makes the isotropy test stop as soon as its decision is
+    known and fit its replicates from the mean direction
+    (:func:`~stpca_gui.core.pns.isotropy.vmf_test_pvalue`), and the subspheres start from
+    three axes on a subsample (:func:`~stpca_gui.core.pns.subsphere.fit_level`), at every
+    level.
     """
 
     def __init__(self, mode: str, alpha: float, n_bootstrap: int, rng: np.random.Generator,
@@ -86,10 +90,10 @@ class _LevelFit:
         check = self.check
         if self.mode in ("small", "great") or (self.mode == "seq.test" and self.isotropic):
             great = self.mode == "great" or self.isotropic
-            v, r, f = fit_one_level(cur, great=great, check=check)
+            v, r, f = fit_one_level(cur, great=great, check=check, high_dim=self.sequential)
             return v, r, f, "great" if great else "small"
-        v_s, r_s, f_s = fit_one_level(cur, great=False, check=check)
-        v_g, r_g, f_g = fit_one_level(cur, great=True, check=check)
+        (v_s, r_s, f_s), (v_g, r_g, f_g) = fit_level(cur, (False, True), check=check,
+                                                      high_dim=self.sequential)
         small, great = (v_s, r_s, f_s, "small"), (v_g, r_g, f_g, "great")
         n, m = cur.shape
         if self.mode == "bic":
@@ -105,7 +109,8 @@ class _LevelFit:
             self.p_values = (p1, np.nan)
             return great
         isotropy = vmf_test_pvalue(cur, v_s, self.n_bootstrap, self.rng, check,
-                                   stop_above=self.alpha if self.sequential else None)
+                                   stop_above=self.alpha if self.sequential else None,
+                                   high_dim=self.sequential)
         self.p_values = (p1, isotropy.p_value)
         self.test_size = (isotropy.n_points, isotropy.n_replicates)
         if isotropy.p_value > self.alpha:

@@ -200,8 +200,9 @@ def _initial_axes(x: NDArray[np.float64], extended: bool = False,
 
 
 def _lm_fit(
-    x: NDArray[np.float64], which: NDArray[np.int64], v0: NDArray[np.float64], great: bool,
-    max_iter: int, check: CancelCheck | None = None,
+    x: NDArray[np.float64], which: NDArray[np.int64], v0: NDArray[np.float64],
+    great: bool | NDArray[np.bool_], max_iter: int, check: CancelCheck | None = None,
+    parallel: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Minimise the subsphere objective for a batch of problems (damped Riemannian Newton).
 
@@ -222,12 +223,15 @@ def _lm_fit(
         Data set of each problem (several starts share one data set).
     v0 : ndarray, shape (P, m)
         Starting axes (unit vectors).
-    great : bool
-        Fix r = π/2 (great spheres) instead of profiling r out (small spheres).
+    great : bool or ndarray of bool, shape (P,)
+        Fix r = π/2 (great spheres) instead of profiling r out (small spheres), for every
+        problem or per problem (each problem is iterated exactly as alone).
     max_iter : int
         Maximum number of iterations.
     check : callable, optional
         Called before each iteration; it raises to stop (cancel).
+    parallel : bool
+        Share the problems among the kernel threads when they are large enough.
 
     Returns
     -------
@@ -238,8 +242,10 @@ def _lm_fit(
     """
     p_count = which.size
     n, m = x.shape[1], x.shape[2]
+    great = np.broadcast_to(np.asarray(great, dtype=np.bool_), (p_count,))
     v = v0 / np.linalg.norm(v0, axis=1, keepdims=True)
-    f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
+    f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True,
+                                                              parallel)
     lam = np.full(p_count, 1e-6)
     active = np.arange(p_count)
     eye = np.eye(m)
@@ -272,7 +278,7 @@ def _lm_fit(
         v_new = np.cos(nd)[:, None] * va + (np.sin(nd) / safe)[:, None] * step
         v_new /= np.linalg.norm(v_new, axis=1, keepdims=True)
         f_new, gram_new, weighted_new, weight_sum_new, grad_sum_new = objective_terms(
-            x, which[active], v_new, great, True)
+            x, which[active], v_new, great[active], True, parallel)
         f_old = f[active]
         accept = f_new < f_old
         idx_acc = active[accept]
@@ -297,7 +303,7 @@ def _lm_fit(
 
 def fit_subspheres(
     x: NDArray[np.float64], great: bool, max_iter: int = _MAX_ITER, extended: bool = False,
-    mean_start: bool = False,
+    mean_start: bool = False, parallel: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Best-of-several-starts subsphere fit for a batch of data sets.
 
@@ -313,6 +319,9 @@ def fit_subspheres(
         Use the extended set of starting axes (see :func:`_initial_axes`).
     mean_start : bool
         Start from the mean direction only (see :func:`_initial_axes`).
+    parallel : bool
+        Share the problems among the kernel threads (False when the caller runs several
+        batches at once).
 
     Returns
     -------
@@ -328,7 +337,8 @@ def fit_subspheres(
     starts = _initial_axes(x, extended, mean_start)  # (B, S, m)
     n_starts = starts.shape[1]
     which = np.repeat(np.arange(b, dtype=np.int64), n_starts)
-    v_all, f_all = _lm_fit(x, which, starts.reshape(b * n_starts, m), great, max_iter)
+    v_all, f_all = _lm_fit(x, which, starts.reshape(b * n_starts, m), great, max_iter,
+                           parallel=parallel)
     v_all = v_all.reshape(b, n_starts, m)
     f_all = f_all.reshape(b, n_starts)
     best = np.argmin(f_all, axis=1)
@@ -400,36 +410,65 @@ def fit_subsphere(
 
 
 def fit_one_level(
-    x: NDArray[np.float64], great: bool, check: CancelCheck | None = None
+    x: NDArray[np.float64], great: bool, check: CancelCheck | None = None,
+    high_dim: bool | None = None,
 ) -> tuple[NDArray[np.float64], float, float]:
-    """One PNS level: the subsphere of ``x`` (n, m) with the lowest objective, from all starts.
+    """One PNS level: the small or great subsphere of ``x`` (n, m) (:func:`fit_level`)."""
+    return fit_level(x, (great,), check, high_dim)[0]
 
-    Up to :data:`START_SAMPLE` points (:data:`HIGH_DIM_START_SAMPLE` above
-    :data:`HIGH_DIM` coordinates) every start is iterated on all the points. Beyond, the
-    starts (computed from all the points) are iterated on an evenly spaced subsample of
-    that many points, and the best :data:`_REFINED_STARTS` distinct solutions are
-    then iterated to convergence on all the points: the same minimum whenever the
-    subsample ranks the local minima as the full data do, for a few passes over the full
-    data instead of hundreds (docs/pns.md, "Fitting"). ``check`` (optional) is called
-    before each iteration on all the points beyond ``START_SAMPLE`` (about 0.1 s each at
-    n = 10⁶); it raises to stop.
+
+def fit_level(
+    x: NDArray[np.float64], kinds: tuple[bool, ...], check: CancelCheck | None = None,
+    high_dim: bool | None = None,
+) -> list[tuple[NDArray[np.float64], float, float]]:
+    """One PNS level: for each kind (great or not) the subsphere of ``x`` (n, m) with the
+    lowest objective, from all starts; (axis, radius, objective) per kind.
+
+    The kinds are fitted together, as one batch of problems shared among the kernel
+    threads, each problem iterated exactly as alone (the same result as one kind at a
+    time). Up to :data:`START_SAMPLE` points (:data:`HIGH_DIM_START_SAMPLE` with
+    ``high_dim``) every start is iterated on all the points. Beyond, the starts (computed
+    from all the points) are iterated on an evenly spaced subsample of that many points,
+    and the best :data:`_REFINED_STARTS` distinct solutions of each kind are then iterated
+    to convergence on all the points: the same minimum whenever the subsample ranks the
+    local minima as the full data do, for a few passes over the full data instead of
+    hundreds (docs/pns.md, "Fitting"). ``high_dim`` (default: m above :data:`HIGH_DIM`;
+    PNS passes it for every level of a fit on S^d with d ≥ 8) also leaves out the
+    principal directions from the starts. ``check`` (optional) is called before each
+    iteration on all the points beyond ``START_SAMPLE`` (about 0.1 s each at n = 10⁶);
+    it raises to stop.
     """
     xa = np.ascontiguousarray(x, dtype=np.float64)[None]
     n, m = xa.shape[1], xa.shape[2]
-    sample_size = START_SAMPLE if m <= HIGH_DIM else HIGH_DIM_START_SAMPLE
-    if n <= sample_size:
-        v, r, f = fit_subspheres(xa, great, extended=True)
-        return v[0], float(r[0]), float(f[0])
-    starts = _initial_axes(xa, extended=True)[0]
-    sample = np.ascontiguousarray(xa[:, np.linspace(0, n - 1, sample_size).astype(np.int64)])
-    v_sample, f_sample = _lm_fit(sample, np.zeros(len(starts), dtype=np.int64), starts, great,
-                                 _MAX_ITER)
-    candidates = _distinct_axes(v_sample, f_sample, _REFINED_STARTS)
-    v_all, f_all = _lm_fit(xa, np.zeros(len(candidates), dtype=np.int64), candidates, great,
-                           _MAX_ITER, check)
-    best = int(np.argmin(f_all))
-    v, r, f = _oriented(xa, v_all[best:best + 1], f_all[best:best + 1], great)
-    return v[0], float(r[0]), float(f[0])
+    if high_dim is None:
+        high_dim = m > HIGH_DIM
+    sample_size = HIGH_DIM_START_SAMPLE if high_dim else START_SAMPLE
+    starts = _initial_axes(xa, extended=not high_dim)[0]
+    kinds_great = np.asarray(kinds, dtype=np.bool_)
+    if n > sample_size:
+        sample = np.ascontiguousarray(
+            xa[:, np.linspace(0, n - 1, sample_size).astype(np.int64)])
+        great = np.repeat(kinds_great, len(starts))
+        v_sample, f_sample = _lm_fit(sample, np.zeros(great.size, dtype=np.int64),
+                                     np.tile(starts, (len(kinds), 1)), great, _MAX_ITER)
+        per_kind = [_distinct_axes(v_sample[great == kind], f_sample[great == kind],
+                                   _REFINED_STARTS) for kind in kinds_great]
+        starts_all = np.concatenate(per_kind)
+        great = np.repeat(kinds_great, [len(c) for c in per_kind])
+        level_check = check
+    else:
+        starts_all = np.tile(starts, (len(kinds), 1))
+        great = np.repeat(kinds_great, len(starts))
+        level_check = None
+    v_all, f_all = _lm_fit(xa, np.zeros(great.size, dtype=np.int64), starts_all, great,
+                           _MAX_ITER, level_check)
+    fits = []
+    for kind in kinds_great:
+        v_kind, f_kind = v_all[great == kind], f_all[great == kind]
+        best = int(np.argmin(f_kind))
+        v, r, f = _oriented(xa, v_kind[best:best + 1], f_kind[best:best + 1], bool(kind))
+        fits.append((v[0], float(r[0]), float(f[0])))
+    return fits
 
 
 # --------------------------------------------------------------------------------------------

@@ -577,15 +577,21 @@ def _ring_cap(n, seed, shift=0.3):
                             np.cos(colat)])
 
 
-def test_subsphere_sums_match_their_definition():
-    """The compiled two-pass sums against the formulas of _lm_fit written out in numpy."""
-    from stpca_gui.core.pns._subsphere_kernel import objective_terms
+@pytest.mark.parametrize("m", [4, 20])
+def test_subsphere_sums_match_their_definition(m):
+    """The compiled two-pass sums against the formulas of _lm_fit written out in numpy: by
+    scalar loops (m = 4) and by matrix products of 256 rows at a time (m = 20, above
+    MATRIX_SUMS_MIN_DIM; 700 points: three products, the last one short)."""
+    from stpca_gui.core.pns._subsphere_kernel import MATRIX_SUMS_MIN_DIM, objective_terms
 
+    assert (m > MATRIX_SUMS_MIN_DIM) == (m == 20)
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((2, 400, 4)) * [0.2, 0.3, 0.1, 1.0]
+    scale = np.linspace(0.1, 0.3, m)
+    scale[-1] = 1.0
+    x = rng.standard_normal((2, 700, m)) * scale
     x /= np.linalg.norm(x, axis=2, keepdims=True)
     which = np.array([0, 1, 1], dtype=np.int64)
-    v = rng.standard_normal((3, 4))
+    v = rng.standard_normal((3, m))
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     for great in (False, True):
         f, gram, weighted, weight_sum, grad_sum = objective_terms(x, which, v, great, True)
@@ -620,6 +626,28 @@ def test_large_n_starts_on_a_subsample_find_the_all_points_fit(monkeypatch, grea
     assert abs(f - f_all[0]) < 1e-12 * max(f, 1.0)
     np.testing.assert_allclose(v, v_all[0], atol=1e-6)
     assert abs(r - r_all[0]) < 1e-6
+
+
+@pytest.mark.parametrize(("d", "sample"), [(3, None), (3, 300), (12, None), (12, 300)])
+def test_small_and_great_fitted_together_are_those_fitted_alone(monkeypatch, d, sample):
+    # fit_level fits both kinds of a level as one batch of problems (shared among the
+    # kernel threads): each must be, bit for bit, the fit of its kind alone, with all the
+    # points (fit_subspheres) or with the starts iterated on a subsample first.
+    from stpca_gui.core.pns import subsphere
+
+    x = sphere_clusters(1500, d, sd=0.3, random_state=4)
+    if sample is not None:
+        monkeypatch.setattr(subsphere, "START_SAMPLE", sample)
+        monkeypatch.setattr(subsphere, "HIGH_DIM_START_SAMPLE", sample)
+    both = subsphere.fit_level(x, (False, True))
+    for kind, (v, r, f) in zip((False, True), both, strict=True):
+        alone = subsphere.fit_level(x, (kind,))[0]
+        np.testing.assert_array_equal(v, alone[0])
+        assert (r, f) == alone[1:]
+        if sample is None:
+            v_b, r_b, f_b = subsphere.fit_subspheres(x[None], kind, extended=True)
+            np.testing.assert_array_equal(v, v_b[0])
+            assert (r, f) == (r_b[0], f_b[0])
 
 
 def test_isotropy_test_up_to_n_test_uses_every_point(monkeypatch):

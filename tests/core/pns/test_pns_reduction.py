@@ -108,12 +108,14 @@ def test_low_dimensional_fits_reduce_nothing_and_test_in_full():
     assert np.all(pns.isotropy_test_replicates_[tested] == pns.n_bootstrap)
 
 
+@pytest.mark.parametrize("m", [5, 10])
 @pytest.mark.parametrize("kappa_ring", [(50.0, 0.0), (50.0, 0.6)])
-def test_sequential_isotropy_test_decides_as_the_full_test(kappa_ring):
-    # vMF points on S^9 (isotropic), or the same pushed out to a ring of radius 0.6 rad
-    # about their mean direction (not isotropic).
+def test_sequential_isotropy_test_decides_as_the_full_test(kappa_ring, m):
+    # vMF points on S^9 or S^4 (isotropic), or the same pushed out to a ring of radius
+    # 0.6 rad about their mean direction (not isotropic). The quick test fits its
+    # replicates from the mean direction (high_dim, as at every level of a fit above S^7);
+    # the full one, on S^4, from shapes' three starts.
     kappa, ring = kappa_ring
-    m = 10
     x = isotropy._replicate_draws(11, 0, 1, 400, m, kappa)[0]
     if ring:
         theta = np.arccos(np.clip(x[:, -1], -1, 1))
@@ -123,9 +125,26 @@ def test_sequential_isotropy_test_decides_as_the_full_test(kappa_ring):
         new = ring + 0.2 * theta
         x = np.column_stack([np.sin(new)[:, None] * tangent[:, :-1], np.cos(new)])
     full = isotropy.vmf_test_pvalue(x, None, 100, np.random.default_rng(3))
-    quick = isotropy.vmf_test_pvalue(x, None, 100, np.random.default_rng(3), stop_above=0.1)
+    quick = isotropy.vmf_test_pvalue(x, None, 100, np.random.default_rng(3), stop_above=0.1,
+                                     high_dim=True)
     assert (quick.p_value > 0.1) == (full.p_value > 0.1) == (not ring)
     assert full.n_replicates == 100 and quick.n_replicates < 100
+    if ring:  # rejected as soon as the rule may: at its least number of replicates
+        assert quick.n_replicates == isotropy.SEQUENTIAL_MIN_REPLICATES
+
+
+def test_sequential_chunks_reach_the_reject_rule_in_whole_waves():
+    # A sequential test may reject at SEQUENTIAL_MIN_REPLICATES: its chunks are sized so
+    # that whole waves of chunks (run at once on the kernel threads) reach it exactly, at
+    # every sample size the test runs on (up to N_TEST), with about as many points a chunk
+    # as the full test's.
+    least = isotropy.SEQUENTIAL_MIN_REPLICATES
+    for n in [*range(3, 200), *range(200, isotropy.N_TEST + 1, 37), isotropy.N_TEST]:
+        chunk = isotropy._chunk_replicates(n, sequential=True)
+        assert least % (chunk * isotropy._CHUNKS_PER_WAVE) == 0, n
+        full = isotropy._chunk_replicates(n, sequential=False)
+        assert full == max(1, isotropy._BOOTSTRAP_CHUNK_POINTS // n)
+        assert chunk <= max(full, least // isotropy._CHUNKS_PER_WAVE) * 2, n
 
 
 @pytest.mark.parametrize("axis", ["random", "north", "south"])
