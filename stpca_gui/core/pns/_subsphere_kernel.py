@@ -195,24 +195,16 @@ def _derivative_block(
     """Add the derivative sums of points lo … hi − 1 of one problem (lower triangles only);
     returns their Σ e_i² and Σ w_i. ``g`` and ``ref`` are work vectors of length m."""
     m = axis.size
-    # Σ (g − ref)(g − ref)ᵀ keeps the centred Gram accurate.
-    if great:
-        for j in range(m):
-            ref[j] = 0.0
-    else:
-        _gradient(data[0], axis, ref)
+    _reference_gradient(data, axis, great, ref)
     total = 0.0
     weight_total = 0.0
     for i in range(lo, hi):
         e = theta[i] - mean_angle
         total += e * e
-        c, s_safe = _gradient(data[i], axis, g)
-        w = e * c / s_safe
+        w = _add_point(data[i], axis, e, ref, g, shift, grad)
         weight_total += w
         for j in range(m):
             dj = g[j] - ref[j]
-            shift[j] += dj
-            grad[j] += e * g[j]
             wg = w * g[j]
             for k in range(j + 1):
                 gram[j, k] += dj * (g[k] - ref[k])
@@ -231,11 +223,7 @@ def _derivative_block_products(
     are written to ``rows`` and multiplied (full matrices; the caller reads the lower
     triangles)."""
     m = axis.size
-    if great:
-        for j in range(m):
-            ref[j] = 0.0
-    else:
-        _gradient(data[0], axis, ref)
+    _reference_gradient(data, axis, great, ref)
     centred = rows[0]
     scaled = rows[1]
     plain = rows[2]
@@ -248,20 +236,46 @@ def _derivative_block_products(
             r = i - start
             e = theta[i] - mean_angle
             total += e * e
-            c, s_safe = _gradient(data[i], axis, g)
-            w = e * c / s_safe
+            w = _add_point(data[i], axis, e, ref, g, shift, grad)
             weight_total += w
             for j in range(m):
-                dj = g[j] - ref[j]
-                shift[j] += dj
-                grad[j] += e * g[j]
-                centred[r, j] = dj
+                centred[r, j] = g[j] - ref[j]
                 scaled[r, j] = w * g[j]
                 plain[r, j] = g[j]
         count = stop - start
         gram += centred[:count].T @ centred[:count]
         weighted += scaled[:count].T @ plain[:count]
     return total, weight_total
+
+
+@kernel(inline=True)
+def _reference_gradient(data: NDArray, axis: NDArray, great: bool, ref: NDArray) -> None:
+    """The gradient the derivative sums are centred on: 0 for a great sphere, else the
+    first point's (Σ (g − ref)(g − ref)ᵀ keeps the centred Gram accurate)."""
+    if great:
+        for j in range(axis.size):
+            ref[j] = 0.0
+    else:
+        _gradient(data[0], axis, ref)
+
+
+@kernel(inline=True)
+def _point_weight(point: NDArray, axis: NDArray, e: float, g: NDArray) -> float:
+    """A point's gradient into ``g`` and its Newton-model weight e·(x·v)/|x − (x·v)v|."""
+    c, s_safe = _gradient(point, axis, g)
+    return e * c / s_safe
+
+
+@kernel(inline=True)
+def _add_point(point: NDArray, axis: NDArray, e: float, ref: NDArray, g: NDArray,
+               shift: NDArray, grad: NDArray) -> float:
+    """A point's gradient into ``g``, its terms of Σ (g − ref) and Σ e·g added; returns its
+    weight (:func:`_point_weight`)."""
+    w = _point_weight(point, axis, e, g)
+    for j in range(axis.size):
+        shift[j] += g[j] - ref[j]
+        grad[j] += e * g[j]
+    return w
 
 
 @kernel(inline=True)
