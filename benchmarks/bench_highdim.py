@@ -402,11 +402,30 @@ def record_results(results: list[dict[str, Any]], directory: Path,
             cases[f"pns-d{d}"] = timing
         if len(error) == 8 * len(RECORDED_SIZES):
             cases[f"reduction-d{d}"] = error
+    cases.update(target_cases(results))
     if cases:
         common.record(directory, __file__, cases, load_at_start=load_at_start, log=log)
     else:
         log("nothing to record: --record needs d = 20 or 66 at n = 500 and 2,000 "
-            "(with --compare for the timings, --pns-error for the reduction)")
+            "(with --compare for the timings, --pns-error for the reduction), or a "
+            "case of the issue's targets")
+
+
+def target_cases(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The whole default fit of every case among :data:`TARGETS` that ran on this
+    checkout's code to its end: ``fit-d<d>-n<n>`` → wall and CPU seconds, peak RSS, the
+    target."""
+    cases: dict[str, dict[str, Any]] = {}
+    for result in results:
+        key = (result["d"], result["n"])
+        if key not in TARGETS or "error" in result or result.get("code", "after") != "after":
+            continue
+        wall_target, memory_target = TARGETS[key]
+        cases[f"fit-d{key[0]}-n{key[1]}"] = {
+            "wall_s": round(result["wall_s"], 1), "cpu_s": round(result["cpu_s"], 1),
+            "peak_rss_mib": round(result["peak_rss_mb"]),
+            "target_s": wall_target, "target_mib": memory_target}
+    return cases
 
 
 def main() -> int:
