@@ -74,8 +74,9 @@ def objective_terms(
     """
     n_problems = which.size
     m = x.shape[2]
-    great = np.ascontiguousarray(np.broadcast_to(np.asarray(great, dtype=np.bool_),
-                                                 (n_problems,)))
+    # A copy, always writable: a read-only flag array (a broadcast view that is already
+    # contiguous, e.g. of one problem) would be a second compiled signature of the kernel.
+    great = np.array(np.broadcast_to(np.asarray(great, dtype=np.bool_), (n_problems,)))
     width = m if derivatives else 0
     f = np.empty(n_problems)
     gram = np.zeros((n_problems, width, width))
