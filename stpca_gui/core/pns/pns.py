@@ -25,13 +25,16 @@ from .reduction import EXACT_LEVELS, principal_axes, reduced_levels
 from .subsphere import (
     HALF_PI,
     HIGH_DIM,
-    check_sphere_data,
+    check_spread,
     fit_level,
     fit_one_level,
     fit_subsphere,
     geodesic_angles,
+    project_to_subsphere,
     rotate_rows,
     rotation_to_north_pole,
+    row_blocks,
+    sphere_rows,
     subsphere_objective,
 )
 
@@ -274,8 +277,14 @@ class PrincipalNestedSpheres(Estimator):
         """
         self._validate_params()
         mode = self.mode.lower()  # "BIC" as in R
-        x = check_sphere_data(Y, require_spread=True)
-        n, k = x.shape
+        # The points are held once, as the current level's: the unit rows of Y give way to
+        # their projection at the first level, and the scores are computed at the end from
+        # Y's rows and norms block by block (the same numbers), so that a fit holds two
+        # n × m arrays at most besides Y (docs/high_dimension.md, "Memory").
+        rows, norms = sphere_rows(Y)
+        cur = rows / norms[:, None]
+        check_spread(cur)
+        n, k = cur.shape
         if n < _MIN_SAMPLES:
             raise ValueError(f"PNS needs at least {_MIN_SAMPLES} samples, got n={n}")
         rng = check_random_state(self.random_state)
@@ -283,7 +292,7 @@ class PrincipalNestedSpheres(Estimator):
         n_levels = d - 1
 
         # Rank of the data: a null space is reduced by great spheres (as shapes >= 1.2.7).
-        u_full, sv = _left_singular(x)
+        u_full, sv = _left_singular(cur)
         tol = sv[0] * max(n, k) * np.finfo(np.float64).eps
         rank = max(int(np.sum(sv > tol)), 2)
         n_null = k - rank
@@ -310,8 +319,8 @@ class PrincipalNestedSpheres(Estimator):
             types.append("great")
             objectives[j] = 0.0
             amb = rotate_rows(amb, rot)[:, :-1]
-        cur = x @ amb if n_null else x.copy()
         if n_null:
+            cur = cur @ amb
             cur /= np.linalg.norm(cur, axis=1, keepdims=True)
 
         # At high dimension the levels between the first and the last `exact_levels` are
@@ -343,9 +352,7 @@ class PrincipalNestedSpheres(Estimator):
             radii[lev] = r
             types.append(kind)
             objectives[lev] = f
-            head = rotate_rows(cur, rot)[:, :-1]
-            h = np.linalg.norm(head, axis=1, keepdims=True)
-            cur = head / np.where(h > 0, h, 1.0)  # a point on the axis has no projection
+            cur = project_to_subsphere(cur, rot)
             if lev in reduced:
                 to_start = rotate_rows(to_start, rot)[:, :-1]
 
@@ -384,7 +391,8 @@ class PrincipalNestedSpheres(Estimator):
         self.circle_radius_ = float(nested[-1])
         self.circle_basis_ = amb
 
-        self.scores_ = self.transform(x)
+        del cur
+        self.scores_ = self._scores(rows, norms, twice=True)
         ev = np.mean(self.scores_**2, axis=0)
         self.explained_variance_ = ev
         self.total_variance_ = float(ev.sum())
@@ -437,22 +445,37 @@ class PrincipalNestedSpheres(Estimator):
             Points lying on an axis v_k have an undefined projection (NaN-free but arbitrary).
         """
         self._check_fitted()
-        x = check_sphere_data(Y)
-        if x.shape[1] != self.n_features_in_:
+        rows, norms = sphere_rows(Y)
+        if rows.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"Y has {x.shape[1]} columns, the model was fitted on {self.n_features_in_}"
+                f"Y has {rows.shape[1]} columns, the model was fitted on {self.n_features_in_}"
             )
+        return self._scores(rows, norms)
+
+    def _scores(self, rows: NDArray[np.float64], norms: NDArray[np.float64],
+                twice: bool = False) -> NDArray[np.float64]:
+        """The scores of the points ``rows / norms`` (:meth:`transform`), computed by blocks
+        of rows (:func:`~stpca_gui.core.pns.subsphere.row_blocks`): the result is the only
+        n-sized array, and each row's scores are those of the whole-array computation.
+        ``twice`` normalises the unit rows once more, as :meth:`fit` always has (its scores
+        were ``transform`` of the unit rows), so that they stay the same bit for bit."""
         d = self.n_components_
-        out = np.empty((x.shape[0], d))
-        cur = x
-        for lev, rot in enumerate(self.rotations_):
-            z = rotate_rows(cur, rot)
-            head = z[:, :-1]
-            h = np.linalg.norm(head, axis=1)
-            out[:, d - 1 - lev] = np.arctan2(h, z[:, -1]) - self.radii_[lev]
-            cur = head / np.where(h > 0, h, 1.0)[:, None]
-        out[:, 0] = wrap_angles(np.arctan2(cur[:, 1], cur[:, 0]) - self.circle_mean_angle_)
-        return out * self.score_scales_[None, :]
+        out = np.empty((rows.shape[0], d))
+        for block in row_blocks(rows.shape[0]):
+            cur = rows[block] / norms[block, None]
+            if twice:
+                cur /= np.linalg.norm(cur, axis=1)[:, None]
+            scores = out[block]
+            for lev, rot in enumerate(self.rotations_):
+                z = rotate_rows(cur, rot)
+                head = z[:, :-1]
+                h = np.linalg.norm(head, axis=1)
+                scores[:, d - 1 - lev] = np.arctan2(h, z[:, -1]) - self.radii_[lev]
+                cur = head / np.where(h > 0, h, 1.0)[:, None]
+            scores[:, 0] = wrap_angles(np.arctan2(cur[:, 1], cur[:, 0])
+                                       - self.circle_mean_angle_)
+            scores *= self.score_scales_[None, :]
+        return out
 
     def inverse_transform(self, scores: ArrayLike) -> NDArray[np.float64]:
         """Map PNS scores back to the sphere (shapes' ``PNSe2s``; paper §3.3).
@@ -518,15 +541,14 @@ class PrincipalNestedSpheres(Estimator):
         """
         self._check_fitted()
         k = self._check_level(dim)
-        cur = check_sphere_data(Y)
-        if cur.shape[1] != self.n_features_in_:
+        rows, norms = sphere_rows(Y)
+        if rows.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"Y has {cur.shape[1]} columns, the model was fitted on {self.n_features_in_}"
+                f"Y has {rows.shape[1]} columns, the model was fitted on {self.n_features_in_}"
             )
+        cur = rows / norms[:, None]
         for rot in self.rotations_[: self.n_components_ - k]:
-            head = rotate_rows(cur, rot)[:, :-1]
-            h = np.linalg.norm(head, axis=1, keepdims=True)
-            cur = head / np.where(h > 0, h, 1.0)
+            cur = project_to_subsphere(cur, rot)
         return cur
 
     def nested_sphere_inverse(self, scores: ArrayLike, dim: int = 2) -> NDArray[np.float64]:

@@ -18,7 +18,8 @@ from .._base.progress import CancelCheck
 from ..geometry.validation import reject_complex
 from ._subsphere_kernel import objective_terms
 
-__all__ = ["fit_subsphere", "rotate_rows", "rotation_to_north_pole", "subsphere_objective"]
+__all__ = ["fit_subsphere", "project_to_subsphere", "rotate_rows", "rotation_to_north_pole",
+           "subsphere_objective"]
 
 HALF_PI = 0.5 * np.pi
 #: Smallest spread (rad) of unit vectors PNS can fit: the largest angle from the first point
@@ -40,6 +41,10 @@ START_SAMPLE = 20_000
 #: on S^66 of 10⁴ points then iterates its starts on 2,000 of them and passes over all the
 #: points only to refine the best two solutions.
 HIGH_DIM_START_SAMPLE = 2_000
+#: Rows per block of the per-point maps (rotations, projections, geodesic angles, scores):
+#: their temporaries are this many rows, not n (8.8 MB at m = 67; at n = 10⁶ an n × 67
+#: temporary is 536 MB, and a level made four of them).
+ROW_BLOCK = 16_384
 #: Solutions of the subsample iterated further on all the points.
 _REFINED_STARTS = 2
 #: LM iteration limit of the main fits.
@@ -129,11 +134,40 @@ def rotate_rows(
     return out
 
 
+def row_blocks(n: int) -> list[slice]:
+    """Consecutive slices of :data:`ROW_BLOCK` rows covering ``range(n)`` (one slice for
+    n ≤ ROW_BLOCK, so that small inputs take exactly the whole-array path)."""
+    return [slice(start, min(start + ROW_BLOCK, n)) for start in range(0, max(n, 1), ROW_BLOCK)]
+
+
 def geodesic_angles(x: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:
-    """arccos(x·v) computed stably as atan2(|x − (x·v)v|, x·v); rows of x unit vectors."""
-    c = x @ v
-    s = np.linalg.norm(x - c[:, None] * v[None, :], axis=1)
-    return np.arctan2(s, c)
+    """arccos(x·v) computed stably as atan2(|x − (x·v)v|, x·v); rows of x unit vectors.
+
+    Computed by blocks of rows (:func:`row_blocks`): its temporaries are ROW_BLOCK × m,
+    not n × m, and each row's value is the same bit for bit.
+    """
+    out = np.empty(x.shape[0])
+    for rows in row_blocks(x.shape[0]):
+        block = x[rows]
+        c = block @ v
+        s = np.linalg.norm(block - c[:, None] * v[None, :], axis=1)
+        out[rows] = np.arctan2(s, c)
+    return out
+
+
+def project_to_subsphere(x: NDArray[np.float64], rotation: NDArray[np.float64]
+                         ) -> NDArray[np.float64]:
+    """The unit rows of ``x`` (n, m) moved onto a level's subsphere, in its coordinates:
+    rotated by ``rotation`` (axis to the north pole), the last coordinate dropped and
+    renormalised; shape (n, m − 1), a new array. A point on the axis has no projection
+    (its zero row is kept). Built by blocks of rows, so that its only n-sized allocation
+    is the result."""
+    out = np.empty((x.shape[0], x.shape[1] - 1))
+    for rows in row_blocks(x.shape[0]):
+        head = rotate_rows(x[rows], rotation)[:, :-1]
+        h = np.linalg.norm(head, axis=1, keepdims=True)
+        out[rows] = head / np.where(h > 0, h, 1.0)
+    return out
 
 
 def subsphere_objective(x: ArrayLike, center: ArrayLike, radius: float) -> float:
@@ -476,13 +510,13 @@ def fit_level(
 # --------------------------------------------------------------------------------------------
 
 
-def check_sphere_data(
-    y: ArrayLike, name: str = "Y", *, require_spread: bool = False
-) -> NDArray[np.float64]:
-    """Validate an (n, d+1) array of directions and renormalise its rows.
+def sphere_rows(y: ArrayLike, name: str = "Y") -> tuple[NDArray[np.float64],
+                                                      NDArray[np.float64]]:
+    """Validate an (n, d+1) array of directions: the rows as float64 (not copied when they
+    already are) and their Euclidean norms, all positive.
 
-    With ``require_spread``, points that are all within :data:`MIN_SPHERE_SPREAD` of the
-    first one (a fit would have no variation to explain) are rejected too.
+    Raises ValueError for complex or non-finite values, zero rows or fewer than 2 columns
+    (naming the first bad row).
     """
     raw = np.asarray(y)
     reject_complex(raw, what=name)
@@ -493,27 +527,51 @@ def check_sphere_data(
         raise ValueError(
             f"{name} must have at least 2 columns (points on S^d, d >= 1), got {arr.shape[1]}"
         )
-    finite = np.all(np.isfinite(arr), axis=1)
-    if not np.all(finite):
-        bad = int(np.flatnonzero(~finite)[0])
-        raise ValueError(f"{name} contains NaN or infinite values (first bad row: {bad})")
-    norms = np.linalg.norm(arr, axis=1)
+    norms = np.empty(arr.shape[0])
+    for rows in row_blocks(arr.shape[0]):
+        block = arr[rows]
+        finite = np.all(np.isfinite(block), axis=1)
+        if not np.all(finite):
+            bad = rows.start + int(np.flatnonzero(~finite)[0])
+            raise ValueError(f"{name} contains NaN or infinite values (first bad row: {bad})")
+        norms[rows] = np.linalg.norm(block, axis=1)
     zero = ~(norms > 0)
     if np.any(zero):
         bad = int(np.flatnonzero(zero)[0])
         raise ValueError(
             f"{name} contains a zero row (first bad row: {bad}); rows must be nonzero directions"
         )
+    return arr, norms
+
+
+def check_sphere_data(
+    y: ArrayLike, name: str = "Y", *, require_spread: bool = False
+) -> NDArray[np.float64]:
+    """Validate an (n, d+1) array of directions and renormalise its rows (a new array).
+
+    With ``require_spread``, points that are all within :data:`MIN_SPHERE_SPREAD` of the
+    first one (a fit would have no variation to explain) are rejected too.
+    """
+    arr, norms = sphere_rows(y, name)
     units = arr / norms[:, None]
-    if require_spread and len(units):
-        spread = float(np.max(_angles_to(units, units[0])))
-        if spread < MIN_SPHERE_SPREAD:
-            raise ValueError(
-                f"all rows of {name} are the same point on the sphere: every point lies "
-                f"within {spread:.2g} rad of the first one, less than the "
-                f"{MIN_SPHERE_SPREAD:g} rad needed to analyse variation"
-            )
+    if require_spread:
+        check_spread(units, name)
     return units
+
+
+def check_spread(units: NDArray[np.float64], name: str = "Y") -> None:
+    """Raise ValueError when every unit row lies within :data:`MIN_SPHERE_SPREAD` of the
+    first one (nothing to analyse)."""
+    if not len(units):
+        return
+    spread = max(float(np.max(_angles_to(units[rows], units[0])))
+                 for rows in row_blocks(units.shape[0]))
+    if spread < MIN_SPHERE_SPREAD:
+        raise ValueError(
+            f"all rows of {name} are the same point on the sphere: every point lies "
+            f"within {spread:.2g} rad of the first one, less than the "
+            f"{MIN_SPHERE_SPREAD:g} rad needed to analyse variation"
+        )
 
 
 def _angles_to(units: NDArray[np.float64], point: NDArray[np.float64]) -> NDArray[np.float64]:
