@@ -21,7 +21,13 @@ from .._base.registry import model_file_class
 from ..circstats.circular import circular_frechet_mean
 from ..geometry.torus import wrap_angles
 from .isotropy import lrt_pvalue, vmf_test_pvalue
-from .reduction import EXACT_LEVELS, principal_axes, reduced_levels
+from .reduction import (
+    EXACT_LEVELS,
+    great_run_angles,
+    great_runs,
+    reduce_to_principal_subsphere,
+    reduced_levels,
+)
 from .subsphere import (
     HALF_PI,
     HIGH_DIM,
@@ -330,22 +336,21 @@ class PrincipalNestedSpheres(Estimator):
         level_fit = _LevelFit(mode, float(self.alpha), int(self.n_bootstrap), rng, check,
                               sequential=k > HIGH_DIM)
         for lev in range(n_null, n_levels):
+            if lev in reduced:
+                if lev == reduced.start:  # the whole reduced block in one step
+                    level_axes, level_rotations, level_objectives, cur = (
+                        reduce_to_principal_subsphere(cur, len(reduced)))
+                    centers_local.extend(level_axes)
+                    rotations.extend(level_rotations)
+                    radii[reduced.start:reduced.stop] = HALF_PI
+                    types.extend(["great"] * len(reduced))
+                    objectives[reduced.start:reduced.stop] = level_objectives
+                continue
             if check is not None:
                 check()
-            if lev in reduced:
-                if lev == reduced.start:
-                    axes = principal_axes(cur, len(reduced))
-                    to_start = np.eye(cur.shape[1])  # current coordinates → those of axes
-                v = to_start.T @ axes[lev - reduced.start]
-                v /= np.linalg.norm(v)
-                theta = geodesic_angles(cur, v)
-                if np.mean(theta) > HALF_PI:  # oriented towards the data, as great spheres are
-                    v, theta = -v, np.pi - theta
-                r, f, kind = HALF_PI, float(np.mean((theta - HALF_PI) ** 2)), "great"
-            else:
-                v, r, f, kind = level_fit(cur)
-                pvals[lev] = level_fit.p_values
-                test_points[lev], test_replicates[lev] = level_fit.test_size
+            v, r, f, kind = level_fit(cur)
+            pvals[lev] = level_fit.p_values
+            test_points[lev], test_replicates[lev] = level_fit.test_size
             rot = rotation_to_north_pole(v)
             centers_local.append(v)
             rotations.append(rot)
@@ -353,8 +358,6 @@ class PrincipalNestedSpheres(Estimator):
             types.append(kind)
             objectives[lev] = f
             cur = project_to_subsphere(cur, rot)
-            if lev in reduced:
-                to_start = rotate_rows(to_start, rot)[:, :-1]
 
         self.n_features_in_ = k
         self.n_components_ = d
@@ -460,18 +463,27 @@ class PrincipalNestedSpheres(Estimator):
         ``twice`` normalises the unit rows once more, as :meth:`fit` always has (its scores
         were ``transform`` of the unit rows), so that they stay the same bit for bit."""
         d = self.n_components_
+        runs = great_runs(self.rotations_, self.sphere_types_)
         out = np.empty((rows.shape[0], d))
         for block in row_blocks(rows.shape[0]):
             cur = rows[block] / norms[block, None]
             if twice:
                 cur /= np.linalg.norm(cur, axis=1)[:, None]
             scores = out[block]
-            for lev, rot in enumerate(self.rotations_):
-                z = rotate_rows(cur, rot)
+            lev = 0
+            while lev < len(self.rotations_):
+                if lev in runs:  # a run of great levels at once (reduction.great_run_angles)
+                    stop, run = runs[lev]
+                    angles, cur = great_run_angles(cur, run)
+                    scores[:, d - stop:d - lev] = (angles - self.radii_[lev:stop])[:, ::-1]
+                    lev = stop
+                    continue
+                z = rotate_rows(cur, self.rotations_[lev])
                 head = z[:, :-1]
                 h = np.linalg.norm(head, axis=1)
                 scores[:, d - 1 - lev] = np.arctan2(h, z[:, -1]) - self.radii_[lev]
                 cur = head / np.where(h > 0, h, 1.0)[:, None]
+                lev += 1
             scores[:, 0] = wrap_angles(np.arctan2(cur[:, 1], cur[:, 0])
                                        - self.circle_mean_angle_)
             scores *= self.score_scales_[None, :]

@@ -14,9 +14,14 @@ from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core.circstats.modes import pns1_mode_clusters
 from stpca_gui.core.circstats.rates import best_matching_rate
 from stpca_gui.core.demos import sphere_clusters
-from stpca_gui.core.pns import isotropy
+from stpca_gui.core.pns import isotropy, reduction
 from stpca_gui.core.pns.pns import PrincipalNestedSpheres
-from stpca_gui.core.pns.subsphere import HIGH_DIM, rotate_rows, rotation_to_north_pole
+from stpca_gui.core.pns.subsphere import (
+    HALF_PI,
+    HIGH_DIM,
+    rotate_rows,
+    rotation_to_north_pole,
+)
 from stpca_gui.core.summary import fit_summary
 from stpca_gui.core.torsion_states import make_torsion_states
 
@@ -158,3 +163,61 @@ def test_rank_two_rotation_is_the_rotation_matrix(axis):
     np.testing.assert_allclose(rotate_rows(x, rotation), x @ rotation.T, atol=1e-14)
     np.testing.assert_allclose(rotate_rows(x, rotation, inverse=True), x @ rotation,
                                atol=1e-14)
+
+
+def _level_by_level(x, rotations):
+    """Geodesic angles to each level's axis and the points after the levels, one level at a
+    time (rotate, drop the axis coordinate, renormalise): what PNS did before runs."""
+    angles = []
+    for rotation in rotations:
+        z = rotate_rows(x, rotation)
+        head = z[:, :-1]
+        h = np.linalg.norm(head, axis=1)
+        angles.append(np.arctan2(h, z[:, -1]))
+        x = head / np.where(h > 0, h, 1.0)[:, None]
+    return np.column_stack(angles), x
+
+
+def test_great_runs_in_one_step_match_level_by_level():
+    rng = np.random.default_rng(11)
+    y = rng.normal(size=(3000, 31)) * np.linspace(0.1, 1.0, 31)[::-1]
+    y[:, 0] += 3.0
+    y /= np.linalg.norm(y, axis=1)[:, None]
+    y[0] = 0.0
+    y[0, 5] = 1.0  # a point that ends on an axis has no projection after it
+    pns = PrincipalNestedSpheres(mode="great").fit(y[1:])
+    runs = reduction.great_runs(pns.rotations_, pns.sphere_types_)
+    # One run of all 29 levels (it starts above HIGH_DIM coordinates).
+    assert list(runs) == [0] and runs[0][0] == 29
+    stop, run = runs[0]
+    angles, after = reduction.great_run_angles(y, run)
+    expected_angles, expected_after = _level_by_level(y, pns.rotations_[:stop])
+    np.testing.assert_allclose(angles, expected_angles, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(after, expected_after, rtol=0, atol=1e-13)
+    # transform uses the run: the scores of the level-by-level maps.
+    scores = pns.transform(y)
+    np.testing.assert_allclose(scores[:, -stop:][:, ::-1], expected_angles - HALF_PI,
+                               rtol=0, atol=1e-13)
+
+
+def test_reduced_block_matches_level_by_level_principal_directions():
+    # The reduced levels in one step against the levels taken one by one along the
+    # principal directions (the code before): the same axes, objectives and points after.
+    data = make_torsion_states(1500, 20, random_state=5)
+    y = ScaledTorusPCA(random_state=0, torus_variance=False).fit(data.angles).embedding_
+    count = 8
+    centers, _, objectives, after = reduction.reduce_to_principal_subsphere(y, count)
+    axes = reduction.principal_axes(y, count)
+    cur, to_start = y, np.eye(y.shape[1])
+    for j in range(count):
+        v = to_start.T @ axes[j]
+        v /= np.linalg.norm(v)
+        theta = np.arccos(np.clip(cur @ v, -1.0, 1.0))
+        if np.mean(theta) > HALF_PI:
+            v, theta = -v, np.pi - theta
+        np.testing.assert_allclose(centers[j], v, rtol=0, atol=1e-12)
+        assert objectives[j] == pytest.approx(np.mean((theta - HALF_PI) ** 2), rel=1e-9)
+        rotation = rotation_to_north_pole(v)
+        _, cur = _level_by_level(cur, [rotation])
+        to_start = rotate_rows(to_start, rotation)[:, :-1]
+    np.testing.assert_allclose(after, cur, rtol=0, atol=1e-12)
