@@ -45,11 +45,13 @@ from .._base.threads import single_threaded_blas
 from ._matrix_free_kernel import (
     _CG_FAR_TOL,
     _CG_PLACE_NEAR_TOL,
-    _CG_STALL,
     _LAST_STEP_UNCHECKED,
     _PRECONDITIONER_FLOOR,
     _PSEUDOINVERSE_RCOND,
     _cap_step,
+    _cg_move,
+    _cg_next_direction,
+    _cg_progress,
     _dot,
     _retract,
     partner_spectrum,
@@ -297,22 +299,11 @@ def _advance_one(
                 else:
                     label = _L_CG_END
                 continue
-            alpha = rz / curvature_along
-            for k in range(p):
-                step[k] += alpha * direction[k]
-                residual[k] -= alpha * product[k]
-            squared = _dot(residual, residual)
-            if squared <= goal:
+            squared = _cg_move(rz, curvature_along, direction, product, step, residual)
+            best, stalled, stop = _cg_progress(squared, best, stalled)
+            if squared <= goal or stop:
                 label = _L_CG_END
                 continue
-            if squared < 0.25 * best:
-                best = squared
-                stalled = 0
-            else:
-                stalled += 1
-                if stalled >= _CG_STALL:
-                    label = _L_CG_END
-                    continue
             for k in range(p):
                 request[k] = residual[k]
             state = _WAIT_PRECONDITION
@@ -320,11 +311,7 @@ def _advance_one(
             break
         elif label == _L_CG_NEXT_DIRECTION:
             _project_raw(raw, y, conditioned)
-            rz_next = _dot(residual, conditioned)
-            beta = rz_next / rz
-            rz = rz_next
-            for k in range(p):
-                direction[k] = conditioned[k] + beta * direction[k]
+            rz = _cg_next_direction(rz, residual, conditioned, direction)
             iteration += 1
             if iteration >= p + 10:
                 label = _L_CG_END

@@ -222,6 +222,40 @@ def _retract(y: NDArray, step: NDArray, out: NDArray) -> None:
         out[k] /= norm
 
 
+@kernel(inline=True)
+def _cg_move(rz: float, curvature_along: float, direction: NDArray, product: NDArray,
+             step: NDArray, residual: NDArray) -> float:
+    """One CG move along ``direction`` (``product`` its model product): ``step`` and
+    ``residual`` updated in place; returns the squared residual."""
+    alpha = rz / curvature_along
+    for k in range(step.shape[0]):
+        step[k] += alpha * direction[k]
+        residual[k] -= alpha * product[k]
+    return _dot(residual, residual)
+
+
+@kernel(inline=True)
+def _cg_progress(squared: float, best: float, stalled: int) -> tuple[float, int, bool]:
+    """(best, stalled, stop) after a CG move: near the minimum the goal can lie below the
+    rounding of the products, so CG stops once the squared residual has not shrunk
+    fourfold in :data:`_CG_STALL` moves."""
+    if squared < 0.25 * best:
+        return squared, 0, False
+    return best, stalled + 1, stalled + 1 >= _CG_STALL
+
+
+@kernel(inline=True)
+def _cg_next_direction(rz: float, residual: NDArray, conditioned: NDArray,
+                       direction: NDArray) -> float:
+    """The next CG direction from the preconditioned residual, in place; returns its
+    rᵀ z."""
+    rz_next = _dot(residual, conditioned)
+    beta = rz_next / rz
+    for k in range(direction.shape[0]):
+        direction[k] = conditioned[k] + beta * direction[k]
+    return rz_next
+
+
 @kernel()
 def _newton_step(
     g: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
@@ -238,11 +272,8 @@ def _newton_step(
     curvature (the damping is too small); later negative curvature ends CG at the last
     iterate, a descent direction. ``vectors`` is (5, p)."""
     p = g.shape[0]
-    residual = vectors[0]
-    conditioned = vectors[1]
-    direction = vectors[2]
-    product = vectors[3]
-    small = vectors[4]
+    residual, conditioned, direction, product, small = (
+        vectors[0], vectors[1], vectors[2], vectors[3], vectors[4])
     diagonal = curvature + damping
     if warm:
         _model_product(step, y, project, basis_t, weights, shifts, exact, diagonal,
@@ -270,32 +301,16 @@ def _newton_step(
             if iteration == 0 and not warm:
                 return False, 0.0
             break
-        alpha = rz / curvature_along
-        for k in range(p):
-            step[k] += alpha * direction[k]
-            residual[k] -= alpha * product[k]
-        squared = _dot(residual, residual)
-        if squared <= goal:
+        squared = _cg_move(rz, curvature_along, direction, product, step, residual)
+        best, stalled, stop = _cg_progress(squared, best, stalled)
+        if squared <= goal or stop:
             break
-        # Near the minimum the goal can lie below the rounding of the products: CG then
-        # stops once the residual has not shrunk fourfold in _CG_STALL iterations.
-        if squared < 0.25 * best:
-            best = squared
-            stalled = 0
-        else:
-            stalled += 1
-            if stalled >= _CG_STALL:
-                break
         for k in range(p):
             conditioned[k] = residual[k]
         if preconditioned:
             _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal,
                           small, conditioned)
-        rz_next = _dot(residual, conditioned)
-        beta = rz_next / rz
-        rz = rz_next
-        for k in range(p):
-            direction[k] = conditioned[k] + beta * direction[k]
+        rz = _cg_next_direction(rz, residual, conditioned, direction)
     # sᵀ (H + damping I) s = −sᵀ g − sᵀ residual, as residual = −g − (H + damping I) s.
     return True, -_dot(step, g) - _dot(step, residual) - damping * _dot(step, step)
 
@@ -343,11 +358,7 @@ def _predict_one_cg(
     # the accepted and the trial point's directions; ``partners`` (3, n) their weights
     # and CG's work row; ``vectors`` (11, d). The answer goes to vectors[0].
     d = angles_t.shape[0]
-    x = vectors[0]
-    grad = vectors[1]
-    trial = vectors[2]
-    trial_grad = vectors[3]
-    step = vectors[4]
+    x, grad, trial, trial_grad, step = vectors[0], vectors[1], vectors[2], vectors[3], vectors[4]
     cg_vectors = vectors[5:10]
     # Stands in for the tangent point and the spectrum that the unprojected, unconditioned
     # CG does not use; zero, as _model_product still multiplies the point by 0 (0 × the
