@@ -127,3 +127,42 @@ def test_rounded_data_keep_their_modes_and_clusters():
     assert found.mode_test.n_distinct < 300 and "spread evenly" in found.mode_test.note
     assert np.all(found.sizes > 0)
     assert found.classification_rate == pytest.approx(exact.classification_rate, abs=0.005)
+
+
+def _distinct_rows_by_sorting_rows(angles):
+    """distinct_rows as it was: np.unique of whole rows of keys."""
+    from stpca_gui.core.circstats.ties import TIE_TOLERANCE
+    from stpca_gui.core.geometry.torus import wrap_angles
+
+    step = TIE_TOLERANCE * 2.0 * np.pi
+    keys = np.ascontiguousarray(np.rint(wrap_angles(angles, 2.0 * np.pi) / step) % round(
+        2.0 * np.pi / step))
+    rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order], rank[inverse.ravel()]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_distinct_rows_by_hash_match_sorting_whole_rows(monkeypatch, collide):
+    # Rows grouped by a hash of their keys, checked against their group's first row; with
+    # every hash equal (collide) the check fails and whole rows are sorted instead.
+    from stpca_gui.core.circstats import ties
+
+    monkeypatch.setattr(ties, "_KEY_BLOCK", 64)
+    if collide:
+        monkeypatch.setattr(ties, "_hash_weights", lambda d: np.zeros(d, dtype=np.uint64))
+    rng = np.random.default_rng(8)
+    angles = rng.uniform(-7.0, 7.0, size=(1000, 6))
+    angles[:, 2] = np.round(angles[:, 2], 0)
+    angles[500:600] = angles[:100]
+    angles[700] = angles[3] + 2.0 * np.pi  # the same torus point
+    angles[701] = -0.0
+    angles[702] = 0.0
+    first, inverse = distinct_rows(angles)
+    expected_first, expected_inverse = _distinct_rows_by_sorting_rows(angles)
+    np.testing.assert_array_equal(first, expected_first)
+    np.testing.assert_array_equal(inverse, expected_inverse)
+    assert first.size == 1000 - 100 - 1 - 1
