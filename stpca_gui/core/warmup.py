@@ -48,7 +48,6 @@ def warm_up() -> None:
     for chain in (False, True):
         _matrix_free_kernel.predict_torus_cg(units[:2], angles, units, 1.5, starts, 5, 1e-12,
                                              chain=chain)
-    _matrix_free_kernel.interpolate_sphere_cg(angles[:2], angles, units, 1.5, 5, 1e-12)
     _block_placing.interpolate_sphere_blocks(angles[:4], angles, units, 1.5, 5, 1e-12)
     for great in (True, False):
         _subsphere_kernel.objective_terms(units[None], np.zeros(2, dtype=np.int64),

@@ -114,11 +114,8 @@ def _objective_terms(
     n_problems = which.size
     n = x.shape[1]
     m = x.shape[2]
-    shift = vectors[0]
-    block_shift = vectors[1]
-    block_grad = vectors[2]
-    block_gram = blocks[0]
-    block_weighted = blocks[1]
+    shift, block_shift, block_grad = vectors[0], vectors[1], vectors[2]
+    block_gram, block_weighted = blocks[0], blocks[1]
     for p in range(n_problems):
         data = x[which[p]]
         axis = v[p]

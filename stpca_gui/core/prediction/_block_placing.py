@@ -1,27 +1,30 @@
-"""T̂ (eq. interp) for a block of points at once, every pass over the partners a matrix
-product.
+"""T̂ (eq. interp) from d = 20 on: blocks of points at once, every pass over the partners a
+matrix product.
 
-The matrix-free kernel (:func:`._matrix_free_kernel.interpolate_sphere_cg`) places one point
-at a time: each of its ~40 passes over the m partners (a stress pass or a product with the
-Newton model) is a compiled scalar loop of O(m·d), about 3 GFlop/s. Here a block of points
-runs the same iteration side by side. Every point, at any moment, waits for one of three
-products: the stress pass at its trial point (cosines y·ŷ_i, then the gradient E s), a
-product with its Newton model (B (w ⊙ Bᵀ v), B the partners' columns) or the
-preconditioner (V diag(…) Vᵀ r, V the eigenvectors of E Eᵀ). A round gathers all points
-waiting for a stress pass into one pair of matrix products (block × (d + 1) against
-(d + 1) × m and back), all points waiting for a model product into another, those
-waiting for the preconditioner into a third, and then advances each point's iteration
-(compiled, per point: acceptance, damping, conjugate gradients) until it waits again or
-has finished; finished points leave the rounds. Only the elementwise parts (the angles and
+Each point's iteration is the matrix-free damped Newton of :mod:`._matrix_free_kernel` (CG
+steps on the tangent space, preconditioned by the mean-weight model, started at the linear
+placement of the partners' cosines). Placed one point at a time, each of its ~40 passes over
+the m partners (a stress pass or a product with the Newton model) was a compiled scalar loop
+of O(m·d), about 3 GFlop/s, and that per-point kernel was removed (issue 30: one iteration,
+one implementation). Here a block of points runs the iteration side by side. Every point, at
+any moment, waits for one of three products: the stress pass at its trial point (cosines
+y·ŷ_i, then the gradient E s), a product with its Newton model (B (w ⊙ Bᵀ v), B the
+partners' columns) or the preconditioner (V diag(…) Vᵀ r, V the eigenvectors of E Eᵀ). A
+round gathers all points waiting for a stress pass into one pair of matrix products (block ×
+(d + 1) against (d + 1) × m and back), all points waiting for a model product into another,
+those waiting for the preconditioner into a third, and then advances each point's iteration
+(compiled, per point: acceptance, damping, conjugate gradients) until it waits again or has
+finished; finished points leave the rounds. Only the elementwise parts (the angles and
 weights from the cosines, :func:`._prediction_kernel.partner_terms`; the weights of the
 products) are compiled loops.
 
-The iteration is that of ``_matrix_free_kernel._interpolate_one_cg`` step by step (the
-same rules, tolerances and model), written as a resumable state machine: :func:`_advance`
-continues from the label stored for the point. Its answers differ from that kernel's by
-the rounding of the sums only (BLAS adds in another order): at most 3e-14 on the
-peptide-like data at d = 20–426 (m = 1,000), 1.3e-11 where the exact Hessian takes over
-on a constructed case (tests/core/prediction/test_block_placing.py).
+The iteration (the dense kernel's acceptance, damping and stopping rules, with CG steps)
+is written as a resumable state machine: :func:`_advance` continues from the label stored
+for the point. Its answers differed from the per-point kernel's by the rounding of the sums
+only (BLAS adds in another order): at most 3e-14 on the peptide-like data at d = 20–426
+(m = 1,000), 1.3e-11 where the exact Hessian takes over on a constructed case; the tests
+compare with that kernel's recorded answers (tests/data/placing). A single query runs as a
+block of one (3.0 ms against the per-point kernel's 2.5 ms on T⁶⁶, m = 1,000).
 
 Blocks of :data:`PLACE_BLOCK` points run on the kernel threads, with BLAS on one thread
 (:func:`~stpca_gui.core._base.threads.single_threaded_blas`). The blocks are cut by row
@@ -42,11 +45,13 @@ from .._base.threads import single_threaded_blas
 from ._matrix_free_kernel import (
     _CG_FAR_TOL,
     _CG_PLACE_NEAR_TOL,
-    _CG_STALL,
     _LAST_STEP_UNCHECKED,
     _PRECONDITIONER_FLOOR,
     _PSEUDOINVERSE_RCOND,
     _cap_step,
+    _cg_move,
+    _cg_next_direction,
+    _cg_progress,
     _dot,
     _retract,
     partner_spectrum,
@@ -162,10 +167,11 @@ def _advance_one(
     shifts: NDArray, trial_weights: NDArray, trial_shifts: NDArray,
     max_iter: int, tol: float,
 ) -> None:
-    # One point's iteration of _matrix_free_kernel._interpolate_one_cg (with its
-    # _newton_step inlined), from the label in flags[_LABEL] until the point waits for a
-    # pass over the partners (flags[_STATE]) or has finished (its answer in vectors[_Y],
-    # its stress in scalars[_RESULT]).
+    # One point's iteration (damped Newton on the tangent space with the retraction
+    # y <- (y + s) / |y + s| and CG steps as in _matrix_free_kernel._newton_step), from
+    # the label in flags[_LABEL] until the point waits for a pass over the partners
+    # (flags[_STATE]) or has finished (its answer in vectors[_Y], its stress in
+    # scalars[_RESULT]).
     p = vectors.shape[1]
     q = p - 1
     m = weights.shape[0]
@@ -293,22 +299,11 @@ def _advance_one(
                 else:
                     label = _L_CG_END
                 continue
-            alpha = rz / curvature_along
-            for k in range(p):
-                step[k] += alpha * direction[k]
-                residual[k] -= alpha * product[k]
-            squared = _dot(residual, residual)
-            if squared <= goal:
+            squared = _cg_move(rz, curvature_along, direction, product, step, residual)
+            best, stalled, stop = _cg_progress(squared, best, stalled)
+            if squared <= goal or stop:
                 label = _L_CG_END
                 continue
-            if squared < 0.25 * best:
-                best = squared
-                stalled = 0
-            else:
-                stalled += 1
-                if stalled >= _CG_STALL:
-                    label = _L_CG_END
-                    continue
             for k in range(p):
                 request[k] = residual[k]
             state = _WAIT_PRECONDITION
@@ -316,11 +311,7 @@ def _advance_one(
             break
         elif label == _L_CG_NEXT_DIRECTION:
             _project_raw(raw, y, conditioned)
-            rz_next = _dot(residual, conditioned)
-            beta = rz_next / rz
-            rz = rz_next
-            for k in range(p):
-                direction[k] = conditioned[k] + beta * direction[k]
+            rz = _cg_next_direction(rz, residual, conditioned, direction)
             iteration += 1
             if iteration >= p + 10:
                 label = _L_CG_END
@@ -524,8 +515,11 @@ def _first_trials(starts: NDArray, nearest: NDArray, embedding: NDArray,
 
 def _linear_starts(targets: NDArray, embedding: NDArray, radius: float,
                    eigenvalues: NDArray, eigenvectors: NDArray) -> NDArray:
-    """``_matrix_free_kernel._triangulated_start`` of every row of ``targets`` as matrix
-    products: (E Eᵀ)⁺ E cos(t / r)."""
+    """The start of every row of ``targets``: the unit vector (up to its length) whose
+    cosines to the partners best fit cos(t_i / r) in least squares, (E Eᵀ)⁺ E cos(t / r),
+    the spherical analogue of landmark MDS's linear placement (de Silva & Tenenbaum). On
+    T⁶⁶ (m = 1000) it lies about 3° from the minimiser, the nearest partner's ŷ about
+    30°."""
     projected = np.cos(np.minimum(targets / radius, math.pi)) @ embedding
     coefficients = projected @ eigenvectors.T
     kept = eigenvalues > _PSEUDOINVERSE_RCOND * eigenvalues[-1]
@@ -592,10 +586,10 @@ def interpolate_sphere_blocks(
     queries: NDArray, angles: NDArray, embedding: NDArray, radius: float, max_iter: int,
     tol: float, spectrum: tuple[NDArray, NDArray] | None = None,
 ) -> tuple[NDArray, NDArray]:
-    """T̂ (eq. interp) for every wrapped torus point in ``queries`` (k, d), as
-    :func:`._matrix_free_kernel.interpolate_sphere_cg` (the same iteration, start and
-    answers to rounding) with the passes over the partners as matrix products over blocks
-    of :data:`PLACE_BLOCK` points; ``spectrum`` is
+    """T̂ (eq. interp) for every wrapped torus point in ``queries`` (k, d), with the passes
+    over the partners as matrix products over blocks of :data:`PLACE_BLOCK` points (O(m·d)
+    work per pass and point, as ``_prediction_kernel.interpolate_sphere`` without forming
+    the d × d model); ``spectrum`` is
     :func:`~._matrix_free_kernel.partner_spectrum` of ``embedding`` (computed when None).
     """
     queries = kernel_array(queries)

@@ -16,8 +16,8 @@ computed once per call (O(d³) once, then O(d²) per application). The weights v
 with the partners' distance to y, which E Eᵀ does not see, yet on the peptide-like data of
 :mod:`~stpca_gui.core.torsion_states` (d = 66, m = 1000) it takes the model's condition
 number from 60–105 to 2.0–2.6. T̂ also starts closer: at the linear placement of the
-partners' cosines (:func:`_triangulated_start`, about 3° from the minimiser on T⁶⁶ where
-the nearest partner is 30°). T̃'s model has one outlying eigenvalue and the rest within a
+partners' cosines (``_block_placing._linear_starts``, about 3° from the minimiser on T⁶⁶
+where the nearest partner is 30°). T̃'s model has one outlying eigenvalue and the rest within a
 factor of about 10 on the same data, and runs without a preconditioner.
 
 The Newton iterations, damping and stopping rules are those of the dense kernels (but
@@ -28,9 +28,9 @@ CG runs to a relative residual proportional to the gradient (inexact Newton, Eis
 Walker), between :data:`_CG_FAR_TOL` and :data:`_CG_NEAR_TOL` (T̂:
 :data:`_CG_PLACE_NEAR_TOL`), and stops early at rounding.
 
-T̂ of a few points runs here, one point at a time; :mod:`._block_placing` runs the same
-iteration for blocks of points, with the passes over the partners as matrix products
-(``SMDSMatch.interpolate`` chooses).
+T̂ runs in :mod:`._block_placing` (blocks of points, the passes over the partners as matrix
+products), with this module's constants, step cap and retraction; T̃ runs here, one query
+at a time.
 """
 
 from __future__ import annotations
@@ -41,28 +41,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._base.jit import kernel, kernel_array
-from .._base.parallel import map_parallel, row_blocks
 from ..geometry.angle_math import wrap_angle
 from ._prediction_kernel import (
-    _BLOCK,
-    _EXACT_NEAR,
     _LAMBDA_MAX,
     _LAMBDA_START,
-    _NEWTON_LAMBDA,
     _STEP_TOL,
     _STRESS_ROUNDING,
     _VECTOR_MATH,
-    _accepts,
-    _after_accepted,
     _at_rest,
     _count_accepted,
-    _new_trial,
-    _partner_block,
-    _remember_rejected,
     _targets_for,
     _torus_gradient_pass,
-    _torus_targets,
-    _unit_vector_into,
     run_prediction_rows,
 )
 
@@ -122,43 +111,6 @@ _PSEUDOINVERSE_RCOND = 1e-10
 
 
 @kernel(fastmath=_VECTOR_MATH)
-def _sphere_gradient(
-    y: NDArray, embedding_t: NDArray, radius: float, targets: NDArray, grad: NDArray,
-    weights: NDArray, shifts: NDArray, work: NDArray,
-) -> tuple[float, float, float, float]:
-    """Stress at the unit vector ``y``, the gradient E s into ``grad`` (ambient, not yet
-    projected), the weights w_i and cap shifts of the model into ``weights`` and ``shifts``
-    (m,), in one pass over the partners; returns (mean stress, Σ c_i, Σ cap shifts, Σ r²)
-    as ``_sphere_model`` does."""
-    p, m = embedding_t.shape
-    scale = work[1]
-    total = 0.0
-    curvature = 0.0
-    gauss_newton = 0.0
-    cap_shift = 0.0
-    for k in range(p):
-        grad[k] = 0.0
-    for j0 in range(0, m, _BLOCK):
-        size = min(_BLOCK, m - j0)
-        b_total, b_curvature, b_shift, _, b_gn = _partner_block(
-            y, embedding_t, j0, size, radius, targets, work)
-        total += b_total
-        curvature += b_curvature
-        cap_shift += b_shift
-        gauss_newton += b_gn
-        for k in range(p):
-            row = embedding_t[k, j0:j0 + size]
-            acc = 0.0
-            for i in range(size):
-                acc += scale[i] * row[i]
-            grad[k] += acc
-        for i in range(size):
-            weights[j0 + i] = work[2, i]
-            shifts[j0 + i] = work[3, i]
-    return total / m, curvature, cap_shift, gauss_newton
-
-
-@kernel(fastmath=_VECTOR_MATH)
 def _model_product(
     v: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
     shifts: NDArray, exact: bool, diagonal: float, partner_work: NDArray, out: NDArray,
@@ -202,7 +154,7 @@ def _model_product(
 def _from_eigenbasis(eigenvectors: NDArray, coefficients: NDArray, out: NDArray) -> None:
     """``out`` = Σ_j ``coefficients[j]`` × row j of ``eigenvectors`` (Vᵀ c for the
     eigenvectors stored as rows). Inlined, so that it keeps the floating-point freedoms of
-    its caller (vectorised in :func:`_triangulated_start`, exact in :func:`_precondition`)."""
+    its caller (exact in :func:`_precondition`)."""
     p = out.shape[0]
     for k in range(p):
         out[k] = 0.0
@@ -270,6 +222,40 @@ def _retract(y: NDArray, step: NDArray, out: NDArray) -> None:
         out[k] /= norm
 
 
+@kernel(inline=True)
+def _cg_move(rz: float, curvature_along: float, direction: NDArray, product: NDArray,
+             step: NDArray, residual: NDArray) -> float:
+    """One CG move along ``direction`` (``product`` its model product): ``step`` and
+    ``residual`` updated in place; returns the squared residual."""
+    alpha = rz / curvature_along
+    for k in range(step.shape[0]):
+        step[k] += alpha * direction[k]
+        residual[k] -= alpha * product[k]
+    return _dot(residual, residual)
+
+
+@kernel(inline=True)
+def _cg_progress(squared: float, best: float, stalled: int) -> tuple[float, int, bool]:
+    """(best, stalled, stop) after a CG move: near the minimum the goal can lie below the
+    rounding of the products, so CG stops once the squared residual has not shrunk
+    fourfold in :data:`_CG_STALL` moves."""
+    if squared < 0.25 * best:
+        return squared, 0, False
+    return best, stalled + 1, stalled + 1 >= _CG_STALL
+
+
+@kernel(inline=True)
+def _cg_next_direction(rz: float, residual: NDArray, conditioned: NDArray,
+                       direction: NDArray) -> float:
+    """The next CG direction from the preconditioned residual, in place; returns its
+    rᵀ z."""
+    rz_next = _dot(residual, conditioned)
+    beta = rz_next / rz
+    for k in range(direction.shape[0]):
+        direction[k] = conditioned[k] + beta * direction[k]
+    return rz_next
+
+
 @kernel()
 def _newton_step(
     g: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
@@ -286,11 +272,8 @@ def _newton_step(
     curvature (the damping is too small); later negative curvature ends CG at the last
     iterate, a descent direction. ``vectors`` is (5, p)."""
     p = g.shape[0]
-    residual = vectors[0]
-    conditioned = vectors[1]
-    direction = vectors[2]
-    product = vectors[3]
-    small = vectors[4]
+    residual, conditioned, direction, product, small = (
+        vectors[0], vectors[1], vectors[2], vectors[3], vectors[4])
     diagonal = curvature + damping
     if warm:
         _model_product(step, y, project, basis_t, weights, shifts, exact, diagonal,
@@ -318,212 +301,18 @@ def _newton_step(
             if iteration == 0 and not warm:
                 return False, 0.0
             break
-        alpha = rz / curvature_along
-        for k in range(p):
-            step[k] += alpha * direction[k]
-            residual[k] -= alpha * product[k]
-        squared = _dot(residual, residual)
-        if squared <= goal:
+        squared = _cg_move(rz, curvature_along, direction, product, step, residual)
+        best, stalled, stop = _cg_progress(squared, best, stalled)
+        if squared <= goal or stop:
             break
-        # Near the minimum the goal can lie below the rounding of the products: CG then
-        # stops once the residual has not shrunk fourfold in _CG_STALL iterations.
-        if squared < 0.25 * best:
-            best = squared
-            stalled = 0
-        else:
-            stalled += 1
-            if stalled >= _CG_STALL:
-                break
         for k in range(p):
             conditioned[k] = residual[k]
         if preconditioned:
             _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal,
                           small, conditioned)
-        rz_next = _dot(residual, conditioned)
-        beta = rz_next / rz
-        rz = rz_next
-        for k in range(p):
-            direction[k] = conditioned[k] + beta * direction[k]
+        rz = _cg_next_direction(rz, residual, conditioned, direction)
     # sᵀ (H + damping I) s = −sᵀ g − sᵀ residual, as residual = −g − (H + damping I) s.
     return True, -_dot(step, g) - _dot(step, residual) - damping * _dot(step, step)
-
-
-@kernel()
-def _interpolate_one_cg(
-    embedding_t: NDArray, radius: float, targets: NDArray, start: NDArray, max_iter: int,
-    tol: float, eigenvectors: NDArray, eigenvalues: NDArray, work: NDArray,
-    partners: NDArray, vectors: NDArray,
-) -> float:
-    # The iteration of ``_prediction_kernel._interpolate_one`` (damped Newton in the tangent
-    # space with the retraction y <- (y + s) / |y + s|, the same acceptance, damping and
-    # stopping rules), with tangent vectors in ambient coordinates (orthogonal to y) and
-    # the step from :func:`_newton_step`. The answer goes to vectors[0]. ``partners`` is
-    # (5, m): the accepted and the trial point's weights and cap shifts, and CG's work row;
-    # ``vectors`` is (12, p).
-    p, m = embedding_t.shape
-    q = p - 1
-    y = vectors[0]
-    grad = vectors[1]
-    trial = vectors[2]
-    trial_grad = vectors[3]
-    g = vectors[4]
-    step = vectors[5]
-    rejected_step = vectors[6]
-    cg_vectors = vectors[7:12]
-    weights = partners[0]
-    shifts = partners[1]
-    trial_weights = partners[2]
-    trial_shifts = partners[3]
-    partner_work = partners[4]
-    _unit_vector_into(start, trial)
-    value = math.inf
-    curvature = 0.0
-    model_curvature = 0.0
-    cap_shift = 0.0
-    damping = 0.0
-    mean_weight = 0.0
-    exact = False
-    energy = 0.0
-    first_gradient_squared = 1.0
-    step_squared = math.inf
-    first = True
-    accepted = 0
-    rejected = False
-    lam = _LAMBDA_START
-    while True:
-        trial_value, trial_curvature, trial_shift, trial_gn = _sphere_gradient(
-            trial, embedding_t, radius, targets, trial_grad, trial_weights, trial_shifts,
-            work)
-        if _accepts(first, trial_value, value, step_squared):
-            decrease = value - trial_value
-            for k in range(p):
-                y[k] = trial[k]
-                grad[k] = trial_grad[k]
-            for i in range(m):
-                weights[i] = trial_weights[i]
-                shifts[i] = trial_shifts[i]
-            value = trial_value
-            curvature = trial_curvature
-            cap_shift = trial_shift
-            rejected = False
-            accepted, lam, stop = _after_accepted(first, accepted, lam, decrease, value, tol,
-                                                  step_squared, max_iter)
-            first = False
-            if stop:
-                break
-            along = _dot(grad, y)
-            for k in range(p):
-                g[k] = grad[k] - along * y[k]
-            if accepted == 0:
-                first_gradient_squared = max(_dot(g, g), 1e-300)
-            # The exact Hessian near the minimum (CG finds out when it is not positive
-            # definite there, and the capped model takes over), the capped one farther out.
-            exact = cap_shift > 0.0 and step_squared <= _EXACT_NEAR**2
-            damping = trial_gn / q + 1e-300
-            total_weight = 0.0
-            for i in range(m):
-                total_weight += weights[i]
-            mean_weight = total_weight / m
-        else:
-            if _at_rest(step_squared, trial_value - value, tol * max(value, 1e-300)):
-                break
-            rejected = True
-            step_squared = _remember_rejected(step, rejected_step)
-            lam *= 10.0
-        proposed = False
-        # Inexact Newton (Eisenstat & Walker): a relative residual proportional to |g|
-        # keeps the convergence quadratic while the early steps take few CG iterations.
-        tolerance = min(_CG_FAR_TOL, max(math.sqrt(_dot(g, g) / first_gradient_squared),
-                                         _CG_PLACE_NEAR_TOL))
-        while lam < _LAMBDA_MAX:
-            model_curvature = curvature - cap_shift if exact else curvature
-            solved, energy = _newton_step(
-                g, y, True, embedding_t, weights, shifts, exact, model_curvature,
-                lam * damping, True, eigenvectors, eigenvalues, mean_weight, tolerance,
-                False, partner_work, cg_vectors, step)
-            if not solved and exact:
-                exact = False  # the exact Hessian is indefinite here: the capped model
-                continue
-            _cap_step(step)
-            if (solved and _dot(step, g) < 0.0
-                    and _new_trial(step, rejected_step, rejected, step_squared)):
-                proposed = True
-                break
-            lam *= 10.0
-        if not proposed:
-            break
-        step_squared = _dot(step, step)
-        last = (not rejected and lam <= _NEWTON_LAMBDA
-                and step_squared <= _LAST_STEP_UNCHECKED**2)
-        if last and tolerance > _CG_PLACE_NEAR_TOL:
-            # The last step is taken without evaluating where it leads: it must be
-            # Newton's far inside T̂'s tolerance (CG's residual bounds the step's error
-            # only up to the model's condition number, ~500 on T²⁴: _CG_PLACE_NEAR_TOL).
-            solved, energy = _newton_step(
-                g, y, True, embedding_t, weights, shifts, exact, model_curvature,
-                lam * damping, True, eigenvectors, eigenvalues, mean_weight,
-                _CG_PLACE_NEAR_TOL,
-                True, partner_work, cg_vectors, step)
-            step_squared = _dot(step, step)
-            last = (solved and _dot(step, g) < 0.0
-                    and step_squared <= _LAST_STEP_UNCHECKED**2)
-        _retract(y, step, trial)
-        if last:
-            # ½ Σ res² changes by g·s + ½ sᵀ H s in the model; the mean stress by 2/m that.
-            change = _dot(g, step) + 0.5 * energy
-            for k in range(p):
-                y[k] = trial[k]
-            return max(value + 2.0 * change / m, 0.0)
-    return value
-
-
-@kernel(fastmath=_VECTOR_MATH)
-def _triangulated_start(
-    targets: NDArray, embedding_t: NDArray, radius: float, eigenvectors: NDArray,
-    eigenvalues: NDArray, small: NDArray, out: NDArray,
-) -> None:
-    """The unit vector whose cosines to the partners best fit cos(t_i / r) in least
-    squares, y ∝ (E Eᵀ)⁺ E cos(t / r): the spherical analogue of landmark MDS's linear
-    placement (de Silva & Tenenbaum), O(m·d). On T⁶⁶ (m = 1000) it lies about 3° from the
-    minimiser, the nearest partner's ŷ about 30°."""
-    p, m = embedding_t.shape
-    for k in range(p):
-        row = embedding_t[k]
-        acc = 0.0
-        for i in range(m):
-            acc += row[i] * math.cos(min(targets[i] / radius, math.pi))
-        out[k] = acc
-    floor = _PSEUDOINVERSE_RCOND * eigenvalues[p - 1]
-    for j in range(p):
-        row = eigenvectors[j]
-        acc = 0.0
-        for k in range(p):
-            acc += row[k] * out[k]
-        small[j] = acc / eigenvalues[j] if eigenvalues[j] > floor else 0.0
-    _from_eigenbasis(eigenvectors, small, out)
-
-
-@kernel()
-def _interpolate_rows_cg(
-    queries: NDArray, angles_t: NDArray, embedding_t: NDArray, radius: float,
-    max_iter: int, tol: float, eigenvectors: NDArray, eigenvalues: NDArray, out: NDArray,
-    stress: NDArray, targets: NDArray, work: NDArray, partners: NDArray, vectors: NDArray,
-    start: NDArray,
-) -> None:
-    """T̂ of each query row (wrapped angles) into ``out``/``stress``, each started at ŷ of
-    the nearest partner."""
-    p = embedding_t.shape[0]
-    for row in range(queries.shape[0]):
-        nearest = _torus_targets(queries[row], angles_t, targets)
-        _triangulated_start(targets, embedding_t, radius, eigenvectors, eigenvalues,
-                            vectors[0], start)
-        if not _dot(start, start) > 0.0:
-            for k in range(p):
-                start[k] = embedding_t[k, nearest]
-        stress[row] = _interpolate_one_cg(embedding_t, radius, targets, start, max_iter, tol,
-                                          eigenvectors, eigenvalues, work, partners, vectors)
-        for k in range(p):
-            out[row, k] = vectors[0, k]
 
 
 def partner_spectrum(embedding: NDArray) -> tuple[NDArray, NDArray]:
@@ -531,34 +320,6 @@ def partner_spectrum(embedding: NDArray) -> tuple[NDArray, NDArray]:
     preconditioner (computed once per set of partners)."""
     values, vectors = np.linalg.eigh(embedding.T @ embedding)
     return kernel_array(np.maximum(values, 0.0)), kernel_array(vectors.T)
-
-
-def interpolate_sphere_cg(
-    queries: NDArray, angles: NDArray, embedding: NDArray, radius: float, max_iter: int,
-    tol: float, spectrum: tuple[NDArray, NDArray] | None = None,
-) -> tuple[NDArray, NDArray]:
-    """T̂ (eq. interp) for every wrapped torus point in ``queries`` (m, d), as
-    ``_prediction_kernel.interpolate_sphere`` but with O(m·d) work per pass;
-    ``spectrum`` is :func:`partner_spectrum` of ``embedding`` (computed when None)."""
-    queries = kernel_array(queries)
-    n_queries = queries.shape[0]
-    n, p = embedding.shape
-    angles_t = kernel_array(angles.T)
-    embedding_t = kernel_array(embedding.T)
-    eigenvalues, eigenvectors = spectrum if spectrum is not None else partner_spectrum(
-        embedding)
-    out = np.empty((n_queries, p))
-    stress = np.empty(n_queries)
-
-    def run(block: tuple[int, int]) -> None:
-        lo, hi = block
-        _interpolate_rows_cg(queries[lo:hi], angles_t, embedding_t, radius, max_iter, tol,
-                             eigenvectors, eigenvalues, out[lo:hi], stress[lo:hi],
-                             np.empty(n), np.empty((4, _BLOCK)), np.empty((5, n)),
-                             np.empty((12, p)), np.empty(p))
-
-    map_parallel(run, row_blocks(n_queries))
-    return out, stress
 
 
 # ------------------------------------------------------------------ T̃, the torus side
@@ -597,11 +358,7 @@ def _predict_one_cg(
     # the accepted and the trial point's directions; ``partners`` (3, n) their weights
     # and CG's work row; ``vectors`` (11, d). The answer goes to vectors[0].
     d = angles_t.shape[0]
-    x = vectors[0]
-    grad = vectors[1]
-    trial = vectors[2]
-    trial_grad = vectors[3]
-    step = vectors[4]
+    x, grad, trial, trial_grad, step = vectors[0], vectors[1], vectors[2], vectors[3], vectors[4]
     cg_vectors = vectors[5:10]
     # Stands in for the tangent point and the spectrum that the unprojected, unconditioned
     # CG does not use; zero, as _model_product still multiplies the point by 0 (0 × the

@@ -276,14 +276,8 @@ def _predict_one(
     # ``vectors`` (5, d) and ``matrices`` (3, d, d) are work arrays (the kernels allocate
     # nothing, which spares the first run compiling numba's array constructors).
     d = angles_t.shape[0]
-    x = vectors[0]
-    grad = vectors[1]
-    trial = vectors[2]
-    trial_grad = vectors[3]
-    step = vectors[4]
-    hess = matrices[0]
-    trial_hess = matrices[1]
-    system = matrices[2]
+    x, grad, trial, trial_grad, step = vectors[0], vectors[1], vectors[2], vectors[3], vectors[4]
+    hess, trial_hess, system = matrices[0], matrices[1], matrices[2]
     for k in range(d):
         trial[k] = wrap_angle(start[k])
     value = math.inf
@@ -538,13 +532,8 @@ def _sphere_model(
     [2⁻⁵, 2⁵] of their values at 1 and the one division serves both.
     """
     p, m = embedding_t.shape
-    scale = work[1]
-    weight = work[2]
-    weight_shift = work[3]
-    total = 0.0
-    curvature = 0.0
-    gauss_newton = 0.0
-    cap_shift = 0.0
+    scale, weight, weight_shift = work[1], work[2], work[3]
+    total = curvature = gauss_newton = cap_shift = 0.0
     for k in range(p):
         grad[k] = 0.0
         for j in range(k + 1):
@@ -673,22 +662,12 @@ def _interpolate_one(
     # within ~_LAST_STEP² of the minimum; the stress there is the model's).
     p = embedding_t.shape[0]
     q = p - 1
-    y = vectors[0]
-    grad = vectors[1]
-    trial = vectors[2]
-    trial_grad = vectors[3]
-    outer = squares[0]
-    trial_outer = squares[1]
-    correction = squares[2]
-    trial_correction = squares[3]
-    tangent = bases[0]
-    projected = bases[1]
-    g = reduced[0]
-    step = reduced[1]
-    rejected_step = reduced[2]
-    hess = systems[0]
-    system = systems[1]
-    exact_hess = systems[2]
+    y, grad, trial, trial_grad = vectors[0], vectors[1], vectors[2], vectors[3]
+    outer, trial_outer, correction, trial_correction = (
+        squares[0], squares[1], squares[2], squares[3])
+    tangent, projected = bases[0], bases[1]
+    g, step, rejected_step = reduced[0], reduced[1], reduced[2]
+    hess, system, exact_hess = systems[0], systems[1], systems[2]
     _unit_vector_into(start, trial)
     value = math.inf
     curvature = 0.0

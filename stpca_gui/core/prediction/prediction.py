@@ -12,8 +12,8 @@ the paper recommends. From d = :data:`MATRIX_FREE_MIN_D` on, the kernels of
 ``_matrix_free_kernel`` solve the same problems without forming the d × d Newton model
 (O(n·d) instead of O(n·d²) work per pass); T̂ then starts from the linear placement of the
 partners' cosines, which is ten times closer to the minimiser than the nearest partner, and
-places :data:`BLOCK_MIN_QUERIES` or more points in blocks whose passes over the partners
-are matrix products (``_block_placing``).
+places the points in blocks whose passes over the partners are matrix products
+(``_block_placing``).
 """
 
 from __future__ import annotations
@@ -47,11 +47,6 @@ INTERPOLATION_TOL = 1e-16
 #: 8.4 / 2.1 at d = 66; T̃ 0.58 / 0.69, 1.9 / 1.1, 19.6 / 7.3. Below it the dense kernels
 #: are faster, and their answers (the paper's tables at d ≤ 7) stay as they were.
 MATRIX_FREE_MIN_D = 20
-#: Queries from which T̂ at d ≥ :data:`MATRIX_FREE_MIN_D` places them in blocks
-#: (``_block_placing``) rather than one by one. CPU ms per point on T⁶⁶, m = 1000, one
-#: thread, by the number of queries per call (per point / blocks): 1: 2.5 / 3.0,
-#: 2: 2.0 / 3.1, 4: 2.0 / 1.7, 16: 1.7 / 0.85, 64: 1.9 / 0.76 (machine busy).
-BLOCK_MIN_QUERIES = 4
 #: Query × sample entries of one block of nearest-sample searches (32 MB of float64).
 _BLOCK_ENTRIES = 1 << 22
 
@@ -165,9 +160,8 @@ class SMDSMatch:
         """T̂: unit vectors on S^d for new torus points (radians, any range).
 
         Each query starts at ŷ_j of the torus sample x_j nearest to it (from d =
-        :data:`MATRIX_FREE_MIN_D` on, at the linear placement of the cosines, see
-        ``_matrix_free_kernel._triangulated_start``; there :data:`BLOCK_MIN_QUERIES` or
-        more queries are placed in blocks, see ``_block_placing``).
+        :data:`MATRIX_FREE_MIN_D` on, at the linear placement of the cosines, in blocks of
+        queries, see ``_block_placing``).
 
         Returns
         -------
@@ -182,11 +176,8 @@ class SMDSMatch:
             )
         points = np.ascontiguousarray(wrap_angles(points))
         if points.shape[1] >= MATRIX_FREE_MIN_D:
-            placing = (block_placing.interpolate_sphere_blocks
-                       if points.shape[0] >= BLOCK_MIN_QUERIES
-                       else matrix_free.interpolate_sphere_cg)
-            return placing(points, self.angles, self.embedding, self.radius, int(max_iter),
-                           float(tol))
+            return block_placing.interpolate_sphere_blocks(
+                points, self.angles, self.embedding, self.radius, int(max_iter), float(tol))
         return kernel.interpolate_sphere(points, self.angles, self.embedding, self.radius,
                                          int(max_iter), float(tol))
 

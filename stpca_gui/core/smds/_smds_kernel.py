@@ -49,14 +49,8 @@ def accumulate_rows(
     # grad_t[:p] accumulates ∇B and grad_t[p:] accumulates ∇C.
     n = xt.shape[1]
     p = yt.shape[0]
-    delta = scratch[0]
-    dd = scratch[1]
-    ss = scratch[2]
-    theta = scratch[3]
-    half = scratch[4]
-    coef_b = scratch[5]
-    coef_c = scratch[6]
-    sign_j = scratch[7]
+    delta, dd, ss, theta = scratch[0], scratch[1], scratch[2], scratch[3]
+    half, coef_b, coef_c, sign_j = scratch[4], scratch[5], scratch[6], scratch[7]
     sum_dd = 0.0
     sum_dt = 0.0
     sum_tt = 0.0

@@ -1,4 +1,4 @@
-"""The matrix-free T̂ and T̃ of high dimension (``_matrix_free_kernel``): the minimisers of
+"""T̂ and T̃ of high dimension (``_block_placing``, ``_matrix_free_kernel``): the minimisers of
 an extended-precision reference (``tests/core/prediction/interpolation_reference.py``) to
 1e-10, the same answers as the dense kernels where both run, and the same stopping
 rules."""
@@ -11,6 +11,7 @@ from interpolation_reference import reference_placement
 
 from stpca_gui.core.geometry.torus import torus_cdist, wrap_angles
 from stpca_gui.core.prediction import SMDSMatch
+from stpca_gui.core.prediction import _block_placing as block_placing
 from stpca_gui.core.prediction import _matrix_free_kernel as matrix_free
 from stpca_gui.core.prediction import _prediction_kernel as dense
 from stpca_gui.core.prediction.prediction import MATRIX_FREE_MIN_D
@@ -52,7 +53,7 @@ def test_matrix_free_and_dense_interpolation_agree(high_d_case):
     points = np.ascontiguousarray(wrap_angles(queries))
     args = (points, match.angles, match.embedding, match.radius, 200, 1e-16)
     dense_units, dense_stress = dense.interpolate_sphere(*args)
-    units, stress = matrix_free.interpolate_sphere_cg(*args)
+    units, stress = block_placing.interpolate_sphere_blocks(*args)
     same = np.abs(units - dense_units).max(axis=1) < 1e-3
     assert np.count_nonzero(same) >= 0.9 * len(points)
     assert np.abs(units - dense_units)[same].max() < 1e-10
@@ -97,15 +98,10 @@ def test_linear_start_lies_near_the_minimiser(high_d_case):
     match, queries = high_d_case
     units, _ = match.interpolate(queries)
     values, vectors = matrix_free.partner_spectrum(match.embedding)
-    embedding_t = np.ascontiguousarray(match.embedding.T)
-    starts = []
-    for query in queries:
-        targets = torus_cdist(query[None], match.angles)[0]
-        start = np.empty(embedding_t.shape[0])
-        matrix_free._triangulated_start(targets, embedding_t, match.radius, vectors, values,
-                                        np.empty(embedding_t.shape[0]), start)
-        starts.append(start / np.linalg.norm(start))
-    start_angle = np.arccos(np.clip(np.sum(np.array(starts) * units, axis=1), -1, 1))
+    starts = block_placing._linear_starts(torus_cdist(queries, match.angles), match.embedding,
+                                          match.radius, values, vectors)
+    starts /= np.linalg.norm(starts, axis=1, keepdims=True)
+    start_angle = np.arccos(np.clip(np.sum(starts * units, axis=1), -1, 1))
     nearest = match.embedding[np.argmin(torus_cdist(queries, match.angles), axis=1)]
     nearest_angle = np.arccos(np.clip(np.sum(nearest * units, axis=1), -1, 1))
     assert np.median(start_angle) < 0.5 * np.median(nearest_angle)
