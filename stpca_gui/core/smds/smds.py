@@ -13,6 +13,9 @@ with θ the angle between y_i and y_j. Two optimisers are offered:
     optimiser works on the concentrated stress, which is much better conditioned than
     treating r as one more variable. The stopping rule is relative: iterations end when the
     stress has decreased by less than ``tol`` (relative) over the last few iterations.
+    Below :data:`COMPACT_LBFGS_MIN_DIMS` angles the optimiser is scipy's L-BFGS-B, from
+    there on :func:`~stpca_gui.core.smds.lbfgs.minimize_lbfgs` (the same method without
+    the bounds' machinery, its products on both threads).
 
 ``"paper"``
     An emulation of what the ST-PCA paper ran: R's ``optim(method = "BFGS")`` on (z, r)
