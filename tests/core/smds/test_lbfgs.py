@@ -8,6 +8,7 @@ import pytest
 import scipy.optimize
 
 from stpca_gui.core import SphericalMDS
+from stpca_gui.core._base import parallel
 from stpca_gui.core.smds import lbfgs, smds
 from stpca_gui.core.smds.lbfgs import CompactInverseHessian, minimize_lbfgs
 from stpca_gui.core.torsion_states import make_torsion_states
@@ -93,3 +94,22 @@ def test_below_the_cut_off_scipy_runs(monkeypatch):
     monkeypatch.setattr(smds, "minimize_lbfgs", refuse)
     angles = make_torsion_states(120, smds.COMPACT_LBFGS_MIN_DIMS - 1, random_state=0).angles
     assert SphericalMDS(random_state=0).fit(angles).converged_
+
+
+def test_result_does_not_depend_on_the_thread_count(monkeypatch):
+    # The products run over fixed column blocks whose partial sums are added in block
+    # order: one thread or several give the same iterates to the bit.
+    monkeypatch.setattr(lbfgs, "_COLUMN_BLOCK", 256)
+    rng = np.random.default_rng(4)
+    scales = rng.uniform(0.1, 50.0, 3000)
+    center = rng.standard_normal(3000)
+
+    def quartic(x):
+        u = x - center
+        return float(scales @ u**2 + 0.01 * np.sum(u**4)), 2.0 * scales * u + 0.04 * u**3
+
+    threaded = minimize_lbfgs(quartic, np.zeros(3000), max_iter=60)
+    monkeypatch.setattr(parallel, "worker_count", lambda: 1)
+    serial = minimize_lbfgs(quartic, np.zeros(3000), max_iter=60)
+    assert threaded.n_iter == serial.n_iter > 10
+    np.testing.assert_array_equal(threaded.x, serial.x)
