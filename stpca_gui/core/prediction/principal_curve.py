@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._base.parallel import map_parallel
 from .._base.progress import ProgressEvent
 from .._base.registry import model_file_class
 from ..geometry.torus import torus_distance
@@ -143,9 +145,10 @@ def trace_principal_curve(
 
     The chains start at the data's Fréchet mean on the circle (PNS1 = 0), where the data are
     densest and the first prediction is best determined: once around the whole circle, or
-    to both ends of an arc. They are solved a few points at a time, reporting (and so
-    allowing a cancel) in between; each piece starts from the last answer of the previous
-    one, exactly as one long chain does.
+    to both ends of an arc (the two chains of an arc side by side on the kernel threads).
+    They are solved a few points at a time, reporting (and so allowing a cancel) in
+    between; each piece starts from the last answer of the previous one, exactly as one long
+    chain does.
     """
     scale = pns.circle_radius_
     circumference = 2.0 * np.pi * scale
@@ -160,20 +163,35 @@ def trace_principal_curve(
         expected = match.radius * np.mod(parameter[1] - parameter[0], circumference)
     angles = np.empty((n_points, d))
     stress = np.empty(n_points)
-    total = sum(len(chain) for chain in chains) - len(chains) + 1
     step = max(1, _CURVE_CHUNK_WORK // match.angles.shape[0])
+    circles = [pns.principal_circle(grid=parameter[chain]) for chain in chains]
+
+    def solve(piece: tuple[int, int, int]) -> int:
+        number, begin, stop = piece
+        rows = chains[number][begin:stop]
+        start = angles[chains[number][begin - 1]] if begin else None
+        angles[rows], stress[rows] = match.predict(circles[number][begin:stop], start=start,
+                                                   chain=True)
+        return len(rows)
+
+    def pieces(number: int, first: int) -> list[tuple[int, int, int]]:
+        length = len(chains[number])
+        return [(number, begin, min(begin + step, length))
+                for begin in range(first, length, step)]
+
+    if closed:
+        rounds = [[piece] for piece in pieces(0, 0)]
+    else:
+        # An arc: the middle first; then the two chains leave it, one forwards and one
+        # backwards, side by side on the kernel threads. Each chain's pieces run in order,
+        # so the answers are those of the chains run one after the other.
+        rounds = [[(0, 0, 1)]] + [[piece for piece in pair if piece is not None]
+                                  for pair in zip_longest(pieces(0, 1), pieces(1, 1))]
     done = 0
-    for number, chain in enumerate(chains):
-        circle = pns.principal_circle(grid=parameter[chain])
-        # The second chain of an arc leaves the middle, already predicted, backwards.
-        for begin in range(1 if number else 0, len(chain), step):
-            rows = chain[begin:begin + step]
-            start = angles[chain[begin - 1]] if begin else None
-            angles[rows], stress[rows] = match.predict(circle[begin:begin + step],
-                                                       start=start, chain=True)
-            done += len(rows)
-            if report is not None:
-                report(ProgressEvent("curve", done / total, message="principal curve"))
+    for pieces in rounds:
+        done += sum(map_parallel(solve, pieces))
+        if report is not None:
+            report(ProgressEvent("curve", done / n_points, message="principal curve"))
     breaks = closed_curve_breaks(angles, expected)
     if not closed:
         breaks[-1] = True  # an arc: no segment from its last point back to its first

@@ -13,6 +13,9 @@ with θ the angle between y_i and y_j. Two optimisers are offered:
     optimiser works on the concentrated stress, which is much better conditioned than
     treating r as one more variable. The stopping rule is relative: iterations end when the
     stress has decreased by less than ``tol`` (relative) over the last few iterations.
+    Below :data:`COMPACT_LBFGS_MIN_DIMS` angles the optimiser is scipy's L-BFGS-B, from
+    there on :func:`~stpca_gui.core.smds.lbfgs.minimize_lbfgs` (the same method without
+    the bounds' machinery, its products on both threads).
 
 ``"paper"``
     An emulation of what the ST-PCA paper ran: R's ``optim(method = "BFGS")`` on (z, r)
@@ -41,6 +44,7 @@ from .._base.registry import model_file_class
 from .._base.threads import single_threaded_blas
 from ..geometry.validation import as_float_matrix, check_angles
 from .classical import classical_mds, normalize_rows
+from .lbfgs import minimize_lbfgs
 from .radius import wasserstein_radius
 from .stress import PairStress
 from .vmmin import vmmin
@@ -53,6 +57,13 @@ PAPER_RELTOL = 5e-2
 _EXACT_STRESS_REL = 1e-12
 #: Iterations over which the relative stress decrease is measured by the stopping rule.
 _STOP_WINDOW = 5
+#: Corrections the L-BFGS optimisers keep (L-BFGS-B's ``maxcor``).
+_LBFGS_MEMORY = 20
+#: From this many angles on "lbfgs" runs :func:`~.lbfgs.minimize_lbfgs` (the compact
+#: inverse Hessian as matrix products on both threads) instead of scipy's L-BFGS-B, whose
+#: Fortran took 26 of the 50 s of CPU of SMDS on 1,000 landmarks of T⁴²⁶
+#: (docs/high_dimension.md); below it the fits (every paper table, d ≤ 7) are unchanged.
+COMPACT_LBFGS_MIN_DIMS = 20
 
 
 #: r* per dimension d, computed once per process.
@@ -371,27 +382,38 @@ class SphericalMDS(Estimator):
                 parts = objective.parts(units, gradient=False)
             return units, float(parts.optimal_radius())
 
-        def on_iteration(intermediate_result: scipy.optimize.OptimizeResult) -> None:
-            stress = float(intermediate_result.fun) * scale
+        def stop_after(flat: NDArray[np.float64], scaled_value: float) -> bool:
+            """Report an iteration; True when the caller or the stopping rule ends the run."""
+            stress = scaled_value * scale
             history.append(stress)
-            if relay.report(len(history), stress,
-                            lambda: configuration_of(intermediate_result.x)):
-                raise StopIteration
+            if relay.report(len(history), stress, lambda: configuration_of(flat)):
+                return True
             if len(history) > _STOP_WINDOW:
                 old = history[-1 - _STOP_WINDOW]
                 if old - stress <= self.tol * _STOP_WINDOW * max(stress, 1e-300):
                     stopped["converged"] = True
+                    return True
+            return False
+
+        if objective.n_angles >= COMPACT_LBFGS_MIN_DIMS:
+            result = minimize_lbfgs(
+                fun, start.ravel(), memory=_LBFGS_MEMORY, max_iter=int(self.max_iter),
+                max_evaluations=20 * int(self.max_iter), gtol=1e-10,
+                callback=lambda _, flat, value: stop_after(flat, value))
+        else:
+            def on_iteration(intermediate_result: scipy.optimize.OptimizeResult) -> None:
+                if stop_after(intermediate_result.x, float(intermediate_result.fun)):
                     raise StopIteration
 
-        result = scipy.optimize.minimize(
-            fun,
-            start.ravel(),
-            jac=True,
-            method="L-BFGS-B",
-            callback=on_iteration,
-            options={"maxiter": int(self.max_iter), "maxcor": 20, "ftol": 0.0, "gtol": 1e-10,
-                     "maxfun": 20 * int(self.max_iter)},
-        )
+            result = scipy.optimize.minimize(
+                fun,
+                start.ravel(),
+                jac=True,
+                method="L-BFGS-B",
+                callback=on_iteration,
+                options={"maxiter": int(self.max_iter), "maxcor": _LBFGS_MEMORY, "ftol": 0.0,
+                         "gtol": 1e-10, "maxfun": 20 * int(self.max_iter)},
+            )
         units = normalize_rows(result.x.reshape(shape), np.random.default_rng(0))
         # L-BFGS-B's last evaluation is normally at the returned point: reuse it rather
         # than paying one more pass over all pairs (which also delays a cancel).

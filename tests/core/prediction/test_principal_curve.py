@@ -68,3 +68,25 @@ def test_high_d_fit_traces_an_open_arc_through_the_data():
     assert inside.min() <= np.quantile(pns1, 0.05) and inside.max() >= np.quantile(pns1, 0.95)
     # Along the data the stress stays at the level of the samples' placements.
     assert np.median(curve.stress[curve.in_data_range]) < 3 * np.median(model.stress_ + 0.05)
+
+
+def test_an_arcs_two_chains_side_by_side_give_the_chains_one_after_the_other(monkeypatch):
+    # The forward and backward chains of an arc run on two threads, in pieces of 3 points
+    # (several pieces each); each must predict what it predicts alone, to the bit.
+    from stpca_gui.core._base import parallel
+    from stpca_gui.core.prediction import principal_curve
+
+    frames = make_torsion_states(300, 24, random_state=2).angles
+    model = ScaledTorusPCA(random_state=0, pns_mode="great", torus_variance=False,
+                           n_curve_points=40).fit(frames)
+    monkeypatch.setattr(principal_curve, "_CURVE_CHUNK_WORK", 3 * frames.shape[0])
+    events = []
+    threaded = principal_curve.trace_principal_curve(model.pns_, model.match_, 40,
+                                                     report=events.append)
+    assert not threaded.breaks[:-1].all() and threaded.breaks[-1]  # an arc
+    monkeypatch.setattr(parallel, "worker_count", lambda: 1)
+    serial = principal_curve.trace_principal_curve(model.pns_, model.match_, 40)
+    np.testing.assert_array_equal(threaded.angles, serial.angles)
+    np.testing.assert_array_equal(threaded.stress, serial.stress)
+    fractions = [event.fraction for event in events]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) > 5

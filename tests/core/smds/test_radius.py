@@ -306,3 +306,16 @@ def test_pair_distances_in_blocks_equal_those_in_one_piece(monkeypatch):
     blocked = sample_sorted_distances(9, 40, 3)
     for one, other in zip(whole, blocked, strict=True):
         np.testing.assert_array_equal(one, other)
+
+
+@pytest.mark.parametrize("d", [3, 40])
+def test_replicates_on_the_kernel_threads_give_the_serial_r_star(d, monkeypatch):
+    # The replicates are drawn in waves on the kernel threads; each has its own generator
+    # and they are consumed in order, so r* is that of one replicate at a time, to the bit
+    # (also when the pairs do not fit in memory and are replayed).
+    parallel = [wasserstein_radius(d, n=30, n_rep=9, random_state=5),
+                wasserstein_radius(d, n=30, n_rep=9, random_state=5, max_pairs_in_memory=500)]
+    monkeypatch.setattr(radius_module, "worker_count", lambda: 1)
+    serial = [wasserstein_radius(d, n=30, n_rep=9, random_state=5),
+              wasserstein_radius(d, n=30, n_rep=9, random_state=5, max_pairs_in_memory=500)]
+    assert parallel == serial
