@@ -86,7 +86,13 @@ TORUS_VARIANCE_TARGET_SE = 0.005
 #: T̃'s answers themselves depend on the start: starting level K from the nearest sample
 #: instead of level d's answer moved them by 1e-3 rad (median) and the ratios by up to
 #: 0.011 point (d = 66, at 1e-7), more than 1e-5 moves them.
-TORUS_VARIANCE_PREDICTION_TOL = 1e-5
+#:
+#: 1e-4 against 1e-5 on the fit's first 200 sampled points (K = 10, n = 10⁴, same fit,
+#: load 0.3): CPU s d = 426 71.8 → 48.9 (1e-3: 31.5), d = 66 4.3 → 2.9 (2.5), d = 20
+#: 0.8 → 0.7 (0.6); the largest move of a ratio or the remaining share 0.016 / 0.011 /
+#: 0.004 point at 1e-4 (PC1's standard error 0.20 / 0.23 / 0.40), 0.087 / 0.091 / 0.055 at
+#: 1e-3 (too close to half a standard error).
+TORUS_VARIANCE_PREDICTION_TOL = 1e-4
 
 ProgressReport = Callable[[float, str], None]
 
