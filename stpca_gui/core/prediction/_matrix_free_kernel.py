@@ -150,46 +150,6 @@ def _model_product(
         out[k] += diagonal * v[k] - along * y[k]
 
 
-@kernel(inline=True)
-def _from_eigenbasis(eigenvectors: NDArray, coefficients: NDArray, out: NDArray) -> None:
-    """``out`` = Σ_j ``coefficients[j]`` × row j of ``eigenvectors`` (Vᵀ c for the
-    eigenvectors stored as rows). Inlined, so that it keeps the floating-point freedoms of
-    its caller (exact in :func:`_precondition`)."""
-    p = out.shape[0]
-    for k in range(p):
-        out[k] = 0.0
-    for j in range(p):
-        row = eigenvectors[j]
-        coefficient = coefficients[j]
-        for k in range(p):
-            out[k] += coefficient * row[k]
-
-
-@kernel()
-def _precondition(
-    residual: NDArray, y: NDArray, eigenvectors: NDArray, eigenvalues: NDArray,
-    mean_weight: float, diagonal: float, small: NDArray, out: NDArray,
-) -> None:
-    """``out`` = P_y V diag(1 / (w̄ λ_j + diagonal)) Vᵀ ``residual`` for a tangent residual,
-    V Λ Vᵀ = E Eᵀ (``eigenvectors`` holds the eigenvectors as rows)."""
-    p = y.shape[0]
-    floor_shift = abs(diagonal)
-    for j in range(p):
-        row = eigenvectors[j]
-        acc = 0.0
-        for k in range(p):
-            acc += row[k] * residual[k]
-        scaled = mean_weight * eigenvalues[j]
-        denominator = max(scaled + diagonal, _PRECONDITIONER_FLOOR * (scaled + floor_shift))
-        small[j] = acc / denominator if denominator > 0.0 else 0.0
-    _from_eigenbasis(eigenvectors, small, out)
-    along = 0.0
-    for k in range(p):
-        along += out[k] * y[k]
-    for k in range(p):
-        out[k] -= along * y[k]
-
-
 @kernel()
 def _dot(a: NDArray, b: NDArray) -> float:
     total = 0.0
@@ -258,61 +218,41 @@ def _cg_next_direction(rz: float, residual: NDArray, conditioned: NDArray,
 
 @kernel()
 def _newton_step(
-    g: NDArray, y: NDArray, project: bool, basis_t: NDArray, weights: NDArray,
-    shifts: NDArray, exact: bool, curvature: float, damping: float, preconditioned: bool,
-    eigenvectors: NDArray, eigenvalues: NDArray, mean_weight: float, tolerance: float,
-    warm: bool, partner_work: NDArray, vectors: NDArray, step: NDArray,
-) -> tuple[bool, float]:
-    """Solve (H + damping I) s = −g by conjugate gradients into ``step``, H the model
-    B diag(w) Bᵀ + (Σ c_i) I of :func:`_model_product` (``curvature`` = Σ c_i), on the
-    tangent space at y with ``project``, preconditioned by :func:`_precondition` with
-    ``preconditioned``, from 0 or (``warm``) from ``step``. CG stops at the relative
-    residual ``tolerance`` or when rounding stops it from decreasing. Returns (solved,
-    sᵀ H s): ``solved`` is False when the very first direction from 0 has non-positive
-    curvature (the damping is too small); later negative curvature ends CG at the last
-    iterate, a descent direction. ``vectors`` is (5, p)."""
+    g: NDArray, zero: NDArray, basis_t: NDArray, weights: NDArray, curvature: float,
+    damping: float, tolerance: float, partner_work: NDArray, vectors: NDArray, step: NDArray,
+) -> bool:
+    """Solve (H + damping I) s = −g by conjugate gradients from 0 into ``step``, H the
+    model B diag(w) Bᵀ + (Σ c_i) I of :func:`_model_product` (``curvature`` = Σ c_i;
+    ``zero``, a vector of zeros, stands in for its tangent point, unused unprojected). CG
+    stops at the relative residual ``tolerance`` or when rounding stops it from
+    decreasing. Returns False when the very first direction has non-positive curvature
+    (the damping is too small); later negative curvature ends CG at the last iterate, a
+    descent direction. ``vectors`` is (4, p)."""
     p = g.shape[0]
-    residual, conditioned, direction, product, small = (
-        vectors[0], vectors[1], vectors[2], vectors[3], vectors[4])
+    residual, direction, product = vectors[0], vectors[1], vectors[2]
     diagonal = curvature + damping
-    if warm:
-        _model_product(step, y, project, basis_t, weights, shifts, exact, diagonal,
-                       partner_work, product)
     for k in range(p):
-        if not warm:
-            step[k] = 0.0
-            product[k] = 0.0
-        residual[k] = -g[k] - product[k]
-        conditioned[k] = residual[k]
+        step[k] = 0.0
+        residual[k] = -g[k]
+        direction[k] = residual[k]
     goal = tolerance * tolerance * _dot(g, g)
-    if preconditioned:
-        _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal, small,
-                      conditioned)
-    for k in range(p):
-        direction[k] = conditioned[k]
-    rz = _dot(residual, conditioned)
-    best = _dot(residual, residual)
+    rz = _dot(residual, residual)
+    best = rz
     stalled = 0
     for iteration in range(p + 10):
-        _model_product(direction, y, project, basis_t, weights, shifts, exact, diagonal,
+        _model_product(direction, zero, False, basis_t, weights, weights, False, diagonal,
                        partner_work, product)
         curvature_along = _dot(direction, product)
         if not curvature_along > 0.0:
-            if iteration == 0 and not warm:
-                return False, 0.0
+            if iteration == 0:
+                return False
             break
         squared = _cg_move(rz, curvature_along, direction, product, step, residual)
         best, stalled, stop = _cg_progress(squared, best, stalled)
         if squared <= goal or stop:
             break
-        for k in range(p):
-            conditioned[k] = residual[k]
-        if preconditioned:
-            _precondition(residual, y, eigenvectors, eigenvalues, mean_weight, diagonal,
-                          small, conditioned)
-        rz = _cg_next_direction(rz, residual, conditioned, direction)
-    # sᵀ (H + damping I) s = −sᵀ g − sᵀ residual, as residual = −g − (H + damping I) s.
-    return True, -_dot(step, g) - _dot(step, residual) - damping * _dot(step, step)
+        rz = _cg_next_direction(rz, residual, residual, direction)
+    return True
 
 
 def partner_spectrum(embedding: NDArray) -> tuple[NDArray, NDArray]:
@@ -356,14 +296,17 @@ def _predict_one_cg(
     # outlier and a bulk within a factor of about 10 on T⁶⁶), with the acceptance and
     # stopping rules of ``_prediction_kernel._predict_one``. ``scratch`` is (2, d + 2, n),
     # the accepted and the trial point's directions; ``partners`` (3, n) their weights
-    # and CG's work row; ``vectors`` (11, d). The answer goes to vectors[0].
+    # and CG's work row; ``vectors`` (10, d). The answer goes to vectors[0].
     d = angles_t.shape[0]
     x, grad, trial, trial_grad, step = vectors[0], vectors[1], vectors[2], vectors[3], vectors[4]
-    cg_vectors = vectors[5:10]
-    # Stands in for the tangent point and the spectrum that the unprojected, unconditioned
-    # CG does not use; zero, as _model_product still multiplies the point by 0 (0 × the
-    # inf or NaN that uninitialised memory may hold is NaN: answers varied from run to run).
-    unused = vectors[10]
+    cg_vectors = vectors[5:9]
+    # Stands in for the tangent point that the unprojected CG does not use; zero, as
+    # _model_product still multiplies the point by 0 (0 × the inf or NaN that
+    # uninitialised memory may hold is NaN: answers varied from run to run). The product
+    # is kept as it is: without it fast-math contraction rounds the model product
+    # otherwise, and T̃ can end in another minimum on a ridge (a T²⁰ curve point moved
+    # 0.4 rad).
+    unused = vectors[9]
     for k in range(d):
         trial[k] = wrap_angle(start[k])
         unused[k] = 0.0
@@ -411,10 +354,9 @@ def _predict_one_cg(
             math.sqrt(_dot(grad, grad) / first_gradient_squared), _CG_NEAR_TOL))
         proposed = False
         while lam < _LAMBDA_MAX:
-            solved, _ = _newton_step(
-                grad, unused, False, scratch[current], partners[current], partners[2],
-                False, curvature, lam * damping, False, scratch[current], unused, 0.0,
-                tolerance, False, partners[2], cg_vectors, step)
+            solved = _newton_step(grad, unused, scratch[current], partners[current],
+                                  curvature, lam * damping, tolerance, partners[2],
+                                  cg_vectors, step)
             if solved and _dot(step, grad) < 0.0:
                 proposed = True
                 break
@@ -445,8 +387,8 @@ def _predict_rows_cg(
 
 
 def _prediction_work_arrays(n: int, d: int) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-    """Targets (n,), directions (2, d + 2, n), weights (3, n) and vectors (11, d)."""
-    return np.empty(n), np.empty((2, d + 2, n)), np.empty((3, n)), np.empty((11, d))
+    """Targets (n,), directions (2, d + 2, n), weights (3, n) and vectors (10, d)."""
+    return np.empty(n), np.empty((2, d + 2, n)), np.empty((3, n)), np.empty((10, d))
 
 
 def predict_torus_cg(
