@@ -35,19 +35,20 @@ from .analysis import FitParameters
 #: as in the module's docstring (f corrects it where the measured cases say so). Fitted by
 #: ``benchmarks/calibrate_fit_cost.py`` to the eight cases of
 #: ``benchmarks/calibration/fit_cost_cases.json`` (bench_highdim.py on T²⁰, T⁴⁰, T⁶⁶,
-#: T¹²⁰, n = 500 … 10⁴, exact and 1,000-landmark fits; 2026-11-28, after placing in
-#: blocks, PNS on two cores and the torus variance's 200-point first sample; CPU seconds,
-#: load 0.6–1.3 on 2 cores; a test checks these numbers are that file's fit). The cases
-#: lie within −21 % … +19 % of the model (T⁶⁶, n = 10⁴: estimate 18.2 s, measured
-#: 17.7 s; the calibration before said 38.7 s). Beyond these cases it extrapolates:
-#: T⁶⁶, n = 10⁵ / 10⁶ and T⁴²⁶, n = 10⁴ measured 75.5 / 658 / 236 s of CPU. Placing is
-#: O(m) per point, so its term carries m.
+#: T¹²⁰, n = 500 … 10⁴, exact and 1,000-landmark fits; 2026-11-28 late, after the compact
+#: L-BFGS from d = 20, PNS's runs of great levels and the torus variance's T̃ at 1e-4; CPU
+#: seconds, the machine otherwise idle on 2 cores; a test checks these numbers are that
+#: file's fit). The cases lie within −21 % … +17 % of the model (T⁶⁶, n = 10⁴: estimate
+#: 17.1 s, measured 16.4 s). Beyond these cases it extrapolates: T⁶⁶, n = 10⁵ / 10⁶ and
+#: T⁴²⁶, n = 10⁴ estimated 69.3 / 540 / 95.6 s, measured 69.7 / 560 / 176 s of CPU (the
+#: T⁴²⁶ case 46 % under: d = 426 lies far beyond the cases). Placing is O(m) per point,
+#: so its term carries m.
 COEFFICIENTS: dict[str, tuple[float, float, float]] = {
-    "smds": (2.24e-07, 1.15, -0.198),
-    "placing": (4.91e-08, 0.493, 0.0127),
-    "pns": (0.00649, 0.417, -0.466),
-    "curve": (9.62e-10, 1.78, 0.147),
-    "torus variance": (5e-09, 1.32, 0.0418),
+    "smds": (2.82e-07, 0.987, -0.16),
+    "placing": (4.99e-08, 0.493, 0.0151),
+    "pns": (0.00682, 0.526, -0.516),
+    "curve": (4.69e-09, 1.66, 0.0108),
+    "torus variance": (4.71e-09, 1.28, 0.0367),
 }
 #: The exponents of d a stage's cost is given before calibration (its theory).
 THEORY_EXPONENTS = {"smds": 1.0, "placing": 1.0, "pns": 3.0, "curve": 1.0,

@@ -26,8 +26,8 @@ def test_the_coefficients_are_the_calibration_of_the_committed_cases():
 
 
 def test_each_committed_case_is_estimated_as_fit_cost_says():
-    """Within −21 % … +19 % (the module's words), checked so that a change of the model's
+    """Within −21 % … +17 % (the module's words), checked so that a change of the model's
     form that fits worse is seen."""
     for case in _cases():
         estimate = estimate_fit_cost(case["n"], case["d"], n_smds=case["n_landmarks"])
-        assert -0.22 <= estimate.seconds / case["cpu_s"] - 1 <= 0.20, case
+        assert -0.22 <= estimate.seconds / case["cpu_s"] - 1 <= 0.18, case
