@@ -476,7 +476,7 @@ def _weigh(rows: NDArray, inner: NDArray, weights: NDArray, shifts: NDArray,
 @kernel()
 def _scale_coefficients(rows: NDArray, coefficients: NDArray, eigenvalues: NDArray,
                         scalars: NDArray) -> None:
-    """The middle of the preconditioner (``_matrix_free_kernel._precondition``) for
+    """The middle of T̂'s preconditioner, P_y V diag(1 / (w̄ λ_j + diagonal)) Vᵀ, for
     ``rows``: their residuals' coefficients in the eigenbasis of E Eᵀ divided by
     w̄ λ_j + diagonal (kept at least :data:`_PRECONDITIONER_FLOOR` of w̄ λ_j + |diagonal|;
     0 where that is not positive), w̄ and the diagonal each point's own."""
