@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.row_slices import row_slices
 from ..geometry.torus import wrap_angles
 
 __all__ = [
@@ -131,10 +132,6 @@ def _hash_weights(d: int) -> NDArray[np.uint64]:
         1, 2**63, size=d, dtype=np.uint64) | np.uint64(1)
 
 
-def _row_blocks(n: int) -> list[slice]:
-    return [slice(start, min(start + _KEY_BLOCK, n)) for start in range(0, n, _KEY_BLOCK)]
-
-
 def distinct_rows(angles: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """The distinct rows of angles (radians, shape (n, d)) on the torus.
 
@@ -154,14 +151,15 @@ def distinct_rows(angles: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.intp]
     keys = np.empty(theta.shape)
     weights = _hash_weights(keys.shape[1])
     hashes = np.empty(keys.shape[0], dtype=np.uint64)
-    for block in _row_blocks(keys.shape[0]):
+    blocks = row_slices(keys.shape[0], _KEY_BLOCK)
+    for block in blocks:
         keys[block] = np.rint(wrap_angles(theta[block], 2.0 * np.pi) / step) % round(
             2.0 * np.pi / step)
         hashes[block] = keys[block].view(np.uint64) @ weights  # wraps modulo 2⁶⁴
     _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
     bits = keys.view(np.uint64)
-    if not all(np.array_equal(bits[block], bits[first[inverse[block]]])
-               for block in _row_blocks(keys.shape[0])):  # a collision: compare whole rows
+    if not all(np.array_equal(bits[block], bits[first[inverse[block]]]) for block in blocks):
+        # A collision: the rows grouped by their whole keys instead.
         rows = keys.view(np.dtype((np.void, keys.dtype.itemsize * keys.shape[1]))).ravel()
         _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # number the distinct rows in the rows' order

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._base.row_slices import row_slices
 from .torus import torus_distance, wrap_angles
 
 #: Smallest spread (rad) of a torus sample that can be analysed: the largest torus distance
@@ -128,5 +129,5 @@ def torus_spread(angles: ArrayLike) -> float:
     points = np.atleast_2d(np.asarray(angles, dtype=np.float64))
     if points.shape[0] == 0:
         return 0.0
-    return max(float(np.max(torus_distance(points[start:start + _SPREAD_BLOCK], points[0])))
-               for start in range(0, points.shape[0], _SPREAD_BLOCK))
+    return max(float(np.max(torus_distance(points[rows], points[0])))
+               for rows in row_slices(points.shape[0], _SPREAD_BLOCK))

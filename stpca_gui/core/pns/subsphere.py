@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._base.progress import CancelCheck
+from .._base.row_slices import row_slices
 from ..geometry.validation import reject_complex
 from ._subsphere_kernel import objective_terms
 
@@ -137,7 +138,7 @@ def rotate_rows(
 def row_blocks(n: int) -> list[slice]:
     """Consecutive slices of :data:`ROW_BLOCK` rows covering ``range(n)`` (one slice for
     n ≤ ROW_BLOCK, so that small inputs take exactly the whole-array path)."""
-    return [slice(start, min(start + ROW_BLOCK, n)) for start in range(0, max(n, 1), ROW_BLOCK)]
+    return row_slices(n, ROW_BLOCK)
 
 
 def geodesic_angles(x: NDArray[np.float64], v: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -8,13 +8,12 @@ n and from block subspace iteration (:func:`leading_eigenpairs`) for large n.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
 
 from .._base.progress import CancelCheck
+from .._base.row_slices import row_slices
 from ..geometry.torus import torus_pdist_blocks
 
 #: Above this n the classical-MDS start uses a sparse eigensolver instead of a full one.
@@ -136,11 +135,9 @@ def _column_signs(coords: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where(largest < 0.0, -1.0, 1.0)
 
 
-def _row_blocks(n: int) -> Iterator[slice]:
+def _row_blocks(n: int) -> list[slice]:
     """Slices of rows of an n×n matrix, each about ``_START_BLOCK_ENTRIES`` entries."""
-    step = max(1, _START_BLOCK_ENTRIES // max(n, 1))
-    for begin in range(0, n, step):
-        yield slice(begin, min(n, begin + step))
+    return row_slices(n, _START_BLOCK_ENTRIES // max(n, 1))
 
 
 def _blocked_product(
