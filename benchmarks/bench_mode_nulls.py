@@ -6,7 +6,8 @@ samples: under the size nulls of ``bench_modetest.py`` and issue 34's two power 
 
 For each candidate: Silverman's p₁ < α, the excess-mass p-value < α, and the product's step
 min(p₁/0.7, p_EM/0.3) < α. ``--shard i/m`` runs every m-th case, ``--json OUT`` keeps the
-per-replicate p-values, ``--merge`` prints the table of several runs.
+per-replicate p-values, ``--merge`` prints the table of several runs (and
+``--runs-out`` keeps its rows without them).
 """
 
 from __future__ import annotations
@@ -98,11 +99,19 @@ def main() -> None:
     parser.add_argument("--shard", default="0/1")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--merge", type=Path, nargs="+", default=None)
+    parser.add_argument("--runs-out", type=Path, default=None,
+                        help="with --merge: also write the rows without the per-replicate "
+                             "p-values to this JSON file")
     args = parser.parse_args()
     if args.merge is not None:
         rows = [row for path in args.merge for row in json.loads(path.read_text())["rows"]]
         order = [*SIZE_NULLS, *POWER_CASES]
-        print_table(sorted(rows, key=lambda r: (r["n"], order.index(r["case"]))))
+        rows = sorted(rows, key=lambda r: (r["n"], order.index(r["case"])))
+        print_table(rows)
+        if args.runs_out is not None:
+            kept = [{key: value for key, value in row.items() if key != "p"} for row in rows]
+            args.runs_out.write_text(json.dumps({"candidates": CANDIDATES, "rows": kept},
+                                                indent=1) + "\n")
         return
     shard, shards = (int(t) for t in args.shard.split("/"))
     cases = [(case, n) for n in args.sizes for case in (*SIZE_NULLS, *POWER_CASES)]
