@@ -3,27 +3,11 @@ this checkout's code (docs/measured.md shows them)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
-from project_paths import REPO
-
-
-def _load_bench_highdim():
-    sys.path.insert(0, str(REPO / "benchmarks"))  # its `_common` import
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "benchmarks_bench_highdim", REPO / "benchmarks" / "bench_highdim.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
-    return module
+from project_paths import load_benchmark
 
 
 def test_target_cases_keep_finished_runs_of_the_targets_only():
-    bench = _load_bench_highdim()
+    bench = load_benchmark("bench_highdim")
     finished = {"d": 66, "n": 10_000, "wall_s": 14.46, "cpu_s": 19.24, "peak_rss_mb": 395.2}
     results = [
         finished,

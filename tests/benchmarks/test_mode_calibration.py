@@ -5,12 +5,9 @@ time."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
-from project_paths import REPO
+from project_paths import load_benchmark
 
 from stpca_gui.core.circstats.excess_mass import excess_mass, nearest_node_counts
 from stpca_gui.core.circstats.jones_pewsey import fit_jones_pewsey
@@ -26,16 +23,7 @@ from stpca_gui.core.circstats.silverman import (
 TWO_PI = 2.0 * np.pi
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}",
-                                                  REPO / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-calibration = _load("_mode_calibration")
+calibration = load_benchmark("_mode_calibration")
 
 
 def _two_bumps(n: int) -> np.ndarray:

@@ -5,12 +5,9 @@ the order of a density of that family, and the p-values from f_{h₁} follow the
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
-from project_paths import REPO
+from project_paths import load_benchmark
 from scipy.special import i0e, i1e
 from scipy.stats import vonmises
 
@@ -28,16 +25,7 @@ from stpca_gui.core.circstats.silverman import (
 TWO_PI = 2.0 * np.pi
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}",
-                                                  REPO / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-nulls = _load("_mode_null_densities")
+nulls = load_benchmark("_mode_null_densities")
 
 
 def _maxima(probabilities: np.ndarray) -> int:

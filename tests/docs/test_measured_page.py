@@ -8,28 +8,18 @@ measured.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
 import sys
 
 import pytest
-from project_paths import REPO
+from project_paths import REPO, load_benchmark
 
 BENCHMARKS = REPO / "benchmarks"
 
 
-def _load(name: str):
-    """A module of benchmarks/ (not a package) by file name."""
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-measured = _load("measured")
+measured = load_benchmark("measured")
 
 
 def test_measured_page_is_generated_from_the_recorded_results():
@@ -43,7 +33,7 @@ def test_every_recorded_case_is_shown():
     assert measured.unshown_cases(measured.load_results()) == []
 
 
-def test_every_case_says_when_where_and_at_which_load():
+def test_every_case_says_when_where_and_at_whichload_benchmark():
     for benchmark, recorded in measured.load_results().items():
         assert (BENCHMARKS / f"{benchmark}.py").is_file(), f"no benchmark {benchmark}.py"
         for name, case in recorded["cases"].items():
@@ -69,7 +59,7 @@ def test_a_missing_value_names_the_row(tmp_path):
 def test_a_recorded_run_reaches_the_page(tmp_path, monkeypatch):
     """What a benchmark's ``--record`` writes is what the page shows, with its load."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    common = _load("_common")
+    common = load_benchmark("_common")
     for benchmark, recorded in measured.load_results().items():
         (tmp_path / f"{benchmark}.json").write_text(json.dumps(recorded))
     monkeypatch.setattr(sys, "argv", ["bench_pns.py", "--record"])
