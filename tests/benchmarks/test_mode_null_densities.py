@@ -1,7 +1,8 @@
 """The resampling densities of ``bench_mode_nulls.py`` (benchmarks/_mode_null_densities.py,
 issue 34, fifth attempt): each has at most k modes, the rearrangement keeps the values it
 sorts, the exponential-family fit is the von Mises maximum likelihood at order 1 and finds
-the order of a density of that family, and the p-values from f_{h₁} follow the product's."""
+the order of a density of that family, the von Mises mixture is the maximum likelihood at one
+component and is pulled onto one mode, and the p-values from f_{h₁} follow the product's."""
 
 from __future__ import annotations
 
@@ -106,3 +107,39 @@ def test_the_products_row_follows_the_products_p_values():
     assert abs(rows[0, 1] - product.excess_mass) < 4 * se + 1e-3
     assert 0.5 < product.bandwidth < 0.8 and 0.85 < product.excess_mass
     assert np.all((rows >= 1 / 2001) & (rows <= 1.0))
+
+
+def test_one_von_mises_component_is_the_maximum_likelihood_fit():
+    rng = np.random.default_rng(6)
+    x = rng.vonmises(-1.0, 5.0, 20000)
+    counts = nearest_node_counts(np.mod(x, TWO_PI), nulls.FIT_NODES)
+    weights, mus, kappas, _ = nulls.vonmises_mixture_fit(counts, 1, uniform=False)
+    resultant = np.mean(np.exp(1j * x))
+    assert weights.tolist() == [1.0]
+    assert i1e(kappas[0]) / i0e(kappas[0]) == pytest.approx(abs(resultant), abs=1e-4)
+    assert mus[0] == pytest.approx(np.angle(resultant), abs=1e-3)
+
+
+def test_a_two_mode_mixture_is_projected_onto_one_mode():
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.vonmises(-0.6, 8.0, 1500), rng.vonmises(0.6, 8.0, 1500)])
+    probabilities, components, projected = nulls.vonmises_mixture_null(unit_angles(x, TWO_PI))
+    assert components >= 2 and projected
+    assert _maxima(probabilities) == 1
+    # the projection stops at the boundary: a little less pull gives two modes again
+    assert probabilities.max() < 1.5 * np.median(probabilities[probabilities > 0.5 *
+                                                                probabilities.max()])
+
+
+def test_a_von_mises_sample_keeps_one_component_and_a_uniform_floor_is_found():
+    rng = np.random.default_rng(8)
+    x = rng.vonmises(0.0, 4.0, 3000)
+    probabilities, components, projected = nulls.vonmises_mixture_null(unit_angles(x, TWO_PI))
+    assert (components, projected) == (1, False)
+    angle = np.arange(GRID_POINTS) * (TWO_PI / GRID_POINTS) - np.pi
+    assert np.abs(probabilities * GRID_POINTS / TWO_PI - vonmises.pdf(angle, 4.0)).max() < 0.05
+    floor = np.concatenate([rng.vonmises(0.0, 4.0, 2100), rng.uniform(-np.pi, np.pi, 900)])
+    with_floor, _, _ = nulls.vonmises_mixture_null(unit_angles(floor, TWO_PI), "choose")
+    per_radian = GRID_POINTS / TWO_PI
+    assert with_floor.min() * per_radian == pytest.approx(0.3 / TWO_PI, rel=0.25)
+    assert _maxima(with_floor) == 1
