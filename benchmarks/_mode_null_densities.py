@@ -21,10 +21,10 @@ nulls. Each candidate here is another density with at most k modes, built from t
 * **A unimodal mixture of von Mises densities** (sixth attempt): m = 1 … 4 components
   fitted by EM to the sample on :data:`FIT_NODES` nodes, m by BIC (3m − 1 parameters), with
   (``"vm_mixture_uniform"``: BIC chooses) or without (``"vm_mixture"``) a uniform
-  component; a fit with more than one mode is projected onto one mode by pulling its
-  centres towards their weighted mean direction by the least factor that leaves one mode
-  (bisection). The flat-topped and shoulder nulls are members of this family; the wrapped
-  Cauchy is not.
+  component, or by AIC without one (``"vm_mixture_aic"``); a fit with more than one mode is
+  projected onto one mode by pulling its centres towards their weighted mean direction by the
+  least factor that leaves one mode (bisection). The flat-topped and shoulder nulls are
+  members of this family; the wrapped Cauchy is not.
 * **The true density** (an oracle, for the simulations only): what an exact bootstrap would
   resample.
 
@@ -255,19 +255,21 @@ def _mixture_density(weights: np.ndarray, mus: np.ndarray, kappas: np.ndarray,
     return density
 
 
-def vonmises_mixture_null(theta: np.ndarray, uniform: str = "never"
+def vonmises_mixture_null(theta: np.ndarray, uniform: str = "never", penalty: str = "bic"
                           ) -> tuple[np.ndarray, int, bool]:
-    """Probabilities on the test's grid of the BIC-chosen von Mises mixture (with a uniform
-    component when ``uniform="choose"`` and BIC prefers it), projected onto one mode (module
-    docstring); its number of components, and whether it was projected."""
+    """Probabilities on the test's grid of the von Mises mixture of lowest BIC or AIC
+    (``penalty``; with a uniform component when ``uniform="choose"`` and the criterion prefers
+    it), projected onto one mode (module docstring); its number of components, and whether it
+    was projected."""
     counts = nearest_node_counts(theta, FIT_NODES)
     n = counts.sum()
+    per_parameter = np.log(n) if penalty == "bic" else 2.0
     best = None
     for with_uniform in ((False, True) if uniform == "choose" else (False,)):
         for components in range(1, MAX_COMPONENTS + 1):
             weights, mus, kappas, log_likelihood = vonmises_mixture_fit(
                 counts, components, with_uniform)
-            criterion = -2 * log_likelihood + (3 * components - 1 + with_uniform) * np.log(n)
+            criterion = -2 * log_likelihood + (3 * components - 1 + with_uniform) * per_parameter
             if best is None or criterion < best[0]:
                 best = (criterion, weights, mus, kappas)
     _, weights, mus, kappas = best
@@ -303,29 +305,39 @@ def null_p_values(theta: np.ndarray, h_k: float, k: int, probabilities: np.ndarr
 
 #: The candidates of :func:`first_step_nulls`, in the order of its p-value pairs.
 CANDIDATES = ("product", "isotonic", "rearranged", "trig_bic", "trig_aic", "vm_mixture",
-              "vm_mixture_uniform", "truth")
+              "vm_mixture_uniform", "vm_mixture_aic", "truth")
 
 
 def first_step_nulls(x: np.ndarray, n_boot: int, seed: int,
                      true_density: Callable[[np.ndarray], np.ndarray], sharper: float = 0.7,
-                     max_order: int = 8) -> np.ndarray:
-    """(Silverman's p₁, excess-mass p-value) of the first step for every candidate of
-    :data:`CANDIDATES`, one row each, for a sample ``x`` (radians, no ties); the true
-    density is a function of the angle in radians."""
+                     max_order: int = 8, candidates: tuple[str, ...] = CANDIDATES
+                     ) -> np.ndarray:
+    """(Silverman's p₁, excess-mass p-value) of the first step for each of ``candidates``
+    (names of :data:`CANDIDATES`, drawn in that order), one row each, for a sample ``x``
+    (radians, no ties); the true density is a function of the angle in radians."""
     k = 1
     rng = np.random.default_rng(seed)
     theta = mt.unit_angles(x, TWO_PI)
     sample = mt.BinnedSample(theta)
     h_k = mt.binned_critical_bandwidth(sample, k)
-    pieces = monotone_pieces(sample.derivative(h_k))
-    sharp = sample.density(sharper * h_k)
-    angle = np.arange(mt.GRID_POINTS) * (TWO_PI / mt.GRID_POINTS) - np.pi  # node 0 at −π
-    truth = true_density(angle)
-    densities = [sample.density(h_k) / sample.density(h_k).sum(),
-                 isotonic_null(sharp, pieces), rearranged_null(sharp, pieces),
-                 trig_family_null(theta, k, "bic", max_order)[0],
-                 trig_family_null(theta, k, "aic", max_order)[0],
-                 vonmises_mixture_null(theta)[0], vonmises_mixture_null(theta, "choose")[0],
-                 truth / truth.sum()]
-    return np.array([null_p_values(theta, h_k, k, density, n_boot, rng)
-                     for density in densities])
+
+    def sharp_fits() -> tuple[np.ndarray, list[tuple[np.ndarray, bool]]]:
+        return sample.density(sharper * h_k), monotone_pieces(sample.derivative(h_k))
+
+    def truth() -> np.ndarray:
+        values = true_density(np.arange(mt.GRID_POINTS) * (TWO_PI / mt.GRID_POINTS) - np.pi)
+        return values / values.sum()  # node 0 of the test's grid is at −π
+
+    densities = {
+        "product": lambda: sample.density(h_k) / sample.density(h_k).sum(),
+        "isotonic": lambda: isotonic_null(*sharp_fits()),
+        "rearranged": lambda: rearranged_null(*sharp_fits()),
+        "trig_bic": lambda: trig_family_null(theta, k, "bic", max_order)[0],
+        "trig_aic": lambda: trig_family_null(theta, k, "aic", max_order)[0],
+        "vm_mixture": lambda: vonmises_mixture_null(theta)[0],
+        "vm_mixture_uniform": lambda: vonmises_mixture_null(theta, "choose")[0],
+        "vm_mixture_aic": lambda: vonmises_mixture_null(theta, penalty="aic")[0],
+        "truth": truth,
+    }
+    return np.array([null_p_values(theta, h_k, k, densities[name](), n_boot, rng)
+                     for name in candidates])

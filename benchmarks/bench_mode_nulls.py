@@ -6,8 +6,9 @@ samples: under the size nulls of ``bench_modetest.py`` and issue 34's two power 
 
 For each candidate: Silverman's p₁ < α, the excess-mass p-value < α, and the product's step
 min(p₁/0.7, p_EM/0.3) < α. ``--shard i/m`` runs every m-th case, ``--json OUT`` keeps the
-per-replicate p-values, ``--merge`` prints the table of several runs (and
-``--runs-out`` keeps its rows without them).
+per-replicate p-values, ``--merge`` prints the table of several runs (rows of the same
+case, size and replicates side by side: the samples are the same; ``--runs-out`` keeps the
+rows without the p-values). ``--candidates`` measures some of the densities only.
 """
 
 from __future__ import annotations
@@ -67,22 +68,25 @@ def sample(case: str, rng: np.random.Generator, n: int) -> np.ndarray:
     return _null_sampler(case, rng, n)
 
 
-def rates(p: np.ndarray) -> dict[str, list[float]]:
+def rates(p: np.ndarray, candidates: tuple[str, ...]) -> dict[str, list[float]]:
     """Per candidate: the share of replicates with p₁ < α, p_EM < α and step < α."""
     w1, w2 = TEST_WEIGHTS
     step = np.minimum(p[:, :, 0] / w1, p[:, :, 1] / w2)
     return {name: [float(np.mean(p[:, i, 0] < ALPHA)), float(np.mean(p[:, i, 1] < ALPHA)),
-                   float(np.mean(step[:, i] < ALPHA))] for i, name in enumerate(CANDIDATES)}
+                   float(np.mean(step[:, i] < ALPHA))] for i, name in enumerate(candidates)}
 
 
 def print_table(rows: list[dict]) -> None:
+    """One table over the candidates any row measured ("·" where a row did not)."""
+    names = [name for name in CANDIDATES if any(name in row["rates"] for row in rows)]
     print("\n| case | n | replicates | " + " | ".join(
-        f"{name}: p₁ / EM / **step**" for name in CANDIDATES) + " | 2 SE | CPU s per replicate |")
-    print("|---|---|---|" + "---|" * len(CANDIDATES) + "---|---|")
+        f"{name}: p₁ / EM / **step**" for name in names) + " | 2 SE | CPU s per replicate |")
+    print("|---|---|---|" + "---|" * len(names) + "---|---|")
     for row in rows:
-        cells = [f"{a:.3f} / {b:.3f} / **{c:.3f}**" for a, b, c in row["rates"].values()]
-        if row["case"] in POWER_CASES:  # resampling the alternative itself tests nothing
-            cells[CANDIDATES.index("truth")] = "–"
+        cells = ["·" if name not in row["rates"] else
+                 "–" if name == "truth" and row["case"] in POWER_CASES  # tests nothing
+                 else "{:.3f} / {:.3f} / **{:.3f}**".format(*row["rates"][name])
+                 for name in names]
         print(f"| {row['case']} | {row['n']} | {row['reps']} | " + " | ".join(cells) +
               f" | {2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
               f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
@@ -96,6 +100,7 @@ def main() -> None:
     parser.add_argument("--sharper", type=float, default=0.7,
                         help="bandwidth of the sharper KDE as a share of h₁")
     parser.add_argument("--max-order", type=int, default=8)
+    parser.add_argument("--candidates", nargs="+", choices=CANDIDATES, default=CANDIDATES)
     parser.add_argument("--shard", default="0/1")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--merge", type=Path, nargs="+", default=None)
@@ -104,14 +109,23 @@ def main() -> None:
                              "p-values to this JSON file")
     args = parser.parse_args()
     if args.merge is not None:
-        rows = [row for path in args.merge for row in json.loads(path.read_text())["rows"]]
+        rows: dict[tuple, dict] = {}  # runs of the same cases and seeds side by side
+        for path in args.merge:
+            for row in json.loads(path.read_text())["rows"]:
+                key = (row["case"], row["n"], row["reps"])
+                if key not in rows:
+                    rows[key] = row
+                    continue
+                kept = rows[key]
+                kept["rates"] = {**row["rates"], **kept["rates"]}
+                kept["cpu_seconds_per_replicate"] += row["cpu_seconds_per_replicate"]
+        rows = list(rows.values())
         order = [*SIZE_NULLS, *POWER_CASES]
         rows = sorted(rows, key=lambda r: (r["n"], order.index(r["case"])))
         print_table(rows)
         if args.runs_out is not None:
             kept = [{key: value for key, value in row.items() if key != "p"} for row in rows]
-            args.runs_out.write_text(json.dumps({"candidates": CANDIDATES, "rows": kept},
-                                                indent=1) + "\n")
+            args.runs_out.write_text(json.dumps({"rows": kept}, indent=1) + "\n")
         return
     shard, shards = (int(t) for t in args.shard.split("/"))
     cases = [(case, n) for n in args.sizes for case in (*SIZE_NULLS, *POWER_CASES)]
@@ -122,11 +136,12 @@ def main() -> None:
         rng = np.random.default_rng([index, n, 35])
         density = true_density(case)
         cpu = time.process_time()
+        candidates = tuple(name for name in CANDIDATES if name in args.candidates)
         p = np.array([first_step_nulls(sample(case, rng, n), args.n_boot, 7000 + r, density,
-                                       args.sharper, args.max_order)
+                                       args.sharper, args.max_order, candidates)
                       for r in range(args.reps)])
         row = {"case": case, "n": n, "reps": args.reps, "n_boot": args.n_boot,
-               "rates": rates(p), "load": load_average_text(),
+               "rates": rates(p, candidates), "load": load_average_text(),
                "cpu_seconds_per_replicate": (time.process_time() - cpu) / args.reps,
                "p": np.round(p, 5).tolist()}
         out["rows"].append(row)
