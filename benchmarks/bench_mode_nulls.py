@@ -88,8 +88,9 @@ def print_table(rows: list[dict]) -> None:
                  else "{:.3f} / {:.3f} / **{:.3f}**".format(*row["rates"][name])
                  for name in names]
         print(f"| {row['case']} | {row['n']} | {row['reps']} | " + " | ".join(cells) +
-              f" | {2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | "
-              f"{row['cpu_seconds_per_replicate']:.2f} |", flush=True)
+              f" | {2 * np.sqrt(ALPHA * (1 - ALPHA) / row['reps']):.3f} | " +
+              " + ".join(f"{cpu:.2f}" for cpu in row.get(
+                  "cpu_runs", [row["cpu_seconds_per_replicate"]])) + " |", flush=True)
 
 
 def main() -> None:
@@ -118,7 +119,8 @@ def main() -> None:
                     continue
                 kept = rows[key]
                 kept["rates"] = {**row["rates"], **kept["rates"]}
-                kept["cpu_seconds_per_replicate"] += row["cpu_seconds_per_replicate"]
+                kept["cpu_runs"] = [*kept.get("cpu_runs", [kept["cpu_seconds_per_replicate"]]),
+                                    row["cpu_seconds_per_replicate"]]
         rows = list(rows.values())
         order = [*SIZE_NULLS, *POWER_CASES]
         rows = sorted(rows, key=lambda r: (r["n"], order.index(r["case"])))
