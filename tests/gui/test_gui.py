@@ -257,7 +257,10 @@ def test_cancel_stops_a_long_fit_at_its_next_report_and_the_app_stays_usable(
     with qtbot.waitSignal(window.fit_ended, timeout=FIT_TIMEOUT_MS) as ended:
         qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
     assert ended.args == ["cancelled"]
-    assert not cancel.isVisible() and not window.fit_status.progress.isVisible()
+    # The bar and Cancel go when the worker's thread has finished, a queued signal that can
+    # arrive just after the cancelled one (seen once in CI, 29 Nov 2026).
+    qtbot.waitUntil(lambda: not cancel.isVisible()
+                    and not window.fit_status.progress.isVisible(), timeout=5000)
     assert answers.count(True) == 1 and answers[-1] is True
     assert window.state.result is None
     assert "cancel" in window.stage_label.text().lower()
