@@ -1,8 +1,9 @@
-"""What to resample the mode test's first step from (issue 34, fifth attempt): rejection
-rates of "one mode" at α = 0.05 when the product's f_{h₁} is replaced by other unimodal
-densities (``_mode_null_densities.py``: isotonic projection and monotone rearrangement of a
-sharper KDE, a trigonometric exponential family by BIC or AIC, the true density), on the same
-samples: under the size nulls of ``bench_modetest.py`` and issue 34's two power cases.
+"""What to resample the mode test's first step from (issue 34, fifth and sixth attempts):
+rejection rates of "one mode" at α = 0.05 when the product's f_{h₁} is replaced by other
+unimodal densities (``_mode_null_densities.py``: isotonic projection and monotone
+rearrangement of a sharper KDE, a trigonometric exponential family by BIC or AIC, unimodal
+von Mises mixtures, the true density), on the same samples: under the size nulls of
+``bench_modetest.py`` and issue 34's two power cases.
 
 For each candidate: Silverman's p₁ < α, the excess-mass p-value < α, and the product's step
 min(p₁/0.7, p_EM/0.3) < α. ``--shard i/m`` runs every m-th case, ``--json OUT`` keeps the
@@ -25,6 +26,7 @@ from scipy.stats import vonmises
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_average_text
+from _mode_calibration import weighted_step
 from _mode_null_densities import CANDIDATES, first_step_nulls
 from bench_modetest import BOUNDARY_NULLS, SIZE_NULLS, _mixture, _null_sampler
 
@@ -60,7 +62,6 @@ def true_density(case: str) -> Callable[[np.ndarray], np.ndarray]:
     return mixture_density(*POWER_CASES[case])
 
 
-
 def sample(case: str, rng: np.random.Generator, n: int) -> np.ndarray:
     if case in POWER_CASES:
         k, separation, small = POWER_CASES[case]
@@ -70,8 +71,7 @@ def sample(case: str, rng: np.random.Generator, n: int) -> np.ndarray:
 
 def rates(p: np.ndarray, candidates: tuple[str, ...]) -> dict[str, list[float]]:
     """Per candidate: the share of replicates with p₁ < α, p_EM < α and step < α."""
-    w1, w2 = TEST_WEIGHTS
-    step = np.minimum(p[:, :, 0] / w1, p[:, :, 1] / w2)
+    step = weighted_step(p[:, :, 0], p[:, :, 1], TEST_WEIGHTS)
     return {name: [float(np.mean(p[:, i, 0] < ALPHA)), float(np.mean(p[:, i, 1] < ALPHA)),
                    float(np.mean(step[:, i] < ALPHA))] for i, name in enumerate(candidates)}
 
