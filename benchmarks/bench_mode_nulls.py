@@ -27,8 +27,8 @@ from scipy.stats import vonmises
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_average_text
 from _mode_calibration import weighted_step
+from _mode_cases import BOUNDARY_NULLS, SIZE_NULLS, mixture, null_sampler
 from _mode_null_densities import CANDIDATES, first_step_nulls
-from bench_modetest import BOUNDARY_NULLS, SIZE_NULLS, _mixture, _null_sampler
 
 from stpca_gui.core.circstats.mode_test import TEST_WEIGHTS
 
@@ -40,7 +40,7 @@ _KAPPA = 8.0
 
 
 def mixture_density(k: int, separation: float, small: float) -> Callable[[np.ndarray], np.ndarray]:
-    """The density of ``bench_modetest._mixture`` (von Mises κ = 8 components)."""
+    """The density of ``_mode_cases.mixture`` (von Mises κ = 8 components)."""
     weights = np.full(k, (1.0 - small) / (k - 1))
     weights[-1] = small
     centres = separation * (np.arange(k) - (k - 1) / 2.0)
@@ -65,8 +65,8 @@ def true_density(case: str) -> Callable[[np.ndarray], np.ndarray]:
 def sample(case: str, rng: np.random.Generator, n: int) -> np.ndarray:
     if case in POWER_CASES:
         k, separation, small = POWER_CASES[case]
-        return _mixture(rng, n, k, separation, small, _KAPPA)
-    return _null_sampler(case, rng, n)
+        return mixture(rng, n, k, separation, small, _KAPPA)
+    return null_sampler(case, rng, n)
 
 
 def rates(p: np.ndarray, candidates: tuple[str, ...]) -> dict[str, list[float]]:

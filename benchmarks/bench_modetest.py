@@ -42,10 +42,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import add_record_option, load_average_text, one_minute_load, record
 from _mode_calibration import first_step_candidates, weighted_step
+from _mode_cases import (
+    POWER_CASES,
+    SIZE_NULLS,
+    mixture,
+    mixture_modes,
+    null_sampler,
+)
 
 from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core.circstats import mode_test as em
 from stpca_gui.core.circstats import silverman as mt
+from stpca_gui.core.circstats.mode_null import MixtureNull
 
 ALPHA = 0.05
 SMALL_RNA = Path("/work/shared/data/small_rna.csv")
@@ -55,32 +63,15 @@ def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
 
 
-#: The least favourable unimodal nulls: two von Mises κ = 8 components (weights, distance
-#: of the centres) just short of a second mode (the largest unimodal distances are 0.6995 for
-#: equal weights and 1.069 for 0.8/0.2): the density is flat at its top or on a shoulder.
-BOUNDARY_NULLS = {"flat top 0.5/0.5": (0.5, 0.69), "shoulder 0.8/0.2": (0.2, 1.05)}
-
-
-def _null_sampler(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
-    if name.startswith("vonmises"):
-        return rng.vonmises(0.0, float(name.split("=")[1]), n)
-    if name == "wrapped_cauchy(0.5)":
-        return np.mod(np.log(2.0) * rng.standard_cauchy(n) + np.pi, 2 * np.pi) - np.pi
-    if name in BOUNDARY_NULLS:
-        small, separation = BOUNDARY_NULLS[name]
-        return _mixture(rng, n, 2, separation, small, 8.0)
-    raise ValueError(name)
-
-
-def _first_step_p_values(x: np.ndarray, n_boot: int, seed: int,
-                         period: float = 2 * np.pi) -> tuple[float, float, float]:
+def _first_step_p_values(x: np.ndarray, n_boot: int, seed: int, period: float = 2 * np.pi,
+                         null: str = "mixture") -> tuple[float, float, float]:
     """The product's first step (``mode_test``, "at most one mode"): Silverman's p₁, the
     excess-mass p-value and the step's p-value, from the same draws as
-    ``mode_test(x, period, random_state=seed)`` (a sample without ties)."""
+    ``mode_test(x, period, random_state=seed, null=null)`` (a sample without ties)."""
     theta = mt.unit_angles(x, period)
     sample = mt.BinnedSample(theta)
-    h_1 = mt.binned_critical_bandwidth(sample, 1)
-    p = em.step_p_values(sample, theta, h_1, 1, n_boot, np.random.default_rng(seed))
+    mixtures = MixtureNull(sample, theta) if null == "mixture" else None
+    p = em.run_step(sample, theta, 1, n_boot, np.random.default_rng(seed), mixtures).p_values
     w1, w2 = em.TEST_WEIGHTS
     return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)
 
@@ -90,11 +81,6 @@ def start_table(title: str, columns: list[str]) -> None:
     print(f"\n## {title}\n")
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
-
-#: Unimodal nulls of the size table.
-SIZE_NULLS = ("vonmises=0.5", "vonmises=2", "vonmises=8", "wrapped_cauchy(0.5)",
-              *BOUNDARY_NULLS)
-
 
 def save_json(args: argparse.Namespace, out: dict) -> None:
     """Write everything measured so far (after every case: a long run keeps its numbers)."""
@@ -119,10 +105,15 @@ def _mine(args: argparse.Namespace, index: int) -> bool:
     return index % shards == shard
 
 
+#: What rows measured before ``--null`` and ``--before`` existed measured.
+_EARLIER_ROWS = {"resampled": "critical_kde", "tests": ["silverman", "critical_kde"]}
+
+
 def _done(out: dict, part: str, key: dict) -> dict | None:
-    """The row of ``part`` measured already for this case (``--resume``), if any."""
+    """The row of ``part`` measured already for this case (``--resume``, ``--merge``), if
+    any."""
     for row in out.get(part, []):
-        if all(row.get(name) == value for name, value in key.items()):
+        if all(row.get(name, _EARLIER_ROWS.get(name)) == value for name, value in key.items()):
             return row
     return None
 
@@ -133,13 +124,13 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
     print("\n## Size: one mode rejected at α = 0.05 under unimodal nulls\n")
     print("The product's step (p_step < α) and its parts alone (Silverman's p₁ < α, "
           "excess-mass p < α), from the same resamples.\n")
-    print("| null | n | replicates | **step** | Silverman p₁ | excess mass | 2 SE | "
-          "CPU s per test |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| null | resampled | n | replicates | **step** | Silverman p₁ | excess mass | 2 SE "
+          "| CPU s per test |")
+    print("|---|---|---|---|---|---|---|---|---|")
     cases = [(null, n) for n in args.sizes for null in SIZE_NULLS
              if (null, n) not in args.skip_size]
     for case, (null, n) in enumerate(cases):
-        key = {"null": null, "n": n, "reps": args.reps}
+        key = {"null": null, "n": n, "reps": args.reps, "resampled": args.null}
         row = _done(out, "size", key)
         if row is None:
             if args.merge is not None or not _mine(args, case):
@@ -147,8 +138,9 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
             index = list(SIZE_NULLS).index(null)
             rng = np.random.default_rng([index, n])  # reproducible (str hashes are salted)
             cpu = time.process_time()
-            p = np.array([_first_step_p_values(_null_sampler(null, rng, n), args.n_boot,
-                                               1000 + r) for r in range(args.reps)])
+            p = np.array([_first_step_p_values(null_sampler(null, rng, n), args.n_boot,
+                                               1000 + r, null=args.null)
+                          for r in range(args.reps)])
             cpu = (time.process_time() - cpu) / args.reps
             rates = (p < ALPHA).mean(axis=0)
             row = {**key, "step": rates[2], "silverman": rates[0], "excess_mass": rates[1],
@@ -156,50 +148,28 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
                    "cpu_seconds_per_test": cpu}
             _keep(args, out, "size", row, p)
             log(f"size {null} n={n}: {rates}")
-        print(f"| {null} | {n} | {row['reps']} | **{row['step']:.3f}** | "
+        print(f"| {null} | {row.get('resampled', _EARLIER_ROWS['resampled'])} | {n} | "
+              f"{row['reps']} | "
+              f"**{row['step']:.3f}** | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | {2 * row['se']:.3f} | "
               f"{row['cpu_seconds_per_test']:.2f} |", flush=True)
 
 
-def _mixture(rng: np.random.Generator, n: int, k: int, separation: float, small: float,
-             kappa: float) -> np.ndarray:
-    """k von Mises components κ, centres ``separation`` apart; the last has weight ``small``."""
-    weights = np.full(k, (1.0 - small) / (k - 1))
-    weights[-1] = small
-    counts = rng.multinomial(n, weights)
-    centres = separation * (np.arange(k) - (k - 1) / 2.0)
-    return np.concatenate([rng.vonmises(c, kappa, m) for c, m in zip(centres, counts,
-                                                                      strict=True)])
-
-
-def _mixture_modes(k: int, separation: float, small: float, kappa: float,
-                   nodes: int = 2**14) -> int:
-    """Modes of the mixture density of :func:`_mixture` (the truth k̂ can reach at large n)."""
-    from scipy.stats import vonmises
-
-    weights = np.full(k, (1.0 - small) / (k - 1))
-    weights[-1] = small
-    centres = separation * (np.arange(k) - (k - 1) / 2.0)
-    grid = np.linspace(-np.pi, np.pi, nodes, endpoint=False)
-    density = sum(w * vonmises.pdf(grid, kappa, loc=c) for w, c in zip(weights, centres,
-                                                                       strict=True))
-    return int(np.count_nonzero((density > np.roll(density, 1))
-                                & (density >= np.roll(density, -1))))
-
-
-#: Power cases: (components, separation of the centres in rad, weight of the last).
-POWER_CASES = ((2, 1.0, 0.5), (2, 1.0, 0.1), (2, 1.5, 0.5), (2, 1.5, 0.1), (2, 1.6, 0.1),
-               (2, 2.0, 0.1), (3, 1.0, 1 / 3), (3, 1.5, 1 / 3), (3, 2.0, 0.1), (4, 1.0, 0.25),
-               (4, 1.5, 0.25), (4, 1.5, 0.1))
+def _power_test(name: str):
+    """The test named: Silverman's alone, or ``mode_test`` resampling the null named."""
+    if name == "silverman":
+        return mt.silverman_mode_test
+    return lambda x, **options: em.mode_test(x, null=name, **options)
 
 
 def part_power(args: argparse.Namespace, out: dict) -> None:
-    """k̂ of Silverman's test alone (before) and of the product's test (after), same samples."""
+    """k̂ of two tests on the same samples: ``--before`` and ``mode_test`` resampling
+    ``--null``."""
     kappa = 8.0  # circular sd ≈ 0.36 rad
     out.setdefault("power", [])
     start_table(f"Power: share of replicates with k̂ = k (von Mises κ = {kappa:g}, α = 0.05); "
-                "each cell before (silverman_mode_test) → after (mode_test)",
-                ["components k", "modes of the density", "separation (rad)",
+                "each cell before → after, the tests of the first column",
+                ["tests", "components k", "modes of the density", "separation (rad)",
                  "weight of the last", "n", "replicates", "k̂ = k", "k̂ > 1", "k̂ > k",
                  "SE ≤", "CPU s per sample (before / after)"])
     chosen = POWER_CASES if args.power_cases is None else tuple(
@@ -208,7 +178,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
     cases = [(n, *case) for n in args.power_sizes for case in chosen]
     for index, (n, k, separation, small) in enumerate(cases):
         key = {"k": k, "separation": separation, "small": round(small, 4), "n": n,
-               "reps": args.power_reps}
+               "reps": args.power_reps, "tests": [args.before, args.null]}
         row = _done(out, "power", key)
         if row is None:
             if args.merge is not None or not _mine(args, index):
@@ -217,13 +187,14 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
             found = {"before": [], "after": []}
             cpu = {"before": 0.0, "after": 0.0}
             for r in range(args.power_reps):
-                x = _mixture(rng, n, k, separation, small, kappa)
-                for name, test in (("before", mt.silverman_mode_test), ("after", em.mode_test)):
+                x = mixture(rng, n, k, separation, small, kappa)
+                for name, test in (("before", _power_test(args.before)),
+                                   ("after", _power_test(args.null))):
                     start = time.process_time()
                     found[name].append(test(x, n_boot=args.n_boot, k_max=6,
                                             random_state=r).n_modes)
                     cpu[name] += time.process_time() - start
-            row = {**key, "modes": _mixture_modes(k, separation, small, kappa)}
+            row = {**key, "modes": mixture_modes(k, separation, small, kappa)}
             for name, values in found.items():
                 values = np.array(values)
                 row[name] = {"exact": float(np.mean(values == k)),
@@ -234,7 +205,9 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
             _keep(args, out, "power", row)
             log(f"power {key}: {row['before']['exact']} -> {row['after']['exact']}")
         b, a = row["before"], row["after"]
-        print(f"| {k} | {row['modes']} | {separation:g} | {small:.2f} | {n} | {row['reps']} | "
+        tests = " → ".join(row.get("tests", _EARLIER_ROWS["tests"]))
+        print(f"| {tests} | {k} | {row['modes']} | {separation:g} | {small:.2f} | {n} | "
+              f"{row['reps']} | "
               f"{b['exact']:.2f} → **{a['exact']:.2f}** | {b['structure']:.2f} → "
               f"{a['structure']:.2f} | {b['over']:.2f} → {a['over']:.2f} | "
               f"{0.5 / np.sqrt(row['reps']):.2f} | {b['cpu_seconds']:.2f} / "
@@ -286,7 +259,8 @@ def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int) -> dict:
     fit_cpu = time.process_time() - cpu
     period = 2 * np.pi * float(model.pns_.circle_radius_)
     pns1 = model.scores_[:, 0]
-    p_silverman, p_mass, step = _first_step_p_values(pns1, n_boot, replicate, period)
+    p_silverman, p_mass, step = _first_step_p_values(pns1, n_boot, replicate, period,
+                                                     null=em.NULLS[0])  # the default
     return {"d": d, "n": n, "replicate": replicate, "p1": p_silverman, "p_mass": p_mass,
             "step_p": step, "fit_cpu_seconds": fit_cpu,
             "paper_clusters": periodic_mode_clusters(pns1, period,
@@ -448,19 +422,20 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
 
 
 def part_speed(args: argparse.Namespace, out: dict) -> None:
-    """Wall and CPU time of both tests, best of 3 each, interleaved. The tests run on one
+    """Wall and CPU time of the three tests, best of 3 each, interleaved. The tests run on one
     thread, so the CPU time is what the wall time would be on an idle core."""
     rows = []
     start_table("Speed of the tests (default n_boot = 500, k_max = 8)",
                 ["sample", "n", "test", "k̂", "wall s (best of 3)", "CPU s (best of 3)",
                  "load average"])
     rng = np.random.default_rng(5)
-    cases = [("3-component mixture", _mixture(rng, 5371, 3, 2.0, 1 / 3, 8.0)),
+    cases = [("3-component mixture", mixture(rng, 5371, 3, 2.0, 1 / 3, 8.0)),
              ("von Mises κ=2", rng.vonmises(0, 2, 5371)),
-             ("3-component mixture", _mixture(rng, 10**6, 3, 2.0, 1 / 3, 8.0)),
+             ("3-component mixture", mixture(rng, 10**6, 3, 2.0, 1 / 3, 8.0)),
              ("von Mises κ=2", rng.vonmises(0, 2, 10**6))]
-    tests = {"silverman_mode_test (before)": mt.silverman_mode_test,
-             "mode_test (after)": em.mode_test}
+    tests = {"silverman_mode_test": mt.silverman_mode_test,
+             "mode_test (critical_kde)": em.mode_test,
+             "mode_test (mixture)": _power_test("mixture")}
     for test in tests.values():
         test(cases[0][1])  # warm-up (compilation)
     for name, x in cases:
@@ -553,9 +528,9 @@ def part_calibration(args: argparse.Namespace, out: dict) -> None:
             for r in range(args.calibration_reps):
                 if case.startswith("mixture"):
                     k, separation, small = (float(t) for t in case.split()[1].split(":"))
-                    x = _mixture(rng, n, int(k), separation, small, 8.0)
+                    x = mixture(rng, n, int(k), separation, small, 8.0)
                 else:
-                    x = _null_sampler(case, rng, n)
+                    x = null_sampler(case, rng, n)
                 p.append(first_step_candidates(x, args.n_boot, 3000 + r, weights))
             p = np.array(p)
             cpu = (time.process_time() - cpu) / args.calibration_reps
@@ -623,6 +598,11 @@ def main() -> None:
                              "per-replicate p-values) to this JSON file")
     add_record_option(parser)
     parser.add_argument("--n-boot", type=int, default=mt.DEFAULT_N_BOOT)
+    parser.add_argument("--null", choices=em.NULLS, default="mixture",
+                        help="the density mode_test resamples (size; power's after column)")
+    parser.add_argument("--before", choices=("silverman", *em.NULLS), default="critical_kde",
+                        help="power's before column: Silverman's test alone or mode_test "
+                             "resampling this null")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--skip-size", default=[], action="append", type=lambda t: (
         t.split(":")[0], int(t.split(":")[1])), help="null:n of a size case to leave out")

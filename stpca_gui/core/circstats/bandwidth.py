@@ -80,6 +80,16 @@ def _inverse_mean_resultant_length(rho: float) -> float:
                         xtol=1e-14, rtol=1e-13, maxiter=200))
 
 
+def approximate_concentration(mean_resultant: NDArray[np.float64] | float
+                              ) -> NDArray[np.float64]:
+    """Fisher's (1993, p. 88) approximation of κ = A₁⁻¹(R̄), elementwise (R̄ clipped to
+    [10⁻⁸, 0.999])."""
+    r = np.clip(np.asarray(mean_resultant, dtype=np.float64), 1e-8, 0.999)
+    return np.where(r < 0.53, 2 * r + r**3 + 5 * r**5 / 6,
+                    np.where(r < 0.85, -0.4 + 1.39 * r + 0.43 / (1 - r),
+                             1 / (r**3 - 4 * r**2 + 3 * r)))
+
+
 def sigma_to_concentration(sigma: float) -> float:
     """Von Mises concentration matching a wrapped normal of standard deviation ``sigma``.
 

@@ -27,6 +27,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from ..geometry.torus import TWO_PI
+from .bandwidth import approximate_concentration
 
 __all__ = ["KAPPA_MAX", "PSI_BOUNDS", "JonesPewsey", "fit_jones_pewsey", "log_kernel"]
 
@@ -83,12 +84,7 @@ def _negative_log_likelihood(params: NDArray[np.float64], grid: NDArray[np.float
 
 def _kappa_start(mean_resultant: float) -> float:
     """The von Mises κ of a mean resultant length (Fisher's approximation of A⁻¹)."""
-    r = min(max(mean_resultant, 1e-8), 0.999)
-    if r < 0.53:
-        return 2 * r + r**3 + 5 * r**5 / 6
-    if r < 0.85:
-        return -0.4 + 1.39 * r + 0.43 / (1 - r)
-    return 1 / (r**3 - 4 * r**2 + 3 * r)
+    return float(approximate_concentration(mean_resultant))
 
 
 def fit_jones_pewsey(counts: NDArray[np.float64]) -> JonesPewsey:

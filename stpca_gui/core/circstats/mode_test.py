@@ -1,17 +1,17 @@
 """How many modes does a periodic sample have? The product's test: excess mass and critical
-bandwidth, calibrated by one smoothed bootstrap.
+bandwidth, calibrated by one bootstrap from a density with at most k modes.
 
 k̂ is the first k = 1, 2, …, k_max whose hypothesis "at most k modes" is not rejected at
 level α (closed testing of nested hypotheses: the chance of any false "more modes" is at
-most α). The test of "at most k modes" draws B samples of the sample's size from the
-wrapped-normal KDE at the critical bandwidth h_k, the smoothest density estimate with k
-modes (:mod:`~stpca_gui.core.circstats.silverman`; Silverman 1981), and compares two
-statistics of the sample with their law over the same resamples:
+most α). The test of "at most k modes" draws B samples of the sample's size from a density
+with at most k modes estimated from the sample (``null``), and compares two statistics of
+the sample with their law over the same resamples:
 
-* Silverman's p_k: the share of resamples whose KDE at h_k has more than k modes;
+* Silverman's p_k: the share of resamples whose KDE at the sample's critical bandwidth h_k
+  (:mod:`~stpca_gui.core.circstats.silverman`; Silverman 1981) has more than k modes;
 * the excess-mass p-value: the share of resamples whose excess mass Δ_{k+1}
   (:mod:`~stpca_gui.core.circstats.excess_mass`) is at least the sample's (Müller & Sawitzki
-  1991; calibrated from the critical-bandwidth KDE as Ameijeiras-Alonso, Crujeiras &
+  1991; calibrated by a bootstrap from a null density, as Ameijeiras-Alonso, Crujeiras &
   Rodríguez-Casal 2019 proposed, and computed here on the circle).
 
 The step rejects when p_k < 0.7·α or p_EM < 0.3·α (weighted Bonferroni,
@@ -20,11 +20,19 @@ grows with the distance a bump must travel to merge, so it finds small, well sep
 (a 10 % mode 1.6 rad from a main one); the excess mass is measured in mass, so it finds modes
 of similar size close together or spread evenly round the circle, where f_{h_1} is nearly flat
 and Silverman's p_1 sees noise, and it ignores the sparse tails whose lone points make bumps of
-any KDE. The step's size, measured under unimodal nulls (von Mises κ = 0.5, 2, 8, wrapped
-Cauchy; flat-topped two-component boundary densities), is at most α within Monte Carlo error
-and below it for most nulls: the smoothed bootstrap from the critical-bandwidth KDE is
-conservative except near the boundary between one and two modes, where it is nearly exact
-(``docs/mode_test.md``).
+any KDE.
+
+The resampled density. ``null="critical_kde"`` (the default) is f_{h_k}, the KDE at the
+critical bandwidth (Silverman's smoothed bootstrap): valid but conservative, most under
+concentrated nulls (size 0.008–0.035 at α = 0.05, n = 500, six unimodal nulls), so it
+misses modes it could find (two equal close modes at n = 500: power 0.49). ``null="mixture"``
+(issue 34) is a von Mises mixture chosen by AIC and pulled onto at most k modes
+(:mod:`~stpca_gui.core.circstats.mode_null`): its first step's size is within Monte Carlo
+error of α under the same nulls and its power higher (``docs/mode_test.md``), but it is not
+the default: Silverman's statistic counts a lone point far out as a mode, and when a
+sample's clusters have heavier tails than von Mises densities (one of six demo fits: one
+point 3.7 sd beyond its cluster) the mixture's resamples rarely have such a point and the
+test reports it as a fourth mode; f_{h_k} puts that point's mass back into its resamples.
 
 Ties: the test assumes a continuous sample; copies of the sample are counted once and rounded
 values spread over their rounding step (:mod:`~stpca_gui.core.circstats.ties`); with fewer
@@ -33,6 +41,8 @@ than :data:`~stpca_gui.core.circstats.ties.MIN_DISTINCT` distinct values it is n
 """
 
 from __future__ import annotations
+
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -43,6 +53,7 @@ from ..geometry.torus import TWO_PI
 from ._excess_mass_kernel import excess_mass_statistic
 from .bandwidth import check_period, check_periodic_sample
 from .excess_mass import COARSE_LEVELS, FINE_LEVELS, binned_excess_mass, nearest_node_counts
+from .mode_null import MixtureNull
 from .silverman import (
     DEFAULT_ALPHA,
     DEFAULT_K_MAX,
@@ -60,11 +71,23 @@ from .silverman import (
 )
 from .ties import MIN_DISTINCT, continuous_sample, distinct_sample, ties_note
 
-__all__ = ["TEST_WEIGHTS", "StepPValues", "mode_test", "step_p_values"]
+__all__ = [
+    "NULLS",
+    "TEST_WEIGHTS",
+    "NullName",
+    "StepOutcome",
+    "StepPValues",
+    "mode_test",
+    "run_step",
+    "step_p_values",
+]
 
 
 #: The weighted Bonferroni split of a step's level: Silverman's p_k, the excess mass.
 TEST_WEIGHTS = (0.7, 0.3)
+NullName = Literal["critical_kde", "mixture"]
+#: The densities a step can resample (module docstring), the default first.
+NULLS: tuple[NullName, ...] = ("critical_kde", "mixture")
 #: Bootstrap resamples handled at once (memory: chunk × grid doubles).
 _BOOT_CHUNK = 100
 
@@ -86,15 +109,17 @@ class StepPValues(tuple):
 def step_p_values(
     sample: BinnedSample, theta: NDArray[np.float64], h_k: float, k: int, n_boot: int,
     rng: np.random.Generator, check: CancelCheck | None = None,
+    null: NDArray[np.float64] | None = None,
 ) -> StepPValues:
-    """The two p-values of "at most k modes" from the same ``n_boot`` resamples of f_{h_k}
-    (module docstring), each as (1 + count) / (1 + B).
+    """The two p-values of "at most k modes" from the same ``n_boot`` resamples of ``null``
+    (the density on the test's grid; f_{h_k} if None), each as (1 + count) / (1 + B).
 
     ``sample`` is ``theta`` (angles of the unit circle) binned; resamples are drawn on the
     coarse grid of :func:`~stpca_gui.core.circstats.silverman.coarse_probabilities`, where
     the sample's excess mass is computed too, each point at its nearest node.
     """
-    probabilities = coarse_probabilities(sample.density(h_k), h_k)
+    density = sample.density(h_k) if null is None else null
+    probabilities = coarse_probabilities(density, h_k)
     cells = probabilities.size
     counts = nearest_node_counts(theta, cells)
     observed = excess_mass_statistic(counts / counts.sum(), int(k), COARSE_LEVELS,
@@ -112,6 +137,28 @@ def step_p_values(
     return StepPValues(((more_modes + 1) * scale, (more_mass + 1) * scale))
 
 
+class StepOutcome(NamedTuple):
+    """One step "at most k modes": the critical bandwidth its null was built from, its two
+    p-values, and whether the mixture could not be projected (f_{h_k} resampled instead)."""
+
+    bandwidth: float
+    p_values: StepPValues
+    fell_back: bool
+
+
+def run_step(sample: BinnedSample, theta: NDArray[np.float64], k: int, n_boot: int,
+                rng: np.random.Generator, mixtures: MixtureNull | None,
+                check: CancelCheck | None = None) -> StepOutcome:
+    """The step "at most k modes" of :func:`mode_test`: resampling the mixture null of
+    ``mixtures``, or f_{h_k} if it is None."""
+    h_k = binned_critical_bandwidth(sample, k, check)
+    if mixtures is None:
+        return StepOutcome(h_k, step_p_values(sample, theta, h_k, k, n_boot, rng, check), False)
+    choice = mixtures.for_step(k, h_k, check)
+    p = step_p_values(sample, theta, h_k, k, n_boot, rng, check, choice.probabilities)
+    return StepOutcome(h_k, p, choice.fell_back)
+
+
 @with_test_parameters
 def mode_test(
     angles: ArrayLike,
@@ -122,12 +169,18 @@ def mode_test(
     n_boot: int = DEFAULT_N_BOOT,
     random_state: RandomStateLike = 0,
     check: CancelCheck | None = None,
+    null: NullName = "critical_kde",
 ) -> ModeTest:
     """Sequential test for the number of modes of a periodic sample (module docstring).
 
     Parameters
     ----------
     <test parameters>
+    null : {"critical_kde", "mixture"}, default "critical_kde"
+        The density each step resamples: the KDE at the critical bandwidth (conservative)
+        or the von Mises mixture on the null's boundary (size near α and more power, but
+        one lone point far beyond a cluster's von Mises tail can count as a mode: module
+        docstring).
 
     Returns
     -------
@@ -137,9 +190,11 @@ def mode_test(
         ``critical_bandwidths`` the h_k they were drawn from.
     """
     check_test_parameters(alpha, k_max, n_boot)
+    if null not in NULLS:
+        raise ValueError(f"unknown null {str(null)[:40]!r}; use one of {', '.join(NULLS)}")
     period = check_period(period)
     distinct = distinct_sample(check_periodic_sample(angles), period)
-    record = {"alpha": float(alpha), "calibration": "silverman", "n_boot": int(n_boot),
+    record = {"alpha": float(alpha), "calibration": null, "n_boot": int(n_boot),
               "k_max": int(k_max), "period": period, "n": distinct.n,
               "method": "excess_mass", "step_weights": TEST_WEIGHTS,
               "n_distinct": distinct.n_distinct if distinct.has_ties else None,
@@ -151,19 +206,31 @@ def mode_test(
     theta = unit_angles(tested.values, period)
     sample = BinnedSample(theta)
     rng = check_random_state(random_state)
+    mixtures = MixtureNull(sample, theta) if null == "mixture" else None
+    fell_back: list[int] = []
     bandwidths: list[float] = []
     silverman: list[float] = []
     excess: list[float] = []
 
     def step(k: int) -> float:
-        h_k = binned_critical_bandwidth(sample, k, check)
-        p = step_p_values(sample, theta, h_k, k, n_boot, rng, check)
+        h_k, p, fell = run_step(sample, theta, k, n_boot, rng, mixtures, check)
+        if fell:
+            fell_back.append(k)
         bandwidths.append(h_k * period / TWO_PI)
         silverman.append(p.bandwidth)
         excess.append(p.excess_mass)
         return min(1.0, p.bandwidth / TEST_WEIGHTS[0], p.excess_mass / TEST_WEIGHTS[1])
 
     n_modes, steps = sequential_mode_count(step, alpha, k_max)
+    if fell_back:
+        record["note"] = " ".join(filter(None, [record["note"], _fallback_note(fell_back)]))
     return ModeTest(n_modes=n_modes, p_values=steps, critical_bandwidths=tuple(bandwidths),
                     raw_p_values=tuple(silverman), excess_mass_p_values=tuple(excess),
                     **record)
+
+
+def _fallback_note(steps: list[int]) -> str:
+    named = ", ".join(f"at most {k}" for k in steps)
+    return (f"Step{'s' if len(steps) > 1 else ''} {named}: no von Mises mixture with that "
+            "many modes was found near the sample's fit, so the step resampled the KDE at the "
+            "critical bandwidth (conservative).")

@@ -321,7 +321,9 @@ class ModeTest:
     alpha : float
         Level of every step.
     calibration : str
-        ``"hall_york"`` or ``"silverman"``.
+        How the bootstrap was calibrated: ``"hall_york"`` or ``"silverman"``
+        (:func:`silverman_mode_test`); the density resampled, ``"critical_kde"`` or
+        ``"mixture"`` (:func:`~stpca_gui.core.circstats.mode_test.mode_test`).
     n_boot : int
         Bootstrap resamples per step.
     k_max : int

@@ -83,13 +83,17 @@ def test_three_clusters_are_three_and_one_mode_is_one():
 
 def test_modes_spread_evenly_round_the_circle_are_found():
     """Four equal modes 1.5 rad apart (n = 500): f_{h₁} is nearly flat, Silverman's test alone
-    sees one mode; the excess mass sees four (power 1.00 against 0.09 before)."""
+    sees one mode; the excess mass sees four even when calibrated by resampling f_{h₁}
+    (power 1.00 against 0.09 before), and with the mixture null both parts see them."""
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.vonmises(c, 8.0, 125) for c in (-2.25, -0.75, 0.75, 2.25)])
     assert silverman_mode_test(x, n_boot=200).n_modes == 1
-    found = mode_test(x, n_boot=200)
-    assert found.n_modes == 4
-    assert found.excess_mass_p_values[0] < 0.01 < found.raw_p_values[0]
+    smoothed = mode_test(x, n_boot=200)
+    assert smoothed.n_modes == 4 and smoothed.calibration == "critical_kde"
+    assert smoothed.excess_mass_p_values[0] < 0.01 < smoothed.raw_p_values[0]
+    found = mode_test(x, n_boot=200, null="mixture")
+    assert found.n_modes == 4 and found.calibration == "mixture"
+    assert max(found.excess_mass_p_values[0], found.raw_p_values[0]) < 0.01
 
 
 def test_a_small_distant_mode_is_found_by_the_bandwidth_part():
