@@ -14,8 +14,8 @@ instead is exact; this module estimates it within the null:
    direction and at the m modes of f_{h_m}; the higher likelihood is kept among fits whose
    every component holds :data:`MIN_COMPONENT_POINTS` points. m is chosen by AIC
    (3m − 1 parameters). Heavy tails come from a wide component, flat tops and shoulders
-   from close ones; the wrapped Cauchy, outside the family, is fitted well enough (its size
-   is in the band, ``docs/mode_test.md``).
+   from close ones. Densities outside the family are fitted less well as n grows: the
+   wrapped Cauchy's size is in the band at n = 500 and 5000 but 0.078 at 50 000.
 2. **Project.** A fit with more than k modes is not a null density. Its components are
    grouped by the attraction domain of f_{h_k} their centre lies in (k domains at most), and
    every group's centres are pulled towards the group's weighted mean direction by the least
@@ -24,8 +24,10 @@ instead is exact; this module estimates it within the null:
    collapsed groups have more than k modes (sums of unimodal densities can), the step falls
    back on f_{h_k}, the product's earlier null.
 
-Measured on the first step at n = 500, 5000 and 50 000 under six unimodal nulls it is in
-0.05 ± 2 SE in every cell where f_{h_1} was below it in most (``docs/mode_test.md``).
+Measured on the first step (1000 replicates per cell, α = 0.05; ``docs/mode_test.md``) under
+six unimodal nulls at n = 500, 5000 and 50 000, the size is within 0.05 ± 2 SE in 16 of 18
+cells (f_{h_1}: 2 of 12), below it for von Mises κ = 8 at 50 000 (0.035) and above it for
+the wrapped Cauchy at 50 000 (0.078).
 """
 
 from __future__ import annotations
