@@ -22,7 +22,7 @@ instead is exact; this module estimates it within the null:
    common factor that leaves at most k modes (bisection on the factor): the nearest mixture
    on the boundary of the null, as the least favourable null of a test should be. If even
    collapsed groups have more than k modes (sums of unimodal densities can), the step falls
-   back on f_{h_k}, the product's earlier null.
+   back on f_{h_k}, the test's default null, and the result's note says so.
 
 Measured on the first step (1000 replicates per cell, α = 0.05; ``docs/mode_test.md``) under
 six unimodal nulls at n = 500, 5000 and 50 000, the size is within 0.05 ± 2 SE in 16 of 18

@@ -84,6 +84,27 @@ def test_a_fit_with_more_modes_is_pulled_onto_exactly_k_modes(k):
     assert _count_modes(null.fit(3).density(GRID)) == 3
 
 
+def test_a_step_whose_fit_cannot_be_projected_resamples_the_kde_and_says_so(monkeypatch):
+    """If the pulled groups keep more than k modes, the step is the default's (same draws,
+    same p-values) and the note names the steps that fell back."""
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.vonmises(c, 12.0, 200) for c in (-2.0, 0.2, 2.3)])
+    sample, _, null = _null(x)
+    projected = [k for k in (1, 2, 3)
+                 if null.for_step(k, binned_critical_bandwidth(sample, k)).projected]
+    assert projected[:2] == [1, 2]
+    monkeypatch.setattr(MixtureNull, "_project", lambda self, fit, k, h_k: None)
+    mixed = mode_test(x, n_boot=200, null="mixture")
+    default = mode_test(x, n_boot=200)
+    assert mixed.n_modes == default.n_modes == 3 and default.note == ""
+    steps = len(projected)
+    assert mixed.raw_p_values[:steps] == default.raw_p_values[:steps]
+    assert mixed.excess_mass_p_values[:steps] == default.excess_mass_p_values[:steps]
+    named = ", ".join(f"at most {k}" for k in projected)
+    assert f"{named}: no von Mises mixture" in mixed.note
+    assert "critical bandwidth" in mixed.note
+
+
 def test_a_lone_point_beyond_a_light_tail_is_a_mode_for_the_mixture_only(test_data):
     """Why the mixture is not the default: a demo whose PNS1 has one point 3.7 sd beyond its
     cluster. The mixture's resamples rarely have such a point, so "at most 3 modes" is
