@@ -82,6 +82,7 @@ def start_table(title: str, columns: list[str]) -> None:
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
 
+
 def save_json(args: argparse.Namespace, out: dict) -> None:
     """Write everything measured so far (after every case: a long run keeps its numbers)."""
     if args.json is not None:
