@@ -189,7 +189,15 @@ class MixtureNull:
         self._counts = nearest_node_counts(theta, FIT_NODES)
         self._mean = float(np.angle(np.exp(1j * theta).sum()))
         self._fits: dict[int, VonMisesMixture | None] = {}
+        self._bandwidths: dict[int, float] = {}
         self._angle = np.arange(GRID_POINTS) * (TWO_PI / GRID_POINTS)
+
+    def critical_bandwidth(self, k: int, check: CancelCheck | None = None) -> float:
+        """h_k of the sample (radians), computed once: the fits' starts and the steps share
+        it."""
+        if k not in self._bandwidths:
+            self._bandwidths[k] = binned_critical_bandwidth(self._sample, k, check)
+        return self._bandwidths[k]
 
     def fit(self, components: int, check: CancelCheck | None = None
             ) -> VonMisesMixture | None:
@@ -203,7 +211,7 @@ class MixtureNull:
             if components > 1:
                 if check is not None:
                     check()
-                h_m = binned_critical_bandwidth(self._sample, components, check)
+                h_m = self.critical_bandwidth(components, check)
                 modes = attraction_domains(self._sample.derivative(h_m))[0]
                 if modes.size == components:
                     fits.append(fit_vonmises_mixture(self._counts,
@@ -214,9 +222,8 @@ class MixtureNull:
                                       if fits else None)
         return self._fits[components]
 
-    def for_step(self, k: int, h_k: float, check: CancelCheck | None = None) -> NullChoice:
-        """The density to resample "at most k modes" from; h_k is the sample's critical
-        bandwidth for k modes."""
+    def for_step(self, k: int, check: CancelCheck | None = None) -> NullChoice:
+        """The density to resample "at most k modes" from."""
         fits = []
         for components in range(1, k + EXTRA_COMPONENTS + 1):
             if check is not None:
@@ -226,6 +233,7 @@ class MixtureNull:
         density = best.density(self._angle)
         projected = _count_modes(density) > k
         if projected:
+            h_k = self.critical_bandwidth(k, check)
             pulled = self._project(best, k, h_k)
             if pulled is None:
                 kde = self._sample.density(h_k)

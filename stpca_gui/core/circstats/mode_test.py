@@ -111,16 +111,17 @@ class StepPValues(tuple):
 def step_p_values(
     sample: BinnedSample, theta: NDArray[np.float64], h_k: float, k: int, n_boot: int,
     rng: np.random.Generator, check: CancelCheck | None = None,
-    null: NDArray[np.float64] | None = None,
+    density: NDArray[np.float64] | None = None,
 ) -> StepPValues:
-    """The two p-values of "at most k modes" from the same ``n_boot`` resamples of ``null``
-    (the density on the test's grid; f_{h_k} if None), each as (1 + count) / (1 + B).
+    """The two p-values of "at most k modes" from the same ``n_boot`` resamples of
+    ``density`` (on the test's grid; f_{h_k} if None), each as (1 + count) / (1 + B).
 
     ``sample`` is ``theta`` (angles of the unit circle) binned; resamples are drawn on the
     coarse grid of :func:`~stpca_gui.core.circstats.silverman.coarse_probabilities`, where
     the sample's excess mass is computed too, each point at its nearest node.
     """
-    density = sample.density(h_k) if null is None else null
+    if density is None:
+        density = sample.density(h_k)
     probabilities = coarse_probabilities(density, h_k)
     cells = probabilities.size
     counts = nearest_node_counts(theta, cells)
@@ -153,10 +154,11 @@ def run_step(sample: BinnedSample, theta: NDArray[np.float64], k: int, n_boot: i
              check: CancelCheck | None = None) -> StepOutcome:
     """The step "at most k modes" of :func:`mode_test`: resampling the mixture null of
     ``mixtures``, or f_{h_k} if it is None."""
-    h_k = binned_critical_bandwidth(sample, k, check)
     if mixtures is None:
+        h_k = binned_critical_bandwidth(sample, k, check)
         return StepOutcome(h_k, step_p_values(sample, theta, h_k, k, n_boot, rng, check), False)
-    choice = mixtures.for_step(k, h_k, check)
+    h_k = mixtures.critical_bandwidth(k, check)
+    choice = mixtures.for_step(k, check)
     p = step_p_values(sample, theta, h_k, k, n_boot, rng, check, choice.probabilities)
     return StepOutcome(h_k, p, choice.fell_back)
 

@@ -61,12 +61,12 @@ def test_em_recovers_a_two_component_mixture():
 
 def test_aic_picks_one_component_for_one_mode_and_three_for_three():
     rng = np.random.default_rng(2)
-    sample, _, null = _null(rng.vonmises(0.5, 2.0, 3000))
-    one = null.for_step(1, binned_critical_bandwidth(sample, 1))
+    _, _, null = _null(rng.vonmises(0.5, 2.0, 3000))
+    one = null.for_step(1)
     assert one.components == 1 and not one.projected and _count_modes(one.probabilities) == 1
-    sample, _, null = _null(np.concatenate([rng.vonmises(c, 12.0, 400)
+    _, _, null = _null(np.concatenate([rng.vonmises(c, 12.0, 400)
                                             for c in (-2.0, 0.2, 2.3)]))
-    three = null.for_step(3, binned_critical_bandwidth(sample, 3))
+    three = null.for_step(3)
     assert three.components == 3 and not three.projected
 
 
@@ -75,9 +75,9 @@ def test_a_fit_with_more_modes_is_pulled_onto_exactly_k_modes(k):
     """Three clusters tested for "at most k": the fit (three modes) is projected, and the
     null resampled has exactly k modes, not fewer (the pull stops at the boundary)."""
     rng = np.random.default_rng(3)
-    sample, _, null = _null(np.concatenate([rng.vonmises(c, 12.0, 300)
+    _, _, null = _null(np.concatenate([rng.vonmises(c, 12.0, 300)
                                             for c in (-2.0, 0.2, 2.3)]))
-    choice = null.for_step(k, binned_critical_bandwidth(sample, k))
+    choice = null.for_step(k)
     assert choice.projected and not choice.fell_back
     assert _count_modes(choice.probabilities) == k
     # The full fit has three modes: the projection moved it.
@@ -89,9 +89,9 @@ def test_a_step_whose_fit_cannot_be_projected_resamples_the_kde_and_says_so(monk
     same p-values) and the note names the steps that fell back."""
     rng = np.random.default_rng(4)
     x = np.concatenate([rng.vonmises(c, 12.0, 200) for c in (-2.0, 0.2, 2.3)])
-    sample, _, null = _null(x)
+    _, _, null = _null(x)
     projected = [k for k in (1, 2, 3)
-                 if null.for_step(k, binned_critical_bandwidth(sample, k)).projected]
+                 if null.for_step(k).projected]
     assert projected[:2] == [1, 2]
     monkeypatch.setattr(MixtureNull, "_project", lambda self, fit, k, h_k: None)
     mixed = mode_test(x, n_boot=200, null="mixture")
@@ -116,7 +116,7 @@ def test_a_lone_point_beyond_a_light_tail_is_a_mode_for_the_mixture_only(test_da
     theta = unit_angles(x, period)
     sample = BinnedSample(theta)
     null = MixtureNull(sample, theta)
-    choice = null.for_step(3, binned_critical_bandwidth(sample, 3))
+    choice = null.for_step(3)
     assert choice.components == 3 and not choice.projected
     fit = null.fit(3)
     assert np.sort(fit.weights) == pytest.approx([1 / 3] * 3, abs=0.01)
@@ -188,7 +188,7 @@ def test_the_step_matches_an_independent_slow_implementation():
     x = np.concatenate([rng.vonmises(-0.35, 8.0, 200), rng.vonmises(0.35, 8.0, 200)])
     sample, theta, null = _null(x)
     fast = run_step(sample, theta, 1, 2000, np.random.default_rng(1), null).p_values
-    choice = null.for_step(1, binned_critical_bandwidth(sample, 1))
+    choice = null.for_step(1)
     assert choice.components == 2 and not choice.projected
     slow = _slow_step_p_values(x, choice.components, 400, np.random.default_rng(2))
     for fast_p, slow_p in zip(fast, slow, strict=True):
