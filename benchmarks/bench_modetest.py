@@ -12,8 +12,8 @@ Parts (``--part``, several allowed):
   rate exactly per replicate (fits only where the torus test rejects), the mode test on PNS1
   alone on an unconditional subsample, and the paper rule's number of clusters;
 * ``power`` — share of replicates with k̂ = the true number of components over von Mises
-  mixtures (2–4 components, separations, weights down to 10 %), before (Silverman's test
-  alone, ``silverman_mode_test``) and after (``mode_test``), on the same samples;
+  mixtures (2–4 components, separations, weights down to 10 %), ``--before`` and after
+  (``mode_test`` resampling ``--null``) on the same samples, every step's p-values kept;
 * ``noise`` — uniform data on T², T³, T⁴ up to n = 10⁵ through the whole product (one fit
   each): k̂ and clusters under both rules;
 * ``data`` — demos, sunspots, small RNA: k̂, p-values, clusters and rates under both rules;
@@ -78,9 +78,7 @@ def _first_step_p_values(x: np.ndarray, n_boot: int, seed: int, period: float = 
 
 def start_table(title: str, columns: list[str]) -> None:
     """Print a Markdown section title and a table's header; rows follow as they are measured."""
-    print(f"\n## {title}\n")
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
+    print(f"\n## {title}\n\n| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
 
 
 def save_json(args: argparse.Namespace, out: dict) -> None:
@@ -186,15 +184,17 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                 continue
             rng = np.random.default_rng([k, round(100 * separation), round(1000 * small), n])
             found = {"before": [], "after": []}
+            steps = {"before": [], "after": []}  # each replicate's p-values, step by step
             cpu = {"before": 0.0, "after": 0.0}
             for r in range(args.power_reps):
                 x = mixture(rng, n, k, separation, small, kappa)
                 for name, test in (("before", _power_test(args.before)),
                                    ("after", _power_test(args.null))):
                     start = time.process_time()
-                    found[name].append(test(x, n_boot=args.n_boot, k_max=6,
-                                            random_state=r).n_modes)
+                    result = test(x, n_boot=args.n_boot, k_max=6, random_state=r)
                     cpu[name] += time.process_time() - start
+                    found[name].append(result.n_modes)
+                    steps[name].append([result.raw_p_values, result.excess_mass_p_values])
             row = {**key, "modes": mixture_modes(k, separation, small, kappa)}
             for name, values in found.items():
                 values = np.array(values)
@@ -202,7 +202,8 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
                              "structure": float(np.mean(values > 1)),
                              "over": float(np.mean(values > k)),
                              "counts": np.bincount(values, minlength=7).tolist(),
-                             "cpu_seconds": cpu[name] / args.power_reps}
+                             "cpu_seconds": cpu[name] / args.power_reps,
+                             "p": steps[name]}
             _keep(args, out, "power", row)
             log(f"power {key}: {row['before']['exact']} -> {row['after']['exact']}")
         b, a = row["before"], row["after"]

@@ -50,7 +50,7 @@ __all__ = ["EXTRA_COMPONENTS", "FIT_NODES", "MIN_COMPONENT_POINTS", "MixtureNull
 #: Nodes the mixtures are fitted on (spacing 0.006 rad: a variance of 3·10⁻⁶ rad² added).
 FIT_NODES = 1024
 #: Components tried beyond k for "at most k modes".
-EXTRA_COMPONENTS = 3
+EXTRA_COMPONENTS = 7
 #: EM iterations of one fit at most, and the relative log-likelihood gain that stops it.
 _EM_STEPS = 200
 _EM_TOL = 1e-8
