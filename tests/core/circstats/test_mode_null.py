@@ -59,6 +59,22 @@ def test_em_recovers_a_two_component_mixture():
     np.testing.assert_allclose(fit.concentrations[order], [10.0, 4.0], rtol=0.1)
 
 
+def test_em_with_a_uniform_component_recovers_its_weight_and_aic_counts_it():
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.vonmises(2.0, 6.0, 8000), rng.uniform(0.0, TWO_PI, 2000)])
+    counts = nearest_node_counts(np.mod(x, TWO_PI), FIT_NODES)
+    fit = fit_vonmises_mixture(counts, np.array([1.5]), uniform=True)
+    assert fit.uniform_weight == pytest.approx(0.2, abs=0.02)
+    assert fit.weights.sum() + fit.uniform_weight == pytest.approx(1.0)
+    assert fit.means[0] == pytest.approx(2.0, abs=0.03)
+    assert fit.concentrations[0] == pytest.approx(6.0, rel=0.1)
+    nodes = np.arange(FIT_NODES) * (TWO_PI / FIT_NODES)
+    assert np.sum(fit.density(nodes)) * TWO_PI / FIT_NODES == pytest.approx(1.0, abs=1e-9)
+    plain = fit_vonmises_mixture(counts, np.array([1.5]))
+    assert plain.uniform_weight is None and fit.aic < plain.aic  # one parameter more, paid
+    assert fit.aic == pytest.approx(-2 * fit.log_likelihood + 2 * 3)
+
+
 def test_aic_picks_one_component_for_one_mode_and_three_for_three():
     rng = np.random.default_rng(2)
     _, _, null = _null(rng.vonmises(0.5, 2.0, 3000))
