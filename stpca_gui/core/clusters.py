@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from numpy.typing import ArrayLike
 
 from ._base.progress import CancelCheck
+from .circstats.mode_test import DEFAULT_NULL, NullName
 from .circstats.modes import ModeClustering, ModeRule, pns1_mode_clusters
 from .circstats.silverman import DEFAULT_ALPHA
 from .geometry.torus import TWO_PI
@@ -30,6 +31,7 @@ def model_mode_clusters(
     *,
     method: ModeRule = "tested",
     alpha: float = DEFAULT_ALPHA,
+    null: NullName = DEFAULT_NULL,
     labels: ArrayLike | None = None,
     stability: bool = True,
     paper: ModeClustering | None = None,
@@ -42,5 +44,5 @@ def model_mode_clusters(
     period = TWO_PI * float(model.pns_.circle_radius_)
     return pns1_mode_clusters(model.scores_[:, 0], period,
                               torus_angles=getattr(model, "angles_", None), method=method,
-                              alpha=alpha, labels=labels, stability=stability, paper=paper,
-                              check=check)
+                              alpha=alpha, null=null, labels=labels, stability=stability,
+                              paper=paper, check=check)

@@ -1,9 +1,11 @@
-"""The settings of PNS1's mode clusters, declared once: the rule and the mode test's level.
+"""The settings of PNS1's mode clusters, declared once: the rule, the mode test's level and
+the density its bootstrap resamples.
 
 :class:`ModeClusterSettings` declares them with :func:`~stpca_gui.core._base.params.parameter`,
 as the estimators declare theirs, and everything else is derived from that declaration: the
-application's settings (``model.FitParameters``), the command line's ``--cluster-rule`` and
-``--mode-alpha``, the Parameters panel's editors, session files and exported scripts. The
+application's settings (``model.FitParameters``), the command line's ``--cluster-rule``,
+``--mode-alpha`` and ``--mode-null``, the Parameters panel's editors, session files and
+exported scripts. The
 mode test's level is not PNS's: ``ScaledTorusPCA.alpha`` is the level of the tests that
 choose the nested spheres ("PNS test level"); ``mode_alpha`` that of the torus uniformity
 test and of Silverman's test for the number of PNS1's modes ("mode test level").
@@ -16,6 +18,7 @@ from numpy.typing import ArrayLike
 from ._base.params import Estimator, Interval, Options, estimator, parameter
 from ._base.progress import CancelCheck
 from .circstats.mode_clustering import MODE_RULES, ModeClustering
+from .circstats.mode_test import DEFAULT_NULL, NULLS
 from .circstats.silverman import DEFAULT_ALPHA
 from .clusters import model_mode_clusters
 
@@ -43,6 +46,15 @@ class ModeClusterSettings(Estimator):
             "on the torus and of every step of the test for the number of PNS1's modes. Not "
             "the PNS test level, which chooses the nested spheres.",
         label="Mode test level", advanced=True)
+    mode_null: str = parameter(
+        DEFAULT_NULL, Options(NULLS, labels=("critical-bandwidth KDE", "von Mises mixture")),
+        doc="What the mode test's bootstrap resamples (\"tested\" rule): \"critical_kde\", "
+            "the kernel density estimate at the critical bandwidth (Silverman's; valid but "
+            "conservative: size 0.006–0.047 at level 0.05), or \"mixture\", a von Mises "
+            "mixture fitted to PNS1 and projected onto the hypothesis (size near the level "
+            "and more power at small n; one lone point far beyond a cluster's von Mises tail "
+            "can count as a mode). docs/mode_test.md has the measurements.",
+        label="Mode test null", advanced=True)
 
     def clusters(self, model: object, *, labels: ArrayLike | None = None,
                  stability: bool = True, paper: ModeClustering | None = None,
@@ -58,5 +70,5 @@ class ModeClusterSettings(Estimator):
         if self.cluster_rule == "paper" and paper is not None:
             return paper
         return model_mode_clusters(model, method=self.cluster_rule, alpha=self.mode_alpha,
-                                   labels=labels, stability=stability, paper=paper,
-                                   check=check)
+                                   null=self.mode_null, labels=labels, stability=stability,
+                                   paper=paper, check=check)

@@ -97,6 +97,7 @@ class FitParameters:
     max_torus_components: int = 10
     cluster_rule: str = "tested"
     mode_alpha: float = 0.05
+    mode_null: str = "critical_kde"
 
     @staticmethod
     def specs(declaration: type | None = None) -> tuple[ParamSpec, ...]:
@@ -117,7 +118,7 @@ class FitParameters:
         return ScaledTorusPCA(**self._values(ScaledTorusPCA))
 
     def mode_cluster_settings(self) -> ModeClusterSettings:
-        """How PNS1 is clustered: the rule and the mode test's level."""
+        """How PNS1 is clustered: the rule, the mode test's level and its null."""
         return ModeClusterSettings(**self._values(ModeClusterSettings))
 
     def validate(self) -> None:

@@ -343,7 +343,8 @@ class _ScriptWriter:
         if source.writes_copy:
             lines.append(f"DATA_COPY = HERE / {_literal(self.copy_name)}")
         lines += ["# PNS1 mode clusters: the app's rule (\"tested\": the modes a test supports at",
-                  "# level MODE_ALPHA; \"paper\": every mode of the plug-in KDE, untested)",
+                  "# level MODE_ALPHA, its bootstrap resampling MODE_NULL; \"paper\": every",
+                  "# mode of the plug-in KDE, untested)",
                   *(f"{name.upper()} = {_literal(value)}"
                     for name, value in self._cluster_settings().items()),
                   _assignment("COLUMNS", values["COLUMNS"]),
@@ -461,7 +462,8 @@ class _ScriptWriter:
         return lines
 
     def _cluster_settings(self) -> dict[str, Any]:
-        """The PNS1 mode clusters' settings, by name (``cluster_rule``, ``mode_alpha``)."""
+        """The PNS1 mode clusters' settings, by name (``cluster_rule``, ``mode_alpha``,
+        ``mode_null``)."""
         return {spec.name: getattr(self.parameters, spec.name)
                 for spec in FitParameters.specs(ModeClusterSettings)}
 
@@ -484,7 +486,7 @@ class _ScriptWriter:
             "    # PNS1 mode clusters, as the app showed them; the cluster of every row goes to",
             "    # scores.csv, the test's p-values, sizes and stability to summary.json",
             "    clusters = model_mode_clusters(model, method=CLUSTER_RULE, alpha=MODE_ALPHA,",
-            "                                   labels=labels)",
+            "                                   null=MODE_NULL, labels=labels)",
             "    print(clusters.describe())",
             "    written = write_results(model, args.out, COLUMNS, rows, labels=labels,",
             "                            clusters=clusters,",
@@ -496,7 +498,8 @@ class _ScriptWriter:
             "        print(f\"{summary[key].label:<17} {summary[key].text}\")", "",
             "    # Figures: the app's views. The 3-D ones need OpenGL (a display, EGL or OSMesa).",
             "    written += write_plot_figures(model, args.out, labels=labels,",
-            "                                  cluster_rule=CLUSTER_RULE, alpha=MODE_ALPHA)",
+            "                                  cluster_rule=CLUSTER_RULE, alpha=MODE_ALPHA,",
+            "                                  null=MODE_NULL)",
             "    if can_render_off_screen():",
             "        written += write_scene_figures(model, angles, args.out, column_names=COLUMNS,",
             "                                       labels=labels)",

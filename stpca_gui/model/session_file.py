@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from .. import __version__
 from ..core.circstats.mode_clustering import ConfusionTable, ModeClustering
+from ..core.circstats.mode_test import DEFAULT_NULL, NULLS
 from ..core.circstats.silverman import ModeTest
 from ..core.geometry.torus import circular_difference
 from ..core.persistence import (
@@ -539,15 +540,19 @@ def _decode_result(reader: ContainerReader, decoder: TreeDecoder, node: dict[str
 
 def _cluster_settings_of(parameters: FitParameters, recorded: dict[str, Any],
                          clusters: ModeClustering) -> FitParameters:
-    """The fit's settings with the rule and mode test level its clusters were made with.
+    """The fit's settings with the rule, mode test level and null its clusters were made
+    with.
 
     Sessions written before the settings held them (``recorded`` lacks them) take those of
     the clusters they hold: "paper" for clusters saved before the test, else the tested
-    rule at its test's level. Recorded ones must be those of the clusters.
+    rule at its test's level, resampling the critical-bandwidth KDE unless the test records
+    the mixture (the only null before ``mode_null`` existed). Recorded ones must be those of
+    the clusters.
     """
+    test = clusters.mode_test
     made_with = {"cluster_rule": clusters.method,
-                 "mode_alpha": (clusters.mode_test.alpha if clusters.mode_test is not None
-                                else parameters.mode_alpha)}
+                 "mode_alpha": test.alpha if test is not None else parameters.mode_alpha,
+                 "mode_null": parameters.mode_null if test is None else _null_of(test)}
     missing = {name: value for name, value in made_with.items() if name not in recorded}
     if missing:
         parameters = dataclasses.replace(parameters, **missing)
@@ -557,6 +562,14 @@ def _cluster_settings_of(parameters: FitParameters, recorded: dict[str, Any],
             raise ValueError(f"the fit's setting {name} is {getattr(parameters, name)!r}, but "
                              f"its PNS1 mode clusters were made with {value!r}")
     return parameters
+
+
+def _null_of(test: ModeTest) -> str:
+    """The density a stored mode test resampled: its ``calibration`` when that names one
+    (:data:`~stpca_gui.core.circstats.mode_test.NULLS`), else the critical-bandwidth KDE
+    (Silverman's calibrations, and the tests saved before the mixture existed)."""
+    calibration = test.calibration
+    return calibration if isinstance(calibration, str) and calibration in NULLS else DEFAULT_NULL
 
 
 def _check_selection(groups: Any, history: list, active_group: Any, n: int) -> None:

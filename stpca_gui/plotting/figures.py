@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..core.circstats.mode_clustering import ModeRule
+from ..core.circstats.mode_test import DEFAULT_NULL, NullName
 from ..core.circstats.silverman import DEFAULT_ALPHA
 from ..core.clusters import model_mode_clusters
 from ..files.atomic import atomic_path
@@ -58,7 +59,8 @@ def _save(figure: Figure, path: Path, dpi: int) -> Path:
 
 def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | None = None,
                        dpi: int = 150, cluster_rule: ModeRule = "tested",
-                       alpha: float = DEFAULT_ALPHA) -> list[Path]:
+                       alpha: float = DEFAULT_ALPHA, null: NullName = DEFAULT_NULL
+                       ) -> list[Path]:
     """Write scores.png, pns1_histogram.png and variance.png (matplotlib, Agg).
 
     Parameters
@@ -75,6 +77,9 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
         model_mode_clusters`); with the tested rule the paper's are added, dotted.
     alpha : float, default 0.05
         Level of the tested rule.
+    null : {"critical_kde", "mixture"}, default "critical_kde"
+        What its mode test resamples
+        (:func:`~stpca_gui.core.circstats.mode_test.mode_test`).
 
     Returns
     -------
@@ -102,7 +107,7 @@ def write_plot_figures(model: Any, folder: str | Path, *, labels: ArrayLike | No
     if cluster_rule == "paper":
         clusters, paper = paper, None  # the paper rule's antimodes are drawn once
     else:  # the tested rule starts from the paper rule's clusters, drawn beside it
-        clusters = model_mode_clusters(model, method=cluster_rule, alpha=alpha,
+        clusters = model_mode_clusters(model, method=cluster_rule, alpha=alpha, null=null,
                                        stability=False, paper=paper)
     codes, names = (None, None) if labels is None else encode_labels(labels)
     histogram = ScoreHistogram(figure, shows_selection=False)

@@ -109,15 +109,20 @@ def test_the_products_row_follows_the_products_p_values():
     assert np.all((rows >= 1 / 2001) & (rows <= 1.0))
 
 
-def test_one_von_mises_component_is_the_maximum_likelihood_fit():
+def test_the_mixture_fits_are_the_products():
+    """The sixth attempt's fits are the product's EM, started as that attempt did."""
+    from stpca_gui.core.circstats.mode_null import fit_vonmises_mixture
+
     rng = np.random.default_rng(6)
-    x = rng.vonmises(-1.0, 5.0, 20000)
+    x = np.concatenate([rng.vonmises(-1.0, 5.0, 14000), rng.uniform(-np.pi, np.pi, 6000)])
     counts = nearest_node_counts(np.mod(x, TWO_PI), nulls.FIT_NODES)
-    weights, mus, kappas, _ = nulls.vonmises_mixture_fit(counts, 1, uniform=False)
-    resultant = np.mean(np.exp(1j * x))
-    assert weights.tolist() == [1.0]
-    assert i1e(kappas[0]) / i0e(kappas[0]) == pytest.approx(abs(resultant), abs=1e-4)
-    assert mus[0] == pytest.approx(np.angle(resultant), abs=1e-3)
+    fit = nulls.vonmises_mixture_fit(counts, 1, uniform=True)
+    centre = np.angle(np.sum(counts * np.exp(1j * np.arange(counts.size) * TWO_PI
+                                             / counts.size)))
+    again = fit_vonmises_mixture(counts, np.array([centre]), uniform=True)
+    assert fit.log_likelihood == again.log_likelihood
+    assert fit.uniform_weight == pytest.approx(0.3, abs=0.02)
+    assert fit.concentrations[0] == pytest.approx(5.0, rel=0.1)
 
 
 def test_a_two_mode_mixture_is_projected_onto_one_mode():

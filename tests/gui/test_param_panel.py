@@ -79,15 +79,22 @@ def test_the_pns_and_mode_test_levels_are_two_labelled_editors(panel):
     assert 0.0 < level.minimum() < 1e-9 and 1.0 - 1e-9 < level.maximum() < 1.0  # (0, 1)
     level.setValue(1.0)
     panel.parameters()  # the largest level the box takes is allowed
+    assert _row_label(panel, "mode_null") == "Mode test null"
+    null = panel.editors["mode_null"].choice
+    assert [null.itemText(k) for k in range(null.count())] == ["critical-bandwidth KDE",
+                                                               "von Mises mixture"]
+    assert "docs/mode_test.md" in panel.editors["mode_null"].toolTip()
 
 
 def test_mode_cluster_settings_round_trip_through_the_editors(panel):
-    chosen = FitParameters(alpha=0.2, cluster_rule="paper", mode_alpha=0.01)
+    chosen = FitParameters(alpha=0.2, cluster_rule="paper", mode_alpha=0.01,
+                           mode_null="mixture")
     panel.set_parameters(chosen)
     assert panel.editors["cluster_rule"].choice.currentText() == "every mode (paper)"
+    assert panel.editors["mode_null"].choice.currentText() == "von Mises mixture"
     assert panel.parameters() == chosen
     assert panel.parameters().mode_cluster_settings().get_params() == {
-        "cluster_rule": "paper", "mode_alpha": 0.01}
+        "cluster_rule": "paper", "mode_alpha": 0.01, "mode_null": "mixture"}
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -114,8 +121,10 @@ def test_the_settings_with_both_levels_fit_the_window(window, qtbot, gui_dir, si
                 label = item.widget()
                 shown[label.text()] = label.width() >= label.sizeHint().width()
     assert shown["Cluster rule"] and shown["PNS test level"] and shown["Mode test level"]
-    combo = panel.editors["cluster_rule"].choice
-    assert combo.width() >= combo.minimumSizeHint().width()
+    assert shown["Mode test null"]
+    for name in ("cluster_rule", "mode_null"):
+        combo = panel.editors[name].choice
+        assert combo.width() >= combo.minimumSizeHint().width()
 
 
 def test_the_pns_levels_fitted_exactly_offer_all_or_a_number(panel, qtbot, gui_dir):

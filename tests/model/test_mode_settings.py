@@ -1,4 +1,4 @@
-"""The PNS1 mode clusters' settings (the rule and the mode test's level) are declared once,
+"""The PNS1 mode clusters' settings (the rule, the mode test's level and null) are declared once,
 in ``core/mode_settings.py``, and walk from there to the fit, the command line, sessions and
 exported scripts (issue 30, item 1). The Parameters panel's editors: test_param_panel.py."""
 
@@ -68,6 +68,27 @@ def test_the_mode_test_level_walks_from_the_command_line_to_the_session_and_the_
     assert "model_mode_clusters(model, method=CLUSTER_RULE, alpha=MODE_ALPHA," in text
 
 
+def test_the_mixture_null_walks_from_the_command_line_to_the_session_and_the_script(
+        dataset, tmp_path, capsys):
+    session, out, script = tmp_path / "work.stpca", tmp_path / "out", tmp_path / "refit.py"
+    assert main(["demo", "clusters-t2", "--mode-null", "mixture", "--curve-points", "30",
+                 "--no-torus-variance", "--save-session", str(session),
+                 "--out", str(out)]) == 0
+    assert "von Mises mixture null" in capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())["mode_clusters"]
+    loaded = load_session(session)
+    test = loaded.result.mode_clusters.mode_test
+    assert summary["calibration"] == test.calibration == "mixture"
+    assert loaded.parameters.mode_null == loaded.result.parameters.mode_null == "mixture"
+    # the same clusters as the library gives with that null
+    expected = model_mode_clusters(loaded.result.model, null="mixture", stability=False)
+    assert test.p_values == expected.mode_test.p_values
+    assert main(["export-script", str(session), str(script)]) == 0
+    text = script.read_text()
+    assert 'MODE_ALPHA = 0.05\nMODE_NULL = "mixture"\n' in text
+    assert "null=MODE_NULL, labels=labels)" in text and "null=MODE_NULL)" in text
+
+
 def test_an_exported_script_carries_the_settings_rule_and_level(dataset, tmp_path):
     parameters = FitParameters(cluster_rule="paper", mode_alpha=0.2)
     text = python_script(dataset, parameters, script_path=tmp_path / "x.py").script
@@ -80,6 +101,7 @@ def test_a_legacy_session_reads_back_with_its_clusters_rule(test_data):
     session = load_session(test_data / "legacy" / "clusters_t3_session.stpca")
     assert session.result.mode_clusters.method == "paper"
     assert session.result.parameters.cluster_rule == "paper"
+    assert session.result.parameters.mode_null == "critical_kde"
     assert session.parameters.cluster_rule == "tested"  # the next fit: today's default
     assert session.notes == ()
 
@@ -108,11 +130,14 @@ def _edited(source, target, edit):
     ("parameters", "mode_alpha", "0.05", "mode_alpha (Mode test level) must be a number in "
                                          "(0, 1); got '0.05'"),
     ("parameters", "cluster_rule", "every", "cluster_rule (Cluster rule) must be one of"),
+    ("parameters", "mode_null", ["mixture"], "mode_null (Mode test null) must be one of"),
     ("result", "mode_alpha", 1.5, "mode_alpha (Mode test level) must be a number in (0, 1)"),
     ("result", "mode_alpha", 0.2, "the fit's setting mode_alpha is 0.2, but its PNS1 mode "
                                   "clusters were made with 0.01"),
     ("result", "cluster_rule", "paper", "the fit's setting cluster_rule is 'paper', but its "
                                         "PNS1 mode clusters were made with 'tested'"),
+    ("result", "mode_null", "mixture", "the fit's setting mode_null is 'mixture', but its "
+                                       "PNS1 mode clusters were made with 'critical_kde'"),
 ])
 def test_edited_cluster_settings_are_refused_naming_the_field(saved_session, tmp_path, where,
                                                               name, value, message):

@@ -74,6 +74,7 @@ from .silverman import (
 from .ties import MIN_DISTINCT, continuous_sample, distinct_sample, ties_note
 
 __all__ = [
+    "DEFAULT_NULL",
     "NULLS",
     "TEST_WEIGHTS",
     "NullName",
@@ -90,6 +91,8 @@ TEST_WEIGHTS = (0.7, 0.3)
 NullName = Literal["critical_kde", "mixture"]
 #: The densities a step can resample (module docstring), the default first.
 NULLS: tuple[NullName, ...] = ("critical_kde", "mixture")
+#: The density resampled unless another is asked for.
+DEFAULT_NULL: NullName = "critical_kde"
 #: Bootstrap resamples handled at once (memory: chunk × grid doubles).
 _BOOT_CHUNK = 100
 
@@ -173,7 +176,7 @@ def mode_test(
     n_boot: int = DEFAULT_N_BOOT,
     random_state: RandomStateLike = 0,
     check: CancelCheck | None = None,
-    null: NullName = "critical_kde",
+    null: NullName = DEFAULT_NULL,
 ) -> ModeTest:
     """Sequential test for the number of modes of a periodic sample (module docstring).
 

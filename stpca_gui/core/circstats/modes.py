@@ -36,7 +36,7 @@ from .mode_clustering import (
     checked_labels,
     classification,
 )
-from .mode_test import TEST_WEIGHTS
+from .mode_test import DEFAULT_NULL, TEST_WEIGHTS, NullName
 from .paper_modes import (
     BandwidthChoice,
     paper_mode_clusters,
@@ -83,6 +83,7 @@ def periodic_mode_clusters(
     n_boot: int = DEFAULT_N_BOOT,
     calibration: Calibration = "silverman",
     test: ModeTestName = "excess_mass",
+    null: NullName = DEFAULT_NULL,
     random_state: RandomStateLike = 0,
     grid_size: int | None = None,
     min_density: float = 1e-3,
@@ -93,7 +94,8 @@ def periodic_mode_clusters(
     every mode of the KDE (``method="paper"``).
 
     ``method="tested"``: k̂ from :func:`~stpca_gui.core.circstats.mode_test.mode_test`
-    (``alpha``, ``k_max``, ``n_boot``, ``random_state``; ``test="silverman"``: Silverman's
+    (``alpha``, ``k_max``, ``n_boot``, ``random_state``, the density its steps resample
+    ``null``; ``test="silverman"``: Silverman's
     test alone, :func:`~stpca_gui.core.circstats.silverman.silverman_mode_test`, with its
     ``calibration``), the clusters
     from :func:`clusters_for_test` (the paper rule's antimodes merged down to k̂, or the
@@ -109,7 +111,7 @@ def periodic_mode_clusters(
                              "use method='paper' to give them")
         return tested_mode_clusters(angles, period, labels, alpha=alpha, k_max=k_max,
                                     n_boot=n_boot, calibration=calibration, test=test,
-                                    random_state=random_state, check=check)
+                                    null=null, random_state=random_state, check=check)
     if method != "paper":
         raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
     return paper_mode_clusters(angles, period, bandwidth, labels, grid_size=grid_size,
@@ -125,6 +127,7 @@ def pns1_mode_clusters(
     torus_angles: ArrayLike | None = None,
     method: ModeRule = "tested",
     alpha: float = DEFAULT_ALPHA,
+    null: NullName = DEFAULT_NULL,
     labels: ArrayLike | None = None,
     stability: bool = False,
     random_state: RandomStateLike = 0,
@@ -139,7 +142,9 @@ def pns1_mode_clusters(
     is not uniform on its circle (the ST-PCA map's geometry puts broad bumps on it), so a
     mode test of PNS1 alone would find "clusters" in noise at large n. When uniformity is
     not rejected at ``alpha`` the answer is one cluster, "no cluster structure"; otherwise
-    the modes of PNS1 are tested (:func:`periodic_mode_clusters`). ``stability=True`` adds
+    the modes of PNS1 are tested (:func:`periodic_mode_clusters`; ``null``: the density
+    its steps resample, :func:`~stpca_gui.core.circstats.mode_test.mode_test`).
+    ``stability=True`` adds
     each cluster's bootstrap stability (:func:`~stpca_gui.core.circstats.cluster_stability.
     cluster_stability`). ``method="paper"`` gives the paper's clusters, untested. ``paper``:
     those clusters of the same PNS1 when the caller has them already
@@ -162,17 +167,18 @@ def pns1_mode_clusters(
         first, inverse = distinct_rows(angles)
         if first.size < x.size:
             return _clusters_of_distinct_rows(
-                x, period, angles, first, inverse, alpha=alpha, labels=labels,
+                x, period, angles, first, inverse, alpha=alpha, null=null, labels=labels,
                 stability=stability, random_state=random_state, check=check)
         uniformity = torus_uniformity_test(angles).p_value
     if uniformity is not None and uniformity >= alpha:
         test = ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), alpha=float(alpha),
-                        calibration="silverman", n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
+                        calibration=null, n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
                         period=period, n=x.size, uniformity_p_value=uniformity,
                         method="excess_mass", step_weights=TEST_WEIGHTS)
     else:
         test = run_mode_test(x, period, alpha=alpha, k_max=DEFAULT_K_MAX,
-                             n_boot=DEFAULT_N_BOOT, random_state=random_state, check=check)
+                             n_boot=DEFAULT_N_BOOT, random_state=random_state, check=check,
+                             null=null)
         if uniformity is not None:
             test = dataclasses.replace(test, uniformity_p_value=uniformity)
     clusters = clusters_for_test(x, period, test, labels, paper=paper, check=check)
@@ -190,7 +196,7 @@ def pns1_mode_clusters(
 
 def _clusters_of_distinct_rows(
     x: NDArray[np.float64], period: float, angles: NDArray[np.float64],
-    first: NDArray[np.intp], inverse: NDArray[np.intp], *, alpha: float,
+    first: NDArray[np.intp], inverse: NDArray[np.intp], *, alpha: float, null: NullName,
     labels: ArrayLike | None, stability: bool, random_state: RandomStateLike,
     check: CancelCheck | None,
 ) -> ModeClustering:
@@ -201,14 +207,15 @@ def _clusters_of_distinct_rows(
     note = ties_note(x.size, first.size, "rows")
     if first.size < MIN_DISTINCT:
         test = ModeTest(n_modes=1, p_values=(), critical_bandwidths=(), alpha=float(alpha),
-                        calibration="silverman", n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
+                        calibration=null, n_boot=DEFAULT_N_BOOT, k_max=DEFAULT_K_MAX,
                         period=period, n=x.size, method="excess_mass",
                         step_weights=TEST_WEIGHTS, n_distinct=int(first.size), note=note)
         clusters = clusters_for_test(x, period, test, true_labels, check=check)
         # one cluster: it is every resample's one cluster
         return dataclasses.replace(clusters, stability=np.ones(1) if stability else None)
     clusters = pns1_mode_clusters(x[first], period, torus_angles=angles[first], alpha=alpha,
-                                  stability=stability, random_state=random_state, check=check)
+                                  null=null, stability=stability, random_state=random_state,
+                                  check=check)
     test = clusters.mode_test
     if test is not None:
         test = dataclasses.replace(test, n=x.size, n_distinct=int(first.size),

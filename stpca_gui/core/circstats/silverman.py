@@ -423,10 +423,13 @@ class ModeTest:
         if not self.p_values:
             return f"one cluster: the test for the number of modes was not run ({self.note})"
         steps = self.steps_text()
+        # The default null goes unsaid, as it did before the mixture existed.
+        level = f"α = {self.alpha:g}" + (", von Mises mixture null"
+                                         if self.calibration == "mixture" else "")
         if self.n_modes <= 1:
-            return f"no cluster structure: one mode not rejected (α = {self.alpha:g}; {steps})"
+            return f"no cluster structure: one mode not rejected ({level}; {steps})"
         bound = "at least " if self.reached_max else ""
-        return f"{bound}{self.n_modes} modes (α = {self.alpha:g}; {steps})"
+        return f"{bound}{self.n_modes} modes ({level}; {steps})"
 
 
 def step_p_value(p_k: float, p_next: float) -> float:

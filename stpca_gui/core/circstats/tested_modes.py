@@ -25,7 +25,7 @@ from .._base.random import RandomStateLike
 from ..geometry.torus import TWO_PI, wrap_angles
 from .bandwidth import check_period, check_periodic_sample
 from .mode_clustering import ModeClustering, arc_labels, checked_labels, classification
-from .mode_test import mode_test
+from .mode_test import DEFAULT_NULL, NullName, mode_test
 from .paper_modes import TripledKde, paper_mode_clusters
 from .prominence import align_antimodes, merge_shallowest_antimodes
 from .silverman import (
@@ -58,10 +58,14 @@ def run_mode_test(
     angles: ArrayLike, period: float, *, test: ModeTestName = "excess_mass",
     alpha: float, k_max: int, n_boot: int, calibration: Calibration = "silverman",
     random_state: RandomStateLike = 0, check: CancelCheck | None = None,
+    null: NullName = DEFAULT_NULL,
 ) -> ModeTest:
     """The test for the number of modes named ``test`` (``calibration`` belongs to
-    Silverman's test alone)."""
+    Silverman's test alone, ``null`` to :func:`~stpca_gui.core.circstats.mode_test.
+    mode_test`)."""
     if test == "silverman":
+        if null != DEFAULT_NULL:
+            raise ValueError("null belongs to the excess-mass test; use test='excess_mass'")
         return silverman_mode_test(angles, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
                                    calibration=calibration, random_state=random_state,
                                    check=check)
@@ -70,20 +74,22 @@ def run_mode_test(
     if calibration != "silverman":
         raise ValueError("calibration belongs to Silverman's test; use test='silverman'")
     return mode_test(angles, period, alpha=alpha, k_max=k_max, n_boot=n_boot,
-                     random_state=random_state, check=check)
+                     random_state=random_state, check=check, null=null)
 
 
 def tested_mode_clusters(
     angles: ArrayLike, period: float, labels: ArrayLike | None, *, alpha: float,
     k_max: int, n_boot: int, calibration: Calibration, random_state: RandomStateLike,
     check: CancelCheck | None, test: ModeTestName = "excess_mass",
+    null: NullName = DEFAULT_NULL,
 ) -> ModeClustering:
     """The test's k̂ and :func:`clusters_for_test`'s boundaries."""
     period = check_period(period)
     x = check_periodic_sample(angles)
     true_labels = checked_labels(labels, x.size)
     result = run_mode_test(x, period, test=test, alpha=alpha, k_max=k_max, n_boot=n_boot,
-                           calibration=calibration, random_state=random_state, check=check)
+                           calibration=calibration, random_state=random_state, check=check,
+                           null=null)
     return clusters_for_test(x, period, result, true_labels, check=check)
 
 

@@ -128,8 +128,11 @@ def test_the_two_test_levels_are_told_apart():
     rule = ModeClusterSettings.parameter_spec("cluster_rule")
     assert (rule.label, rule.flag, rule.options().values) == ("Cluster rule", "--cluster-rule",
                                                               ("tested", "paper"))
+    null = ModeClusterSettings.parameter_spec("mode_null")
+    assert (null.label, null.flag, null.options().values) == (
+        "Mode test null", "--mode-null", ("critical_kde", "mixture"))
     assert FitParameters(mode_alpha=0.01, alpha=0.2).mode_cluster_settings().get_params() == {
-        "cluster_rule": "tested", "mode_alpha": 0.01}
+        "cluster_rule": "tested", "mode_alpha": 0.01, "mode_null": "critical_kde"}
     assert FitParameters(mode_alpha=0.01, alpha=0.2).to_estimator().alpha == 0.2
 
 
@@ -140,6 +143,8 @@ def test_the_two_test_levels_are_told_apart():
                              "got '0.05'"),
     ({"cluster_rule": "every"}, "cluster_rule (Cluster rule) must be one of 'tested', "
                                 "'paper'; got 'every'"),
+    ({"mode_null": "kde"}, "mode_null (Mode test null) must be one of 'critical_kde', "
+                           "'mixture'; got 'kde'"),
 ])
 def test_mode_cluster_settings_are_validated_with_the_others(changes, message):
     with pytest.raises(ValueError, match=re.escape(message)):

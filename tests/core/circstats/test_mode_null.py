@@ -59,6 +59,22 @@ def test_em_recovers_a_two_component_mixture():
     np.testing.assert_allclose(fit.concentrations[order], [10.0, 4.0], rtol=0.1)
 
 
+def test_em_with_a_uniform_component_recovers_its_weight_and_aic_counts_it():
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.vonmises(2.0, 6.0, 8000), rng.uniform(0.0, TWO_PI, 2000)])
+    counts = nearest_node_counts(np.mod(x, TWO_PI), FIT_NODES)
+    fit = fit_vonmises_mixture(counts, np.array([1.5]), uniform=True)
+    assert fit.uniform_weight == pytest.approx(0.2, abs=0.02)
+    assert fit.weights.sum() + fit.uniform_weight == pytest.approx(1.0)
+    assert fit.means[0] == pytest.approx(2.0, abs=0.03)
+    assert fit.concentrations[0] == pytest.approx(6.0, rel=0.1)
+    nodes = np.arange(FIT_NODES) * (TWO_PI / FIT_NODES)
+    assert np.sum(fit.density(nodes)) * TWO_PI / FIT_NODES == pytest.approx(1.0, abs=1e-9)
+    plain = fit_vonmises_mixture(counts, np.array([1.5]))
+    assert plain.uniform_weight is None and fit.aic < plain.aic  # one parameter more, paid
+    assert fit.aic == pytest.approx(-2 * fit.log_likelihood + 2 * 3)
+
+
 def test_aic_picks_one_component_for_one_mode_and_three_for_three():
     rng = np.random.default_rng(2)
     _, _, null = _null(rng.vonmises(0.5, 2.0, 3000))
@@ -195,3 +211,26 @@ def test_the_step_matches_an_independent_slow_implementation():
         assert 0.02 < slow_p < 0.98  # an informative case
         se = np.sqrt(slow_p * (1 - slow_p) / 400 + fast_p * (1 - fast_p) / 2000)
         assert abs(fast_p - slow_p) < 4 * se
+
+
+# ------------------------------------------------------------------ the null as a setting
+def test_the_clusters_record_the_null_their_test_resampled():
+    """``null`` reaches the test from the clustering functions, and the answer of the
+    uniformity gate (no test run) records it too, so a session knows what was asked."""
+    from stpca_gui.core.circstats.modes import periodic_mode_clusters, pns1_mode_clusters
+    from stpca_gui.core.circstats.tested_modes import run_mode_test
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.vonmises(c, 12.0, 150) for c in (-2.0, 0.2, 2.3)])
+    clusters = periodic_mode_clusters(x, null="mixture")
+    expected = mode_test(x, null="mixture")
+    assert clusters.mode_test.calibration == "mixture"
+    assert clusters.mode_test.p_values == expected.p_values
+    assert clusters.n_clusters == expected.n_modes == 3
+    noise = rng.uniform(-np.pi, np.pi, (400, 3))
+    for rows in (noise, np.repeat(noise, 2, axis=0)):  # the distinct rows' path too
+        gated = pns1_mode_clusters(rows[:, 0], TWO_PI, torus_angles=rows, null="mixture")
+        assert gated.mode_test.uniform and gated.mode_test.calibration == "mixture"
+    with pytest.raises(ValueError, match="null belongs to the excess-mass test"):
+        run_mode_test(x, TWO_PI, test="silverman", alpha=0.05, k_max=4, n_boot=50,
+                      null="mixture")
