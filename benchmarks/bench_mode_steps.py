@@ -10,6 +10,12 @@ their rate. This benchmark draws samples from the von Mises mixtures of
 Mises mixture (``mixture``) on the same sample and with the same resampling seed, and
 reports each null's rejection rate at α = 0.05 with its 2 SE band.
 
+``--demo-seeds N`` measures the same outside the family: the demos clusters-t2 and
+clusters-t3 (three wrapped-normal clusters on the torus, seen through SMDS and PNS) for data
+seeds 0 … N − 1, each fitted once with the app's settings (torus variance left out: PNS1 is
+the same), clustered by the product's rule with each null; the share of fits with more
+than 3 clusters is the over-counting the user of the demos would see.
+
 Markdown to stdout, progress to stderr; ``--json OUT`` keeps every p-value (written after
 every case); ``--shard i/m`` runs every m-th case; ``--merge A.json B.json`` prints the
 table of runs made apart.
@@ -77,6 +83,43 @@ def measure(case: tuple[int, float, float], n: int, reps: int, n_boot: int) -> d
     return row
 
 
+def measure_demos(seeds: int) -> list[dict]:
+    """k̂ of the product's rule with each null on the demos' fits, one row per demo and
+    seed."""
+    from stpca_gui.core.clusters import model_mode_clusters
+    from stpca_gui.core.demos import make_demo
+    from stpca_gui.model import FitParameters
+
+    estimator = FitParameters(torus_variance=False).to_estimator()
+    rows = []
+    for name in ("clusters-t2", "clusters-t3"):
+        for seed in range(seeds):
+            model = estimator.fit(make_demo(name, random_state=seed).angles)
+            row = {"demo": name, "seed": seed}
+            for null in em.NULLS:
+                test = model_mode_clusters(model, null=null, stability=False).mode_test
+                row[null] = {"k_hat": test.n_modes, "p": list(test.p_values)}
+            rows.append(row)
+            log_line = ", ".join(f"{null} {row[null]['k_hat']}" for null in em.NULLS)
+            print(f"{name} seed {seed}: {log_line}", file=sys.stderr, flush=True)
+    return rows
+
+
+def print_demo_table(rows: list[dict]) -> None:
+    print("\n## The demos (three clusters): k̂ of the product's rule with each null\n")
+    print("| demo | fits | critical_kde: k̂ = 3 / > 3 | mixture: k̂ = 3 / > 3 | seeds with "
+          "k̂ > 3 (mixture) |")
+    print("|---|---|---|---|---|")
+    for name in sorted({row["demo"] for row in rows}):
+        mine = [row for row in rows if row["demo"] == name]
+        cells = []
+        for null in em.NULLS:
+            k = np.array([row[null]["k_hat"] for row in mine])
+            cells.append(f"{np.mean(k == 3):.2f} / {np.mean(k > 3):.2f}")
+        over = ", ".join(str(row["seed"]) for row in mine if row["mixture"]["k_hat"] > 3)
+        print(f"| {name} | {len(mine)} | {cells[0]} | {cells[1]} | {over or '–'} |")
+
+
 def print_table(rows: list[dict]) -> None:
     print("\n## Later steps: \"at most k modes\" rejected under a true k-modal mixture "
           f"(α = {ALPHA})\n")
@@ -105,11 +148,25 @@ def main() -> None:
                         help="cases as k:separation:weight (default: every k-modal power "
                              "case)")
     parser.add_argument("--shard", default="0/1", help="i/m: run every m-th case from i")
+    parser.add_argument("--demo-seeds", type=int, default=0,
+                        help="instead of the mixtures: the demos for this many data seeds")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--merge", type=Path, nargs="+", default=None)
     args = parser.parse_args()
     if args.merge is not None:
-        print_table([row for path in args.merge for row in json.loads(path.read_text())])
+        rows = [row for path in args.merge for row in json.loads(path.read_text())]
+        demos = [row for row in rows if "demo" in row]
+        mixtures = [row for row in rows if "demo" not in row]
+        if demos:
+            print_demo_table(demos)
+        if mixtures:
+            print_table(mixtures)
+        return
+    if args.demo_seeds:
+        rows = measure_demos(args.demo_seeds)
+        if args.json is not None:
+            args.json.write_text(json.dumps(rows, default=float))
+        print_demo_table(rows)
         return
     cases = DEFAULT_CASES if args.cases is None else [
         (int(k), float(s), float(w)) for k, s, w in (c.split(":") for c in args.cases)]
