@@ -100,9 +100,11 @@ def tight_patch() -> np.ndarray:
 # ------------------------------------------------------------------------ makers
 def window(load: Callable[[], object], *, colour: str | None = None, view: str | None = None,
            paper_antimodes: bool = False, size: tuple[int, int] = (1500, 950),
-           dpi: int = 110) -> Callable[[Path], None]:
+           dpi: int = 110, settings: dict[str, object] | None = None
+           ) -> Callable[[Path], None]:
     """The app's window (or one of its views, at ``dpi``) on the data ``load`` gives, once
-    fitted, coloured by ``colour``, with the paper rule's antimodes if asked."""
+    fitted with the Parameters panel's ``settings`` (the app's defaults otherwise),
+    coloured by ``colour``, with the paper rule's antimodes if asked."""
     def make(out: Path) -> None:
         from PySide6.QtCore import QEventLoop, QTimer
         from PySide6.QtWidgets import QApplication
@@ -112,6 +114,10 @@ def window(load: Callable[[], object], *, colour: str | None = None, view: str |
         app = QApplication.instance() or QApplication(["stpca-gui"])
         main = MainWindow(recent_path=Path("/nonexistent/recent.json"))
         main.resize(*size)
+        if settings:
+            from stpca_gui.model import FitParameters
+
+            main.parameters.set_parameters(FitParameters(**settings))
         main.show()
         loop = QEventLoop()
         main.result_shown.connect(loop.quit)
@@ -209,6 +215,11 @@ IMAGES: tuple[Image, ...] = (
     Image("docs/images/mode_test_small_rna_histogram_paper.png",
           window(demo("small-rna"), colour="cluster", view="histogram", paper_antimodes=True),
           "docs/mode_test.md: the small RNA histogram with the paper rule's antimodes"),
+    Image("docs/images/mode_test_mixture_lone_point.png",
+          window(demo("clusters-t2"), colour="cluster", view="histogram",
+                 settings={"mode_null": "mixture"}),
+          "docs/mode_test.md: the clusters-t2 demo's PNS1 with the mixture null: a lone point "
+          "becomes a fourth cluster"),
     Image("docs/images/tour-step-03-smds.png", tour_step("clusters-t3", "step-03-smds"),
           "docs/app.md: step 3 of the guided tour"),
     Image("docs/images/tour-step-06-curve.png", tour_step("clusters-t3", "step-06-curve"),
