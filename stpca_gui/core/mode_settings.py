@@ -50,10 +50,10 @@ class ModeClusterSettings(Estimator):
         DEFAULT_NULL, Options(NULLS, labels=("critical-bandwidth KDE", "von Mises mixture")),
         doc="What the mode test's bootstrap resamples (\"tested\" rule): \"critical_kde\", "
             "the kernel density estimate at the critical bandwidth (Silverman's; valid but "
-            "conservative: size 0.006–0.047 at level 0.05), or \"mixture\", a von Mises "
-            "mixture fitted to PNS1 and projected onto the hypothesis (size near the level "
-            "and more power at small n; one lone point far beyond a cluster's von Mises tail "
-            "can count as a mode). docs/mode_test.md has the measurements.",
+            "conservative: a false extra cluster in fewer samples than the level says), or "
+            "\"mixture\", a von Mises mixture fitted to PNS1 and projected onto the "
+            "hypothesis (false extra clusters near the level, which can be clusters of one "
+            "point, and more power at small n). docs/mode_test.md has the measurements.",
         label="Mode test null", advanced=True)
 
     def clusters(self, model: object, *, labels: ArrayLike | None = None,
