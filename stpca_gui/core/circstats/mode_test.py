@@ -80,6 +80,7 @@ __all__ = [
     "NullName",
     "StepOutcome",
     "StepPValues",
+    "check_null",
     "mode_test",
     "run_step",
     "step_p_values",
@@ -197,8 +198,7 @@ def mode_test(
         ``critical_bandwidths`` the h_k they were drawn from.
     """
     check_test_parameters(alpha, k_max, n_boot)
-    if null not in NULLS:
-        raise ValueError(f"unknown null {str(null)[:40]!r}; use one of {', '.join(NULLS)}")
+    check_null(null)
     period = check_period(period)
     distinct = distinct_sample(check_periodic_sample(angles), period)
     record = {"alpha": float(alpha), "calibration": null, "n_boot": int(n_boot),
@@ -234,6 +234,12 @@ def mode_test(
     return ModeTest(n_modes=n_modes, p_values=steps, critical_bandwidths=tuple(bandwidths),
                     raw_p_values=tuple(silverman), excess_mass_p_values=tuple(excess),
                     **record)
+
+
+def check_null(null: object) -> None:
+    """Refuse a ``null`` that is not one of :data:`NULLS`, naming it."""
+    if not isinstance(null, str) or null not in NULLS:
+        raise ValueError(f"unknown null {str(null)[:40]!r}; use one of {', '.join(NULLS)}")
 
 
 def _fallback_note(steps: list[int]) -> str:

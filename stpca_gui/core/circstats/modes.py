@@ -36,7 +36,7 @@ from .mode_clustering import (
     checked_labels,
     classification,
 )
-from .mode_test import DEFAULT_NULL, TEST_WEIGHTS, NullName
+from .mode_test import DEFAULT_NULL, TEST_WEIGHTS, NullName, check_null
 from .paper_modes import (
     BandwidthChoice,
     paper_mode_clusters,
@@ -156,6 +156,7 @@ def pns1_mode_clusters(
         return dataclasses.replace(clusters, stability=None)
     if method != "tested":
         raise ValueError(f"unknown method {method!r}; use 'tested' or 'paper'")
+    check_null(null)  # the uniformity gate records it without running the test
     from .cluster_stability import cluster_stability
     from .torus_uniformity import torus_uniformity_test
 

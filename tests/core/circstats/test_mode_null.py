@@ -232,6 +232,9 @@ def test_the_clusters_record_the_null_their_test_resampled():
     for rows in (noise, np.repeat(noise, 2, axis=0)):  # the distinct rows' path too
         gated = pns1_mode_clusters(rows[:, 0], TWO_PI, torus_angles=rows, null="mixture")
         assert gated.mode_test.uniform and gated.mode_test.calibration == "mixture"
+    with pytest.raises(ValueError, match="unknown null 'kde'; use one of critical_kde, "
+                                         "mixture"):
+        pns1_mode_clusters(noise[:, 0], TWO_PI, torus_angles=noise, null="kde")
     with pytest.raises(ValueError, match="null belongs to the excess-mass test"):
         run_mode_test(x, TWO_PI, test="silverman", alpha=0.05, k_max=4, n_boot=50,
                       null="mixture")
