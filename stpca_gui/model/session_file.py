@@ -545,9 +545,9 @@ def _cluster_settings_of(parameters: FitParameters, recorded: dict[str, Any],
 
     Sessions written before the settings held them (``recorded`` lacks them) take those of
     the clusters they hold: "paper" for clusters saved before the test, else the tested
-    rule at its test's level, resampling the critical-bandwidth KDE unless the test records
-    the mixture (the only null before ``mode_null`` existed). Recorded ones must be those of
-    the clusters.
+    rule at its test's level, with the null its test records (the critical-bandwidth KDE
+    for every test saved before ``mode_null`` existed: the app resampled only that).
+    Recorded ones must be those of the clusters.
     """
     test = clusters.mode_test
     made_with = {"cluster_rule": clusters.method,
