@@ -2,11 +2,10 @@
 
 Parts (``--part``, several allowed):
 
-* ``size`` — rejection rate of "one mode" at α = 0.05 under unimodal nulls on the circle
-  (von Mises κ ∈ {0.5, 2, 8}, wrapped Cauchy ρ = 0.5, and the least favourable kind: two von
-  Mises κ = 8 components just short of a second mode, equal or 0.8/0.2) at n ∈ {500, 5000,
-  50000}: the product's first step (``mode_test``) and its two parts, Silverman's p₁ and the
-  excess-mass p-value, from the same resamples;
+* ``size`` — rejection rate of "one mode" at α = 0.05 under unimodal nulls (von Mises
+  κ ∈ {0.5, 2, 8}, wrapped Cauchy ρ = 0.5, two von Mises κ = 8 just short of a second mode,
+  equal or 0.8/0.2) at n ∈ {500, 5000, 50000}: the product's first step (``mode_test``) and
+  its two parts, Silverman's p₁ and the excess-mass p-value, from the same resamples;
 * ``pipeline`` — uniform data on T^d, d ∈ {2, 3, 4}, through the product's rule (the torus
   uniformity test first, then the mode test on PNS1 of a default ST-PCA fit): its rejection
   rate exactly per replicate (fits only where the torus test rejects), the mode test on PNS1
@@ -621,8 +620,10 @@ def main() -> None:
             if merged[part]:
                 PARTS[part](args, {part: merged[part]})
         if args.runs_out is not None:
-            kept = {part: [{key: value for key, value in row.items() if key != "p"}
-                           for row in rows] for part, rows in merged.items()}
+            kept = {part: [{key: {k: v for k, v in value.items() if k != "p"}  # power's too
+                            if isinstance(value, dict) else value
+                            for key, value in row.items() if key != "p"} for row in rows]
+                    for part, rows in merged.items()}
             args.runs_out.write_text(json.dumps(kept, indent=1, default=float) + "\n")
         if args.record is not None:
             loads = [float(row["load"].split(",")[0]) for rows in merged.values()
