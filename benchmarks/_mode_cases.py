@@ -1,5 +1,6 @@
 """The simulated samples of the mode-test benchmarks (``bench_modetest.py``,
-``bench_mode_nulls.py``): unimodal nulls and von Mises mixtures on the circle."""
+``bench_mode_nulls.py``, ``bench_mode_steps.py``): unimodal nulls and von Mises mixtures on
+the circle, and the product's step "at most k modes" they are tested by."""
 
 from __future__ import annotations
 
@@ -58,3 +59,20 @@ def mixture_modes(k: int, separation: float, small: float, kappa: float,
 POWER_CASES = ((2, 1.0, 0.5), (2, 1.0, 0.1), (2, 1.5, 0.5), (2, 1.5, 0.1), (2, 1.6, 0.1),
                (2, 2.0, 0.1), (3, 1.0, 1 / 3), (3, 1.5, 1 / 3), (3, 2.0, 0.1), (4, 1.0, 0.25),
                (4, 1.5, 0.25), (4, 1.5, 0.1))
+
+
+def step_p_values(x: np.ndarray, k: int, n_boot: int, seed: int, null: str = "mixture",
+                  period: float = 2 * np.pi) -> tuple[float, float, float]:
+    """Silverman's p_k, the excess-mass p-value and the step's p-value of "at most k modes"
+    as ``mode_test(x, period, null=null, random_state=seed)`` computes them (for k = 1
+    exactly; a later step draws from the step's own ``seed``), for a sample without ties."""
+    from stpca_gui.core.circstats import mode_test as em
+    from stpca_gui.core.circstats.mode_null import MixtureNull
+    from stpca_gui.core.circstats.silverman import BinnedSample, unit_angles
+
+    theta = unit_angles(x, period)
+    sample = BinnedSample(theta)
+    mixtures = MixtureNull(sample, theta) if null == "mixture" else None
+    p = em.run_step(sample, theta, k, n_boot, np.random.default_rng(seed), mixtures).p_values
+    w1, w2 = em.TEST_WEIGHTS
+    return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)

@@ -33,29 +33,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_average_text
-from _mode_cases import POWER_CASES, mixture, mixture_modes
+from _mode_cases import POWER_CASES, mixture, mixture_modes, step_p_values
 
 from stpca_gui.core.circstats import mode_test as em
-from stpca_gui.core.circstats.mode_null import EXTRA_COMPONENTS, MixtureNull
-from stpca_gui.core.circstats.silverman import BinnedSample, unit_angles
+from stpca_gui.core.circstats.mode_null import EXTRA_COMPONENTS
 
 ALPHA = 0.05
 KAPPA = 8.0
 #: Cases with as many modes as components (the true k of the step), and their sizes.
 DEFAULT_CASES = [case for case in POWER_CASES if mixture_modes(*case, KAPPA) == case[0]]
-
-
-def step_p_values(x: np.ndarray, k: int, n_boot: int, seed: int, null: str
-                  ) -> tuple[float, float, float]:
-    """Silverman's p_k, the excess-mass p-value and the step's p-value of "at most k modes"
-    as ``mode_test(x, null=null, random_state=seed)`` computes them when it reaches step k
-    (a sample without ties; the resampling seed is the step's own)."""
-    theta = unit_angles(x, 2 * np.pi)
-    sample = BinnedSample(theta)
-    mixtures = MixtureNull(sample, theta) if null == "mixture" else None
-    p = em.run_step(sample, theta, k, n_boot, np.random.default_rng(seed), mixtures).p_values
-    w1, w2 = em.TEST_WEIGHTS
-    return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)
 
 
 def measure(case: tuple[int, float, float], n: int, reps: int, n_boot: int) -> dict:

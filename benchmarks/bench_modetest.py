@@ -47,12 +47,12 @@ from _mode_cases import (
     mixture,
     mixture_modes,
     null_sampler,
+    step_p_values,
 )
 
 from stpca_gui.core import ScaledTorusPCA
 from stpca_gui.core.circstats import mode_test as em
 from stpca_gui.core.circstats import silverman as mt
-from stpca_gui.core.circstats.mode_null import MixtureNull
 
 ALPHA = 0.05
 SMALL_RNA = Path("/work/shared/data/small_rna.csv")
@@ -60,19 +60,6 @@ SMALL_RNA = Path("/work/shared/data/small_rna.csv")
 
 def log(*parts: object) -> None:
     print(*parts, file=sys.stderr, flush=True)
-
-
-def _first_step_p_values(x: np.ndarray, n_boot: int, seed: int, period: float = 2 * np.pi,
-                         null: str = "mixture") -> tuple[float, float, float]:
-    """The product's first step (``mode_test``, "at most one mode"): Silverman's p₁, the
-    excess-mass p-value and the step's p-value, from the same draws as
-    ``mode_test(x, period, random_state=seed, null=null)`` (a sample without ties)."""
-    theta = mt.unit_angles(x, period)
-    sample = mt.BinnedSample(theta)
-    mixtures = MixtureNull(sample, theta) if null == "mixture" else None
-    p = em.run_step(sample, theta, 1, n_boot, np.random.default_rng(seed), mixtures).p_values
-    w1, w2 = em.TEST_WEIGHTS
-    return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)
 
 
 def start_table(title: str, columns: list[str]) -> None:
@@ -136,8 +123,8 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
             index = list(SIZE_NULLS).index(null)
             rng = np.random.default_rng([index, n])  # reproducible (str hashes are salted)
             cpu = time.process_time()
-            p = np.array([_first_step_p_values(null_sampler(null, rng, n), args.n_boot,
-                                               1000 + r, null=args.null)
+            p = np.array([step_p_values(null_sampler(null, rng, n), 1, args.n_boot,
+                                        1000 + r, null=args.null)
                           for r in range(args.reps)])
             cpu = (time.process_time() - cpu) / args.reps
             rates = (p < ALPHA).mean(axis=0)
@@ -260,8 +247,8 @@ def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int) -> dict:
     fit_cpu = time.process_time() - cpu
     period = 2 * np.pi * float(model.pns_.circle_radius_)
     pns1 = model.scores_[:, 0]
-    p_silverman, p_mass, step = _first_step_p_values(pns1, n_boot, replicate, period,
-                                                     null=em.NULLS[0])  # the default
+    p_silverman, p_mass, step = step_p_values(pns1, 1, n_boot, replicate,
+                                              em.DEFAULT_NULL, period)
     return {"d": d, "n": n, "replicate": replicate, "p1": p_silverman, "p_mass": p_mass,
             "step_p": step, "fit_cpu_seconds": fit_cpu,
             "paper_clusters": periodic_mode_clusters(pns1, period,
