@@ -33,6 +33,13 @@ def test_the_fit_clusters_pns1_with_the_settings_rule_and_level(dataset):
     np.testing.assert_array_equal(clusters.labels, expected.labels)
     assert clusters.mode_test.p_values == expected.mode_test.p_values
 
+    mixture = run_analysis(dataset, FitParameters(mode_null="mixture", **QUICK))
+    test = mixture.mode_clusters.mode_test  # the app's fit task runs run_analysis too
+    assert test.calibration == "mixture" and "von Mises mixture null" in test.verdict()
+    expected = model_mode_clusters(mixture.model, null="mixture", labels=dataset.labels)
+    assert test.p_values == expected.mode_test.p_values
+    assert mixture.paper_mode_clusters.n_clusters == result.paper_mode_clusters.n_clusters
+
     paper = run_analysis(dataset, FitParameters(cluster_rule="paper", **QUICK))
     assert paper.mode_clusters.method == "paper" and paper.mode_clusters.mode_test is None
     assert paper.mode_clusters is paper.paper_mode_clusters  # computed once
