@@ -55,7 +55,6 @@ from stpca_gui.core.circstats import mode_test as em
 from stpca_gui.core.circstats import silverman as mt
 
 ALPHA = 0.05
-SMALL_RNA = Path("/work/shared/data/small_rna.csv")
 
 
 def log(*parts: object) -> None:
@@ -238,8 +237,9 @@ def _uniform_torus(d: int, n: int, replicate: int) -> np.ndarray:
     return np.random.default_rng([d, n, replicate]).uniform(-np.pi, np.pi, (n, d))
 
 
-def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int) -> dict:
-    """Default fit to one uniform replicate, and the product's first step on its PNS1."""
+def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int, nulls: tuple = ()) -> dict:
+    """Default fit to one uniform replicate, and the product's first step on its PNS1
+    (``step_p``; with each of the other ``nulls`` too, ``<null>_step_p``)."""
     from stpca_gui.core.circstats.modes import periodic_mode_clusters
 
     cpu = time.process_time()
@@ -249,8 +249,10 @@ def _pipeline_fit(d: int, n: int, replicate: int, n_boot: int) -> dict:
     pns1 = model.scores_[:, 0]
     p_silverman, p_mass, step = step_p_values(pns1, 1, n_boot, replicate,
                                               em.DEFAULT_NULL, period)
+    others = {f"{name}_step_p": step_p_values(pns1, 1, n_boot, replicate, name, period)[2]
+              for name in nulls if name != em.DEFAULT_NULL}
     return {"d": d, "n": n, "replicate": replicate, "p1": p_silverman, "p_mass": p_mass,
-            "step_p": step, "fit_cpu_seconds": fit_cpu,
+            "step_p": step, **others, "fit_cpu_seconds": fit_cpu,
             "paper_clusters": periodic_mode_clusters(pns1, period,
                                                      method="paper").n_clusters}
 
@@ -284,10 +286,16 @@ def part_pipeline(args: argparse.Namespace, out: dict) -> None:
         if time.monotonic() > deadline:
             log("pipeline: time budget spent")
             break
-        out["pipeline"]["fits"].append(_pipeline_fit(d, n, r, args.n_boot))
+        out["pipeline"]["fits"].append(_pipeline_fit(d, n, r, args.n_boot, (args.null,)))
         log(f"pipeline fit {index + 1}/{len(todo)}: {out['pipeline']['fits'][-1]}")
         save_json(args, out)
     pipeline_table([out["pipeline"]])
+
+
+def _gated_rate(done: list[dict], reps: int, gated: int, key: str) -> str:
+    low = sum(f[key] < ALPHA for f in done) / reps
+    high = low + (gated - len(done)) / reps
+    return f"{low:.3f}" if high == low else f"{low:.3f}–{high:.3f}"
 
 
 def pipeline_table(runs: list[dict]) -> None:
@@ -301,7 +309,8 @@ def pipeline_table(runs: list[dict]) -> None:
     fits = {(f["d"], f["n"], f["replicate"]): f for run in runs for f in run["fits"]}
     start_table("Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05",
                 ["d", "n", "replicates", "torus test rejected", "fitted of those",
-                 "product rule rejects", "2 SE at 0.05", "PNS1 alone: replicates",
+                 "product rule rejects (critical_kde / mixture)", "2 SE at 0.05",
+                 "PNS1 alone: replicates",
                  "PNS1 alone rejects (SE)", "paper rule: mean clusters",
                  "fit CPU s (median)"])
     for key, ps in gates.items():
@@ -309,9 +318,9 @@ def pipeline_table(runs: list[dict]) -> None:
         reps = len(ps)
         gated = [r for r, p in enumerate(ps) if p < ALPHA]
         done = [fits[(d, n, r)] for r in gated if (d, n, r) in fits]
-        low = sum(f["step_p"] < ALPHA for f in done) / reps
-        high = low + (len(gated) - len(done)) / reps
-        product = f"{low:.3f}" if high == low else f"{low:.3f}–{high:.3f}"
+        product = " / ".join(_gated_rate(done, reps, len(gated), key)
+                             for key in ("step_p", "mixture_step_p")
+                             if all(key in f for f in done))
         alone = [fits[(d, n, r)] for r in range(alone_reps) if (d, n, r) in fits]
         # the unconditional sample is the replicates 0..m−1 without a gap
         m = next((r for r in range(alone_reps) if (d, n, r) not in fits), alone_reps)
@@ -344,22 +353,15 @@ def part_noise(args: argparse.Namespace, out: dict) -> None:
     out["noise"] = rows
 
 
-def _small_rna() -> tuple[np.ndarray, np.ndarray]:
-    import csv
-
-    with open(SMALL_RNA, newline="") as handle:
-        rows = list(csv.reader(handle))
-    header, body = rows[0], rows[1:]
-    label_col = header.index("cluster")
-    angle_cols = [i for i, name in enumerate(header) if i != label_col][:7]
-    angles = np.deg2rad(np.array([[float(r[i]) for i in angle_cols] for r in body]))
-    labels = np.array([r[label_col] for r in body])
-    return np.mod(angles + np.pi, 2 * np.pi) - np.pi, labels
+def _other_text(row: dict) -> str:
+    rate = "" if row["rate"] is None else f", rate {row['rate']:.3f}"
+    return f"{row['k_hat']} ({row['steps']}), {row['sizes']}{rate}"
 
 
 def part_data(args: argparse.Namespace, out: dict) -> None:
     from stpca_gui.core.circstats import rates
     from stpca_gui.core.demos import make_demo
+    from stpca_gui.datasets import load_small_rna
 
     sets = []
     for name in ("clusters-t2", "clusters-t3"):
@@ -370,14 +372,13 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
     from _common import sunspots_series
 
     sets.append(("sunspots cycle 23 (T³)", sunspots_series()[0], None))
-    if SMALL_RNA.exists():
-        angles, labels = _small_rna()
-        sets.append(("small RNA (7 angles)", angles, labels))
+    rna = load_small_rna()
+    sets.append(("small RNA (7 angles)", rna.fitted_angles, np.asarray(rna.cluster)))
     rows = []
     start_table("Data sets: k̂ and clusters under both rules",
                 ["data", "n", "torus unif. p", "k̂ (p-values)", "clusters tested (sizes)",
                  "stability", "clusters paper", "rate tested [95 % CI]",
-                 "rate paper [95 % CI]"])
+                 "rate paper [95 % CI]", f"{args.null} null: k̂ (p-values), sizes, rate"])
     for name, angles, labels in sets:
         model = _fit_pns1(angles)
         res = _clusters_both(angles, model, labels)
@@ -388,6 +389,12 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
                                     labels=labels, stability=True)
         stab = ", ".join(f"{s:.2f}" for s in tested.stability) if tested.stability is not None \
             else "–"
+        other = pns1_mode_clusters(model.scores_[:, 0], period, torus_angles=angles,
+                                   labels=labels, stability=True, null=args.null)
+        res[args.null] = {"k_hat": other.mode_test.n_modes, "steps": other.mode_test.steps_text(),
+                          "sizes": other.sizes.tolist(), "rate": other.classification_rate,
+                          "stability": None if other.stability is None
+                          else other.stability.tolist()}
         text = {}
         if labels is not None:
             paper = pns1_mode_clusters(model.scores_[:, 0], period, labels=labels,
@@ -405,7 +412,7 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
         print(f"| {name} | {len(angles)} | {res['uniformity_p']:.3g} | {res['k_hat']} "
               f"({res['steps']}) | {res['tested_clusters']} ({res['tested_sizes']}) | {stab} | "
               f"{res['paper_clusters']} | {text.get('tested', '–')} | "
-              f"{text.get('paper', '–')} |", flush=True)
+              f"{text.get('paper', '–')} | {_other_text(res[args.null])} |", flush=True)
     out["data"] = rows
 
 

@@ -310,10 +310,14 @@ def mode_cluster_items(clusters: ModeClustering, *, level: float = 0.95,
     if clusters.stability is not None and clusters.has_structure:
         sizes += " (stability " + " / ".join(f"{s:.2f}" for s in clusters.stability) + ")"
     note = test.note if test is not None else ""
+    small = clusters.small_clusters_text()
     items = [SummaryItem("mode_clusters", "PNS1 mode clusters", value, clusters.describe()),
              SummaryItem("mode_test_note", "mode test note", note, note, shown=bool(note)),
              SummaryItem("cluster_sizes", "cluster sizes", [int(s) for s in clusters.sizes],
-                         sizes, shown=clusters.has_structure)]
+                         sizes, shown=clusters.has_structure),
+             SummaryItem("small_clusters", "small clusters",
+                         [int(k) + 1 for k in clusters.small_clusters()], small,
+                         shown=bool(small))]
     if clusters.confusion is not None and not _labels_are_classes(clusters):
         groups = clusters.confusion.counts.shape[1]
         items.append(SummaryItem(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -122,3 +123,29 @@ def test_small_stresses_keep_their_digits_and_an_unconverged_fit_says_what_to_do
     assert not model.smds_.converged_
     text = {item.key: item.text for item in fit_summary(model)}["smds_iterations"]
     assert "not converged" in text and "max_iter (now 3)" in text and "tol" in text
+
+
+def test_clusters_of_fewer_than_five_points_are_named_and_others_are_not(fitted):
+    """The tested clusters of the demo with the mixture null: its fourth holds one point far
+    out in a tail (docs/mode_test.md), which the summary names; the default's three do not."""
+    from stpca_gui.core.circstats.mode_clustering import SMALL_CLUSTER_POINTS
+    from stpca_gui.core.clusters import model_mode_clusters
+    from stpca_gui.core.summary import mode_cluster_items
+
+    lone = model_mode_clusters(fitted, null="mixture", stability=False)
+    assert lone.sizes.tolist() == [100, 100, 99, 1]
+    items = {item.key: item for item in mode_cluster_items(lone)}
+    assert items["small_clusters"].shown and items["small_clusters"].value == [4]
+    assert items["small_clusters"].text.startswith(
+        f"cluster 4 (1 point) has fewer than {SMALL_CLUSTER_POINTS} points: a mode this small")
+    three = model_mode_clusters(fitted, stability=False)
+    items = {item.key: item for item in mode_cluster_items(three)}
+    assert three.sizes.min() >= SMALL_CLUSTER_POINTS
+    assert not items["small_clusters"].shown and items["small_clusters"].value == []
+    # Several, listed in order and counted from 1 as the app shows them; none in one cluster.
+    several = dataclasses.replace(lone, labels=np.repeat([0, 1, 2, 3], [4, 100, 3, 193]))
+    assert several.small_clusters().tolist() == [0, 2]
+    assert several.small_clusters_text().startswith(
+        "cluster 1 (4 points) and cluster 3 (3 points) have fewer than 5 points")
+    one = dataclasses.replace(lone, labels=np.zeros(3, dtype=np.int64), modes=np.zeros(1))
+    assert one.small_clusters().size == 0 and one.small_clusters_text() == ""

@@ -81,8 +81,13 @@ def test_the_mixture_null_walks_from_the_command_line_to_the_session_and_the_scr
     assert main(["demo", "clusters-t2", "--mode-null", "mixture", "--curve-points", "30",
                  "--no-torus-variance", "--save-session", str(session),
                  "--out", str(out)]) == 0
-    assert "von Mises mixture null" in capsys.readouterr().out
-    summary = json.loads((out / "summary.json").read_text())["mode_clusters"]
+    printed = capsys.readouterr().out
+    assert "von Mises mixture null" in printed
+    # its lone-point cluster is named, on the screen and in summary.json
+    assert "small clusters    cluster 4 (1 point) has fewer than 5 points" in printed
+    written = json.loads((out / "summary.json").read_text())
+    summary = written["mode_clusters"]
+    assert written["small_clusters"] == [4]
     loaded = load_session(session)
     test = loaded.result.mode_clusters.mode_test
     assert summary["calibration"] == test.calibration == "mixture"

@@ -24,6 +24,12 @@ from .silverman import ModeTest
 ModeRule = Literal["tested", "paper"]
 MODE_RULES: tuple[ModeRule, ...] = ("tested", "paper")
 
+#: A cluster with fewer points than this is flagged (:meth:`ModeClustering.small_clusters`).
+#: Every false extra cluster the mixture null gave on 200 fits of the demos held 1–3 points
+#: far out in a tail (docs/mode_test.md, "Later steps and the demos"), and the mixture null
+#: fits no component this small (:data:`~stpca_gui.core.circstats.mode_null.MIN_COMPONENT_POINTS`).
+SMALL_CLUSTER_POINTS = 5
+
 
 @dataclass(frozen=True)
 class ConfusionTable:
@@ -128,6 +134,29 @@ class ModeClustering:
     def sizes(self) -> NDArray[np.int64]:
         """Number of points in each cluster, shape (K,)."""
         return np.bincount(self.labels, minlength=self.n_clusters)
+
+    def small_clusters(self) -> NDArray[np.int64]:
+        """Indices of the clusters with fewer than :data:`SMALL_CLUSTER_POINTS` points
+        (none when there is one cluster)."""
+        if not self.has_structure:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.sizes < SMALL_CLUSTER_POINTS)
+
+    def small_clusters_text(self) -> str:
+        """What the app says of :meth:`small_clusters` ("" when there are none), e.g.
+        "cluster 4 (1 point) has fewer than 5 points: …"; clusters are counted
+        from 1, as the app shows them."""
+        small = self.small_clusters()
+        if small.size == 0:
+            return ""
+        named = [f"cluster {k + 1} ({size} point{'s' if size != 1 else ''})"
+                 for k, size in zip(small, self.sizes[small], strict=True)]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        if len(named) == 1:
+            return (f"{listed} has fewer than {SMALL_CLUSTER_POINTS} points: a mode this small "
+                    f"can be a few points far out in a tail rather than a cluster")
+        return (f"{listed} have fewer than {SMALL_CLUSTER_POINTS} points: modes this small can "
+                f"be a few points far out in a tail rather than clusters")
 
 
 
