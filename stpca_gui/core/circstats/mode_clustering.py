@@ -25,9 +25,10 @@ ModeRule = Literal["tested", "paper"]
 MODE_RULES: tuple[ModeRule, ...] = ("tested", "paper")
 
 #: A cluster with fewer points than this is flagged (:meth:`ModeClustering.small_clusters`).
-#: Every false extra cluster the mixture null gave on 200 fits of the demos held 1–3 points
-#: far out in a tail (docs/mode_test.md, "Later steps and the demos"), and the mixture null
-#: fits no component this small (:data:`~stpca_gui.core.circstats.mode_null.MIN_COMPONENT_POINTS`).
+#: Ten of the eleven false extra clusters the mixture null gave on 200 fits of the demos held
+#: 1–3 points far out in a tail (docs/mode_test.md, "What the false extra clusters look
+#: like"), and the mixture null fits no component this small
+#: (:data:`~stpca_gui.core.circstats.mode_null.MIN_COMPONENT_POINTS`).
 SMALL_CLUSTER_POINTS = 5
 
 
