@@ -114,17 +114,20 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
     cases = [(null, n) for n in args.sizes for null in SIZE_NULLS
              if (null, n) not in args.skip_size]
     for case, (null, n) in enumerate(cases):
-        key = {"null": null, "n": n, "reps": args.reps, "resampled": args.null}
+        key = {"null": null, "n": n, "reps": args.reps, "resampled": args.null,
+               **_first_rep(args)}
         row = _done(out, "size", key)
         if row is None:
             if args.merge is not None or not _mine(args, case):
                 continue
             index = list(SIZE_NULLS).index(null)
             rng = np.random.default_rng([index, n])  # reproducible (str hashes are salted)
+            for _ in range(args.first_rep):  # the same stream as one longer run
+                null_sampler(null, rng, n)
             cpu = time.process_time()
             p = np.array([step_p_values(null_sampler(null, rng, n), 1, args.n_boot,
                                         1000 + r, null=args.null)
-                          for r in range(args.reps)])
+                          for r in range(args.first_rep, args.first_rep + args.reps)])
             cpu = (time.process_time() - cpu) / args.reps
             rates = (p < ALPHA).mean(axis=0)
             row = {**key, "step": rates[2], "silverman": rates[0], "excess_mass": rates[1],
@@ -137,6 +140,11 @@ def part_size(args: argparse.Namespace, out: dict) -> None:
               f"**{row['step']:.3f}** | "
               f"{row['silverman']:.3f} | {row['excess_mass']:.3f} | {2 * row['se']:.3f} | "
               f"{row['cpu_seconds_per_test']:.2f} |", flush=True)
+
+
+def _first_rep(args: argparse.Namespace) -> dict:
+    """The key's mark of a run that continues another's samples (none from the first)."""
+    return {"first_rep": args.first_rep} if args.first_rep else {}
 
 
 def _power_test(name: str):
@@ -162,7 +170,7 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
     cases = [(n, *case) for n in args.power_sizes for case in chosen]
     for index, (n, k, separation, small) in enumerate(cases):
         key = {"k": k, "separation": separation, "small": round(small, 4), "n": n,
-               "reps": args.power_reps, "tests": [args.before, args.null]}
+               "reps": args.power_reps, "tests": [args.before, args.null], **_first_rep(args)}
         row = _done(out, "power", key)
         if row is None:
             if args.merge is not None or not _mine(args, index):
@@ -171,8 +179,10 @@ def part_power(args: argparse.Namespace, out: dict) -> None:
             found = {"before": [], "after": []}
             steps = {"before": [], "after": []}  # each replicate's p-values, step by step
             cpu = {"before": 0.0, "after": 0.0}
-            for r in range(args.power_reps):
+            for r in range(args.first_rep + args.power_reps):
                 x = mixture(rng, n, k, separation, small, kappa)
+                if r < args.first_rep:  # the same stream as one longer run
+                    continue
                 for name, test in (("before", _power_test(args.before)),
                                    ("after", _power_test(args.null))):
                     start = time.process_time()
@@ -569,6 +579,8 @@ def main() -> None:
     parser.add_argument("--noise-sizes", type=int, nargs="+", default=[2000, 20000, 100000])
     parser.add_argument("--reps", type=int, default=500, help="size replicates per case")
     parser.add_argument("--power-reps", type=int, default=100)
+    parser.add_argument("--first-rep", type=int, default=0, help="size and power: start at "
+                        "this replicate (the samples and seeds of one longer run)")
     parser.add_argument("--calibration-reps", type=int, default=400)
     parser.add_argument("--calibration-sizes", type=int, nargs="+", default=[500])
     parser.add_argument("--power-sizes", type=int, nargs="+", default=[200, 500, 5000])
