@@ -23,9 +23,8 @@ Parts (``--part``, several allowed):
   for the parametric one, the same resamples): rejection rates under the size nulls and
   issue 34's power cases.
 
-The Markdown report goes to stdout, progress to stderr; ``--json OUT`` keeps every number,
-written after every case, and ``--resume`` skips the size and power cases it already holds
-(``--shard i/m`` runs every m-th case: merge the files with ``--merge``).
+Report to stdout, progress to stderr; ``--json OUT`` keeps every number after every case;
+``--resume``, ``--shard i/m``, ``--merge`` and ``--first-rep``: ``--help``.
 """
 
 from __future__ import annotations
@@ -320,9 +319,8 @@ def pipeline_table(runs: list[dict]) -> None:
     start_table("Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05",
                 ["d", "n", "replicates", "torus test rejected", "fitted of those",
                  "product rule rejects (critical_kde / mixture)", "2 SE at 0.05",
-                 "PNS1 alone: replicates",
-                 "PNS1 alone rejects (SE)", "paper rule: mean clusters",
-                 "fit CPU s (median)"])
+                 "PNS1 alone: replicates", "PNS1 alone rejects (SE)",
+                 "paper rule: mean clusters", "fit CPU s (median)"])
     for key, ps in gates.items():
         d, n = (int(t) for t in key.split(":"))
         reps = len(ps)
