@@ -326,9 +326,9 @@ def pipeline_table(runs: list[dict]) -> None:
         reps = len(ps)
         gated = [r for r, p in enumerate(ps) if p < ALPHA]
         done = [fits[(d, n, r)] for r in gated if (d, n, r) in fits]
-        product = " / ".join(_gated_rate(done, reps, len(gated), key)
-                             for key in ("step_p", "mixture_step_p")
-                             if all(key in f for f in done))
+        product = " / ".join(_gated_rate(done, reps, len(gated), field)
+                             for field in ("step_p", "mixture_step_p")
+                             if all(field in f for f in done))  # old runs: step_p only
         alone = [fits[(d, n, r)] for r in range(alone_reps) if (d, n, r) in fits]
         # the unconditional sample is the replicates 0..m−1 without a gap
         m = next((r for r in range(alone_reps) if (d, n, r) not in fits), alone_reps)
