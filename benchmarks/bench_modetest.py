@@ -316,19 +316,21 @@ def pipeline_table(runs: list[dict]) -> None:
     gates = runs[0]["gate_p"]
     alone_reps = runs[0]["alone_reps"]
     fits = {(f["d"], f["n"], f["replicate"]): f for run in runs for f in run["fits"]}
+    # runs before 28 Nov tested with Silverman's test alone (their fits hold p2, not p_mass)
+    first = em.DEFAULT_NULL if all("p_mass" in f for f in fits.values()) else "Silverman"
+    nulls = {"step_p": first, "mixture_step_p": "mixture"}
+    fields = [field for field in nulls if all(field in f for f in fits.values())]
     start_table("Uniform data on T^d through ST-PCA (default fit): rejections at α = 0.05",
                 ["d", "n", "replicates", "torus test rejected", "fitted of those",
-                 "product rule rejects (critical_kde / mixture)", "2 SE at 0.05",
-                 "PNS1 alone: replicates", "PNS1 alone rejects (SE)",
+                 f"product rule rejects ({' / '.join(nulls[f] for f in fields)})",
+                 "2 SE at 0.05", "PNS1 alone: replicates", "PNS1 alone rejects (SE)",
                  "paper rule: mean clusters", "fit CPU s (median)"])
     for key, ps in gates.items():
         d, n = (int(t) for t in key.split(":"))
         reps = len(ps)
         gated = [r for r, p in enumerate(ps) if p < ALPHA]
         done = [fits[(d, n, r)] for r in gated if (d, n, r) in fits]
-        product = " / ".join(_gated_rate(done, reps, len(gated), field)
-                             for field in ("step_p", "mixture_step_p")
-                             if all(field in f for f in done))  # old runs: step_p only
+        product = " / ".join(_gated_rate(done, reps, len(gated), field) for field in fields)
         alone = [fits[(d, n, r)] for r in range(alone_reps) if (d, n, r) in fits]
         # the unconditional sample is the replicates 0..m−1 without a gap
         m = next((r for r in range(alone_reps) if (d, n, r) not in fits), alone_reps)
@@ -336,9 +338,8 @@ def pipeline_table(runs: list[dict]) -> None:
         rate = np.mean([f["step_p"] < ALPHA for f in alone]) if m else float("nan")
         se = np.sqrt(rate * (1 - rate) / m) if m else float("nan")
         paper = np.mean([f["paper_clusters"] for f in alone]) if m else float("nan")
-        cpu = np.median([f["fit_cpu_seconds"] for f in fits.values()
-                         if (f["d"], f["n"]) == (d, n)]) if any(
-            (f["d"], f["n"]) == (d, n) for f in fits.values()) else float("nan")
+        times = [f["fit_cpu_seconds"] for f in fits.values() if (f["d"], f["n"]) == (d, n)]
+        cpu = np.median(times) if times else float("nan")
         print(f"| {d} | {n} | {reps} | {len(gated) / reps:.3f} | {len(done)}/{len(gated)} | "
               f"{product} | {2 * np.sqrt(ALPHA * (1 - ALPHA) / reps):.3f} | {m} | "
               f"{rate:.2f} ({se:.2f}) | {paper:.1f} | {cpu:.1f} |", flush=True)
