@@ -74,5 +74,4 @@ def step_p_values(x: np.ndarray, k: int, n_boot: int, seed: int, null: str = "mi
     sample = BinnedSample(theta)
     mixtures = MixtureNull(sample, theta) if null == "mixture" else None
     p = em.run_step(sample, theta, k, n_boot, np.random.default_rng(seed), mixtures).p_values
-    w1, w2 = em.TEST_WEIGHTS
-    return p.bandwidth, p.excess_mass, min(1.0, p.bandwidth / w1, p.excess_mass / w2)
+    return p.bandwidth, p.excess_mass, p.step

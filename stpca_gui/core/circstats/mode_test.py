@@ -111,6 +111,12 @@ class StepPValues(tuple):
     def excess_mass(self) -> float:
         return float(self[1])
 
+    @property
+    def step(self) -> float:
+        """The step's p-value: min(1, p_k / 0.7, p_EM / 0.3), the weighted Bonferroni
+        combination of :data:`TEST_WEIGHTS`."""
+        return min(1.0, self.bandwidth / TEST_WEIGHTS[0], self.excess_mass / TEST_WEIGHTS[1])
+
 
 def step_p_values(
     sample: BinnedSample, theta: NDArray[np.float64], h_k: float, k: int, n_boot: int,
@@ -226,7 +232,7 @@ def mode_test(
         bandwidths.append(h_k * period / TWO_PI)
         silverman.append(p.bandwidth)
         excess.append(p.excess_mass)
-        return min(1.0, p.bandwidth / TEST_WEIGHTS[0], p.excess_mass / TEST_WEIGHTS[1])
+        return p.step
 
     n_modes, steps = sequential_mode_count(step, alpha, k_max)
     if fell_back:
