@@ -152,12 +152,12 @@ class ModeClustering:
             return ""
         named = [f"cluster {k + 1} ({size} point{'s' if size != 1 else ''})"
                  for k, size in zip(small, self.sizes[small], strict=True)]
-        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
         if len(named) == 1:
-            return (f"{listed} has fewer than {SMALL_CLUSTER_POINTS} points: a mode this small "
-                    f"can be a few points far out in a tail rather than a cluster")
-        return (f"{listed} have fewer than {SMALL_CLUSTER_POINTS} points: modes this small can "
-                f"be a few points far out in a tail rather than clusters")
+            return (f"{named[0]} has fewer than {SMALL_CLUSTER_POINTS} points: a mode this "
+                    f"small can be a few points far out in a tail rather than a cluster")
+        return (f"{', '.join(named[:-1])} and {named[-1]} have fewer than "
+                f"{SMALL_CLUSTER_POINTS} points: modes this small can be a few points far out "
+                f"in a tail rather than clusters")
 
 
 
