@@ -398,8 +398,9 @@ def part_data(args: argparse.Namespace, out: dict) -> None:
                                     labels=labels, stability=True)
         stab = ", ".join(f"{s:.2f}" for s in tested.stability) if tested.stability is not None \
             else "–"
-        other = pns1_mode_clusters(model.scores_[:, 0], period, torus_angles=angles,
-                                   labels=labels, stability=True, null=args.null)
+        other = tested if args.null == em.DEFAULT_NULL else pns1_mode_clusters(
+            model.scores_[:, 0], period, torus_angles=angles, labels=labels, stability=True,
+            null=args.null)
         res[args.null] = {"k_hat": other.mode_test.n_modes, "steps": other.mode_test.steps_text(),
                           "sizes": other.sizes.tolist(), "rate": other.classification_rate,
                           "stability": None if other.stability is None
